@@ -1,0 +1,35 @@
+//! The Encoding front end: how it is sent.
+
+pub mod ast;
+
+#[allow(
+    clippy::all,
+    missing_docs,
+    unused_qualifications,
+    unused_parens,
+    unused_imports
+)]
+mod grammar {
+    lalrpop_util::lalrpop_mod!(pub grammar, "/front/enc/grammar.rs");
+    pub use grammar::*;
+}
+
+use crate::diagnostics::{Diagnostic, FileId};
+use crate::front::lexer::{Language, tokens};
+use crate::front::parse_error;
+
+/// Parses an Encoding file. Returns what could be parsed (broken items and members are left
+/// out) and a diagnostic for every syntax error.
+pub fn parse(file: FileId, source: &str) -> (ast::EncFile, Vec<Diagnostic>) {
+    let mut recovered = Vec::new();
+    let result =
+        grammar::FileParser::new().parse(&mut recovered, tokens(source, Language::Encoding));
+    let (tree, fatal) = match result {
+        Ok(tree) => (tree, None),
+        Err(error) => (ast::EncFile::default(), Some(error)),
+    };
+    (
+        tree,
+        parse_error::diagnostics(file, source, recovered, fatal),
+    )
+}

@@ -1,0 +1,130 @@
+//! Turns lalrpop's parse errors into diagnostics, the same way for all three languages.
+
+use codespan_reporting::diagnostic::Diagnostic as CodespanDiagnostic;
+use lalrpop_util::{ErrorRecovery, ParseError};
+
+use super::lexer::{LexError, Token};
+use super::span::Span;
+use crate::diagnostics::{Diagnostic, FileId, codes, primary};
+
+/// A parse error as the generated parsers report it.
+pub type RawParseError<'a> = ParseError<usize, Token<'a>, LexError>;
+
+/// Converts every recovered error and the final error (if any) into diagnostics.
+pub fn diagnostics<'a>(
+    file: FileId,
+    source: &str,
+    recovered: Vec<ErrorRecovery<usize, Token<'a>, LexError>>,
+    fatal: Option<RawParseError<'a>>,
+) -> Vec<Diagnostic> {
+    recovered
+        .into_iter()
+        .map(|recovery| recovery.error)
+        .chain(fatal)
+        .map(|error| diagnostic(file, source, error))
+        .collect()
+}
+
+/// One lalrpop error as a diagnostic: "expected one of ..." with the span of what was found.
+pub fn diagnostic(file: FileId, source: &str, error: RawParseError<'_>) -> Diagnostic {
+    match error {
+        ParseError::UnrecognizedToken {
+            token: (start, Token::Error(lex), end),
+            ..
+        }
+        | ParseError::ExtraToken {
+            token: (start, Token::Error(lex), end),
+        } => lex_error(file, Span::new(start, end), lex),
+        ParseError::User { error } => {
+            let at = Span::new(source.len(), source.len());
+            lex_error(file, at, error)
+        }
+        ParseError::InvalidToken { location } => {
+            lex_error(file, Span::new(location, location + 1), LexError::UnexpectedCharacter)
+        }
+        ParseError::UnrecognizedEof { expected, .. } => {
+            let end = source.trim_end().len();
+            CodespanDiagnostic::error()
+                .with_code(codes::UNEXPECTED_EOF)
+                .with_message("unexpected end of file")
+                .with_labels(vec![
+                    primary(file, Span::new(end, end)).with_message(expected_message(&expected)),
+                ])
+        }
+        ParseError::UnrecognizedToken {
+            token: (start, _, end),
+            expected,
+        } => {
+            let found = source.get(start..end).unwrap_or("?");
+            CodespanDiagnostic::error()
+                .with_code(codes::UNEXPECTED_TOKEN)
+                .with_message(format!("unexpected `{found}`"))
+                .with_labels(vec![
+                    primary(file, Span::new(start, end)).with_message(expected_message(&expected)),
+                ])
+        }
+        ParseError::ExtraToken {
+            token: (start, _, end),
+        } => {
+            let found = source.get(start..end).unwrap_or("?");
+            CodespanDiagnostic::error()
+                .with_code(codes::UNEXPECTED_TOKEN)
+                .with_message(format!("unexpected `{found}` after the end of the file's items"))
+                .with_labels(vec![primary(file, Span::new(start, end))])
+        }
+    }
+}
+
+fn lex_error(file: FileId, span: Span, error: LexError) -> Diagnostic {
+    let note = match error {
+        LexError::UnexpectedCharacter => {
+            "identifiers are [A-Za-z_][A-Za-z0-9_]*; comments are // and /* */"
+        }
+        LexError::IntegerTooLarge => "integers must fit in INT64 or UINT64",
+        LexError::BadEscape => "a string may use the escapes \\\" \\\\ \\n \\t",
+        LexError::UnterminatedString => "add the closing `\"` on the same line",
+        LexError::UnterminatedComment => "add the closing `*/`",
+    };
+    CodespanDiagnostic::error()
+        .with_code(codes::LEX_ERROR)
+        .with_message(error.to_string())
+        .with_labels(vec![primary(file, span)])
+        .with_notes(vec![note.to_string()])
+}
+
+/// "expected one of `;`, `}`", with lalrpop's terminal names made readable and the many type
+/// keywords folded into "a type".
+fn expected_message(expected: &[String]) -> String {
+    let is_type = |name: &str| TYPE_KEYWORDS.contains(&name.trim_matches('"'));
+    let types = expected.iter().filter(|name| is_type(name)).count();
+    let mut names: Vec<String> = Vec::new();
+    if types >= 5 {
+        names.push("a type".to_string());
+    }
+    for name in expected {
+        if types < 5 || !is_type(name) {
+            names.push(readable(name));
+        }
+    }
+    names.dedup();
+    match names.as_slice() {
+        [] => "unexpected here".to_string(),
+        [one] => format!("expected {one}"),
+        many => format!("expected one of {}", many.join(", ")),
+    }
+}
+
+const TYPE_KEYWORDS: &[&str] = &[
+    "BOOL", "UINT8", "UINT16", "UINT32", "UINT64", "INT8", "INT16", "INT32", "INT64", "FLOAT32",
+    "FLOAT64", "INT", "NUMERIC", "STRING", "BYTES", "SEQUENCE", "ARRAY", "OPTIONAL",
+];
+
+fn readable(terminal: &str) -> String {
+    match terminal {
+        "Word" => "identifier".to_string(),
+        "IntLit" => "integer".to_string(),
+        "RealLit" => "number".to_string(),
+        "StrLit" => "string".to_string(),
+        quoted => format!("`{}`", quoted.trim_matches('"')),
+    }
+}

@@ -1,0 +1,221 @@
+//! The encoding part of the IR: the wire layout of every struct in every encoding.
+
+use indexmap::IndexMap;
+use serde::Serialize;
+
+/// How a stream packs its fields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum Style {
+    /// Bits packed LSB-first (WIRE.md "Bits").
+    Bitstream,
+    /// Every field rounded up to whole bytes: the resolver has already rounded every width in
+    /// the [`WireRule`]s of a BYTESTREAM encoding (ranged integers, enum indexes and fixed
+    /// points to 8/16/32/64 bits, BOOL to 8 bits, VLQ groups to 7 payload bits).
+    Bytestream,
+}
+
+/// One named encoding: the wire layout of every struct of the schema.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Encoding {
+    /// The name from `ENCODING(NAME)`, or `Default`.
+    pub name: String,
+    /// Bit or byte stream.
+    pub style: Style,
+    /// Every struct of the schema (explicitly encoded or by defaults), in schema order.
+    pub structs: IndexMap<String, StructEncoding>,
+}
+
+/// The wire layout of one struct in one encoding.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StructEncoding {
+    /// One entry per segment of the struct, in order.
+    pub segments: Vec<SegmentEncoding>,
+}
+
+/// The items of one segment in wire order.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct SegmentEncoding {
+    /// Items in wire order.
+    pub items: Vec<WireItem>,
+}
+
+/// One item on the wire.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum WireItem {
+    /// A field.
+    Field(FieldEncoding),
+    /// The extension part of an `EXTEND f TO T` (the old slot stays where f is).
+    Extend(ExtendEncoding),
+    /// `DELTA { ... }`: one changed-bit, then the items if changed.
+    DeltaBlock(Vec<WireItem>),
+    /// `DEAD_RECKONING(limit) { positions; velocities; }`
+    DeadReckoning(DeadReckoning),
+    /// Zero bits to the next byte boundary.
+    Align,
+    /// A 32-bit known value the reader verifies.
+    Check,
+}
+
+/// How one field is sent.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FieldEncoding {
+    /// The field's IDL name.
+    pub field: String,
+    /// Whether a changed-bit precedes the field (DELTA on the field itself).
+    pub delta: bool,
+    /// The wire rule.
+    pub rule: WireRule,
+}
+
+/// The extension of a widened field.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ExtendEncoding {
+    /// The widened field.
+    pub field: String,
+    /// What the extension carries, and so what the old slot holds.
+    pub part: ExtensionPart,
+    /// The rule of what the extension carries.
+    pub rule: WireRule,
+}
+
+/// What the extension of a widened field carries (WIRE.md, "Fences and versions").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum ExtensionPart {
+    /// An unsigned fixed-width widening (`UINT16` to `UINT32`): the old slot holds the low
+    /// `low_bits` bits of the value, the extension the bits above them, as an unsigned integer
+    /// in `rule` (`WireRule::Fixed` of the difference in width).
+    HighBits {
+        /// The width of the old type: the bits the old slot holds.
+        low_bits: u32,
+    },
+    /// Any other widening: the old slot holds the value saturated into the old type (an enum:
+    /// the index saturated into the old count); the extension carries the whole new value in
+    /// `rule`, the encoding's rule for the new type (its DEFAULTS, else the built-in default).
+    Whole,
+}
+
+/// A dead-reckoning block.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DeadReckoning {
+    /// The largest deviation of the extrapolation before the block is sent.
+    pub limit: f64,
+    /// Position fields.
+    pub positions: Vec<FieldEncoding>,
+    /// Velocity fields, one per position, in the same order.
+    pub velocities: Vec<FieldEncoding>,
+}
+
+/// How a value is represented on the wire, with every width computed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum WireRule {
+    /// A BOOL as 0 or 1 in `bits` bits (1 by default, 8 in a BYTESTREAM, n with `BIT(n)`); the
+    /// reader rejects any other value.
+    Bool {
+        /// Bits on the wire.
+        bits: u32,
+    },
+    /// An integer sent as `v - min` in `bits` bits; the reader rejects values above `max - min`.
+    Ranged {
+        /// The smallest value.
+        min: i128,
+        /// The largest value.
+        max: i128,
+        /// Bits on the wire.
+        bits: u32,
+    },
+    /// An integer sent raw in `bits` bits, two's complement when signed (UINT8..INT64 rules).
+    Fixed {
+        /// Bits on the wire.
+        bits: u32,
+        /// Whether the value is signed.
+        signed: bool,
+    },
+    /// A variable-length quantity.
+    Vlq {
+        /// Payload bits per group.
+        group_bits: u32,
+        /// What is coded: `v - min` of a range, zigzag(v), or v.
+        mapping: VlqMapping,
+        /// The largest number of groups a valid value needs; a longer VLQ is rejected.
+        max_groups: u32,
+        /// The inclusive range the decoded value must fall in.
+        min: i128,
+        /// The inclusive range the decoded value must fall in.
+        max: i128,
+    },
+    /// An enumerator index in `bits` bits.
+    EnumIndex {
+        /// Number of enumerators.
+        count: u32,
+        /// Bits on the wire.
+        bits: u32,
+    },
+    /// A static Huffman code for an enum: code of enumerator i is `codes[i]`. The code is
+    /// canonical (shorter codes first, ties by enumerator index) and prefix-free.
+    Huffman {
+        /// Per enumerator index: (code bits, length in bits). Bit 0 of the code is written
+        /// first, then bit 1, and so on: write it with one `write_bits(code, length)`.
+        codes: Vec<(u64, u32)>,
+    },
+    /// A NUMERIC quantized to `resolution`: `q = round((v - min) / resolution)` in `bits` bits.
+    FixedPoint {
+        /// The lower bound of the range.
+        min: f64,
+        /// The upper bound of the range.
+        max: f64,
+        /// The resolution.
+        resolution: f64,
+        /// The largest q.
+        steps: u64,
+        /// Bits on the wire.
+        bits: u32,
+    },
+    /// IEEE-754 single precision.
+    Float32,
+    /// IEEE-754 double precision.
+    Float64,
+    /// Text or bytes: a length, alignment, raw bytes.
+    Bytes {
+        /// How the length is sent.
+        length: Box<WireRule>,
+        /// Whether the bytes must be valid UTF-8.
+        utf8: bool,
+        /// The most bytes allowed.
+        max: Option<u64>,
+    },
+    /// A sequence: a count, then the elements.
+    Sequence {
+        /// How the count is sent.
+        count: Box<WireRule>,
+        /// The most elements allowed.
+        max: Option<u64>,
+        /// How each element is sent.
+        element: Box<WireRule>,
+        /// `DELTA SEQUENCE<T> f`: against a baseline, the changed-bit is followed by the count and
+        /// only the changed or new elements with their index gaps (WIRE.md). Only ever set on
+        /// a field that carries its own changed-bit (`FieldEncoding::delta`).
+        element_delta: bool,
+    },
+    /// A fixed number of elements.
+    Array {
+        /// The element count.
+        len: u64,
+        /// How each element is sent.
+        element: Box<WireRule>,
+    },
+    /// A presence bit, then the value.
+    Optional(Box<WireRule>),
+    /// A nested struct, in the same encoding.
+    Struct(String),
+}
+
+/// What a VLQ codes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum VlqMapping {
+    /// The value itself (unsigned types).
+    Plain,
+    /// zigzag(v) (signed types).
+    ZigZag,
+    /// `v - min` (ranged integers).
+    Offset,
+}

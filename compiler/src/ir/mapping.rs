@@ -1,0 +1,110 @@
+//! The mapping part of the IR: the Rust type of everything on one side.
+
+use indexmap::IndexMap;
+use serde::Serialize;
+
+/// The Rust types of one side (`--side`), defaults filled in.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct SideMapping {
+    /// The side's name, if one was requested.
+    pub side: Option<String>,
+    /// Extra derives for every generated type, as Rust paths.
+    pub derives: Vec<String>,
+    /// Per struct (by IDL name): its Rust name or existing type, and its fields' Rust types.
+    pub structs: IndexMap<String, StructMapping>,
+    /// Per enum (by IDL name): its Rust name and its variants' names.
+    pub enums: IndexMap<String, EnumMapping>,
+    /// Per protocol (by IDL name): which half this side gets.
+    pub protocols: IndexMap<String, ProtocolRole>,
+}
+
+/// The Rust form of one struct.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StructMapping {
+    /// The generated type's name (UpperCamelCase), or the existing type's path.
+    pub rust_name: String,
+    /// Whether the struct is an existing Rust type (no struct is generated).
+    pub existing: bool,
+    /// Per field (by IDL name).
+    pub fields: IndexMap<String, FieldMapping>,
+}
+
+/// The Rust form of one enum.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EnumMapping {
+    /// The generated enum's name (UpperCamelCase, escaped).
+    pub rust_name: String,
+    /// Per enumerator (by IDL name, in declaration order): its variant name (UpperCamelCase,
+    /// escaped).
+    pub variants: IndexMap<String, String>,
+}
+
+/// The Rust form of one field.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FieldMapping {
+    /// The Rust field name (snake_case, keywords escaped), or the existing type's field.
+    pub rust_name: String,
+    /// The Rust type.
+    pub ty: RustType,
+}
+
+/// A Rust type of a field.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum RustType {
+    /// `bool`.
+    Bool,
+    /// `u8`, `i16`, ... : the type's name.
+    Int(String),
+    /// `f32`.
+    F32,
+    /// `f64`.
+    F64,
+    /// `String`.
+    String,
+    /// `Vec<u8>`.
+    Bytes,
+    /// `Vec<T>`.
+    Vec(Box<RustType>),
+    /// A user collection implementing the runtime's collection trait, with its element type.
+    Collection {
+        /// The collection's path, as written (`MyInventory`, `std::collections::VecDeque<Item>`).
+        path: String,
+        /// The element type.
+        element: Box<RustType>,
+    },
+    /// `[T; N]`.
+    Array(Box<RustType>, u64),
+    /// `Option<T>`.
+    Option(Box<RustType>),
+    /// A generated struct or enum, or an existing type: its Rust name or path.
+    Named(String),
+}
+
+impl std::fmt::Display for RustType {
+    /// The type as Rust source: `u16`, `Vec<Item>`, `[f32; 3]`, `Option<glam::Vec3>`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RustType::Bool => f.write_str("bool"),
+            RustType::Int(name) | RustType::Named(name) => f.write_str(name),
+            RustType::F32 => f.write_str("f32"),
+            RustType::F64 => f.write_str("f64"),
+            RustType::String => f.write_str("String"),
+            RustType::Bytes => f.write_str("Vec<u8>"),
+            RustType::Vec(element) => write!(f, "Vec<{element}>"),
+            RustType::Collection { path, .. } => f.write_str(path),
+            RustType::Array(element, len) => write!(f, "[{element}; {len}]"),
+            RustType::Option(inner) => write!(f, "Option<{inner}>"),
+        }
+    }
+}
+
+/// Which half of a protocol a side gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum ProtocolRole {
+    /// Caller stubs.
+    Send,
+    /// Handler trait and dispatch.
+    Receive,
+    /// Both.
+    Both,
+}

@@ -1,0 +1,312 @@
+//! The schema part of the IR: the IDL's types, resolved.
+
+use indexmap::IndexMap;
+use serde::Serialize;
+
+use super::Loc;
+
+/// Every named type and protocol of the IDL files, in declaration order.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct Schema {
+    /// Structs (all three kinds) and RPC parameter lists, by name.
+    pub structs: IndexMap<String, StructDef>,
+    /// Enums (top level and inline), by name.
+    pub enums: IndexMap<String, EnumDef>,
+    /// Typedefs, by name, with the type they stand for (already expanded in fields).
+    pub typedefs: IndexMap<String, TypedefDef>,
+    /// CONSTs, by name.
+    pub consts: IndexMap<String, ConstDef>,
+    /// Protocols, by name.
+    pub protocols: IndexMap<String, ProtocolDef>,
+}
+
+/// What kind of struct.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum StructKind {
+    /// `STRUCT`: plain data.
+    Struct,
+    /// `PUBLISHABLE_STRUCT`: replicated state; may be delta-coded.
+    Publishable,
+    /// `MESSAGE`: sent on its own inside a protocol.
+    Message,
+    /// The parameter list of an RPC, as a struct named after the RPC.
+    RpcParams,
+}
+
+/// A struct, message, publishable struct or RPC parameter list.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StructDef {
+    /// The IDL name.
+    pub name: String,
+    /// What kind.
+    pub kind: StructKind,
+    /// The fields between fences: segment 0 is the first version.
+    pub segments: Vec<Segment>,
+    /// Whether the last member is a FENCE: an open extension point (WIRE.md).
+    pub open_end: bool,
+    /// The protocol the struct was declared in, if any.
+    pub protocol: Option<String>,
+    /// Where it was declared.
+    #[serde(skip)]
+    pub loc: Loc,
+}
+
+impl StructDef {
+    /// All fields in declaration order, across segments.
+    pub fn fields(&self) -> impl Iterator<Item = &Field> {
+        self.segments.iter().flat_map(|s| s.fields.iter())
+    }
+
+    /// The field named `name`, with the index of its segment.
+    pub fn field(&self, name: &str) -> Option<(usize, &Field)> {
+        self.segments
+            .iter()
+            .enumerate()
+            .find_map(|(i, s)| s.fields.iter().find(|f| f.name == name).map(|f| (i, f)))
+    }
+}
+
+/// The members of a struct between two fences.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct Segment {
+    /// EXTENDs of fields of earlier segments, in order.
+    pub extends: Vec<Extend>,
+    /// New fields, in order.
+    pub fields: Vec<Field>,
+}
+
+/// A field of a struct.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Field {
+    /// The IDL name.
+    pub name: String,
+    /// The IDL type, typedefs expanded.
+    pub ty: Type,
+    /// The value a reader uses when the sender did not send the field (fields after a fence).
+    pub default: Option<Value>,
+    /// Where it was declared.
+    #[serde(skip)]
+    pub loc: Loc,
+}
+
+/// `EXTEND field TO type`: the field keeps its old slot; the extension carries the rest.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Extend {
+    /// The widened field.
+    pub field: String,
+    /// Its type before this extension.
+    pub from: Type,
+    /// Its type from this segment on.
+    pub to: Type,
+    /// Where it was written.
+    #[serde(skip)]
+    pub loc: Loc,
+}
+
+/// An IDL type, resolved.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum Type {
+    /// `BOOL`.
+    Bool,
+    /// `UINT8` .. `UINT64`: the bit width.
+    Uint(u8),
+    /// `INT8` .. `INT64`: the bit width.
+    Int(u8),
+    /// `FLOAT32`.
+    Float32,
+    /// `FLOAT64`.
+    Float64,
+    /// `INT[a,b]`, normalized to inclusive bounds.
+    IntRange {
+        /// The smallest value.
+        min: i128,
+        /// The largest value.
+        max: i128,
+    },
+    /// `NUMERIC[a,b]`.
+    Numeric {
+        /// The lower bound.
+        min: f64,
+        /// The upper bound.
+        max: f64,
+        /// Whether `min` itself is allowed.
+        min_inclusive: bool,
+        /// Whether `max` itself is allowed.
+        max_inclusive: bool,
+    },
+    /// `STRING<max>`: UTF-8 text of at most `max` bytes.
+    String {
+        /// The longest allowed, in bytes.
+        max: Option<u64>,
+    },
+    /// `BYTES<max>`.
+    Bytes {
+        /// The longest allowed, in bytes.
+        max: Option<u64>,
+    },
+    /// `SEQUENCE<T, max>`.
+    Sequence {
+        /// The element type.
+        element: Box<Type>,
+        /// The most elements allowed.
+        max: Option<u64>,
+    },
+    /// `ARRAY<T, len>`.
+    Array {
+        /// The element type.
+        element: Box<Type>,
+        /// The exact element count.
+        len: u64,
+    },
+    /// `OPTIONAL<T>`.
+    Optional(Box<Type>),
+    /// A struct, by name.
+    Struct(String),
+    /// An enum, by name.
+    Enum(String),
+}
+
+impl Type {
+    /// The integer range of an integer type (fixed width or ranged), inclusive.
+    pub fn int_range(&self) -> Option<(i128, i128)> {
+        match *self {
+            Type::Uint(bits) => Some((0, (1i128 << bits) - 1)),
+            Type::Int(bits) => Some((-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)),
+            Type::IntRange { min, max } => Some((min, max)),
+            _ => None,
+        }
+    }
+
+    /// How the IDL writes this type, for messages.
+    pub fn describe(&self) -> String {
+        match self {
+            Type::Bool => "BOOL".into(),
+            Type::Uint(bits) => format!("UINT{bits}"),
+            Type::Int(bits) => format!("INT{bits}"),
+            Type::Float32 => "FLOAT32".into(),
+            Type::Float64 => "FLOAT64".into(),
+            Type::IntRange { min, max } => format!("INT[{min},{max}]"),
+            Type::Numeric {
+                min,
+                max,
+                min_inclusive,
+                max_inclusive,
+            } => format!(
+                "NUMERIC{}{min},{max}{}",
+                if *min_inclusive { '[' } else { '(' },
+                if *max_inclusive { ']' } else { ')' }
+            ),
+            Type::String { max: None } => "STRING".into(),
+            Type::String { max: Some(n) } => format!("STRING<{n}>"),
+            Type::Bytes { max: None } => "BYTES".into(),
+            Type::Bytes { max: Some(n) } => format!("BYTES<{n}>"),
+            Type::Sequence { element, max: None } => format!("SEQUENCE<{}>", element.describe()),
+            Type::Sequence {
+                element,
+                max: Some(n),
+            } => format!("SEQUENCE<{},{n}>", element.describe()),
+            Type::Array { element, len } => format!("ARRAY<{},{len}>", element.describe()),
+            Type::Optional(inner) => format!("OPTIONAL<{}>", inner.describe()),
+            Type::Struct(name) | Type::Enum(name) => name.clone(),
+        }
+    }
+}
+
+/// A DEFAULT or CONST value, resolved.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum Value {
+    /// An integer.
+    Int(i128),
+    /// A real number.
+    Real(f64),
+    /// `true` / `false`.
+    Bool(bool),
+    /// A string.
+    Str(String),
+    /// An enumerator, by name.
+    Enumerator(String),
+}
+
+/// An enum.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EnumDef {
+    /// The IDL name.
+    pub name: String,
+    /// The enumerators in declaration order; on the wire an enumerator is its index here.
+    pub enumerators: Vec<Enumerator>,
+    /// Where it was declared.
+    #[serde(skip)]
+    pub loc: Loc,
+}
+
+/// One enumerator.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Enumerator {
+    /// The IDL name.
+    pub name: String,
+    /// Its numeric value (explicit, or one more than the previous).
+    pub value: i64,
+}
+
+/// A typedef.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TypedefDef {
+    /// The IDL name.
+    pub name: String,
+    /// The type it stands for.
+    pub ty: Type,
+    /// Where it was declared.
+    #[serde(skip)]
+    pub loc: Loc,
+}
+
+/// A CONST.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ConstDef {
+    /// The IDL name.
+    pub name: String,
+    /// Its value.
+    pub value: Value,
+    /// Where it was declared.
+    #[serde(skip)]
+    pub loc: Loc,
+}
+
+/// A protocol: messages and RPCs with ids, split into versions by fences.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ProtocolDef {
+    /// The IDL name.
+    pub name: String,
+    /// Messages and RPCs in declaration order; ids follow it from 0.
+    pub entries: Vec<ProtocolEntry>,
+    /// How many fences the protocol has (versions = fences + 1).
+    pub fences: usize,
+    /// Where it was declared.
+    #[serde(skip)]
+    pub loc: Loc,
+}
+
+/// A message or RPC of a protocol.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ProtocolEntry {
+    /// The message id.
+    pub id: u32,
+    /// The version (segment) it belongs to.
+    pub segment: usize,
+    /// What it is.
+    pub kind: EntryKind,
+}
+
+/// A protocol entry's kind.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum EntryKind {
+    /// A struct or message sent on its own, by struct name.
+    Message(String),
+    /// An RPC: its parameters are the struct of the same name (kind `RpcParams`).
+    Rpc {
+        /// The RPC's name (and the name of its parameter struct).
+        name: String,
+        /// The response type of a request.
+        returns: Option<Type>,
+    },
+}

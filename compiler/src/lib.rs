@@ -1,0 +1,74 @@
+//! idlc: an IDL compiler for game networking.
+//!
+//! The pipeline, one module per stage, data flowing one way:
+//!
+//! ```text
+//! load (files, IMPORTs) → front (three parsers → ASTs) → resolve (→ IR) → codegen / compat
+//! ```
+//!
+//! [`diagnostics`] collects what is wrong; library code never prints, only the CLI renders.
+
+pub mod cli;
+pub mod diagnostics;
+pub mod front;
+pub mod ir;
+pub mod load;
+pub mod resolve;
+
+use std::path::PathBuf;
+
+use diagnostics::{Diagnostic, SourceMap};
+use ir::Ir;
+
+/// The files of one compilation, as named on the command line or in `idlc.toml`.
+#[derive(Debug, Clone, Default)]
+pub struct Inputs {
+    /// IDL files; their IMPORTs are followed.
+    pub idl: Vec<PathBuf>,
+    /// Encoding files.
+    pub encodings: Vec<PathBuf>,
+    /// Mapping files.
+    pub mappings: Vec<PathBuf>,
+    /// The side whose mappings apply (`Client`, `Server`, ...).
+    pub side: Option<String>,
+}
+
+/// The result of a compilation: the IR (partial when there are errors) and every diagnostic.
+#[derive(Debug)]
+pub struct Compilation {
+    /// The files read, for rendering diagnostics.
+    pub sources: SourceMap,
+    /// Errors and warnings, in the order found.
+    pub diagnostics: Vec<Diagnostic>,
+    /// The IR; complete only when there are no errors.
+    pub ir: Ir,
+}
+
+impl Compilation {
+    /// Whether any diagnostic is an error.
+    pub fn has_errors(&self) -> bool {
+        diagnostics::has_errors(&self.diagnostics)
+    }
+}
+
+/// Reads, parses and resolves `inputs` from the file system. Fails only when a file named in
+/// `inputs` cannot be read; every problem inside the files is a diagnostic.
+pub fn compile(inputs: &Inputs) -> Result<Compilation, load::LoadError> {
+    compile_with(inputs, &load::RealFs)
+}
+
+/// As [`compile`], reading files through `fs` (tests use an in-memory file system).
+pub fn compile_with(
+    inputs: &Inputs,
+    fs: &dyn load::FileSystem,
+) -> Result<Compilation, load::LoadError> {
+    let mut sources = SourceMap::new();
+    let (parsed, mut diagnostics) = load::load(&mut sources, inputs, fs)?;
+    let (ir, resolved) = resolve::resolve(&parsed, inputs.side.as_deref());
+    diagnostics.extend(resolved);
+    Ok(Compilation {
+        sources,
+        diagnostics,
+        ir,
+    })
+}

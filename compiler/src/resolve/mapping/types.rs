@@ -1,0 +1,378 @@
+//! Checking a Rust type written in a mapping (`f32 angle;`) against the field's IDL type.
+
+use super::{Resolver, error};
+use crate::diagnostics::{FileId, codes, primary, secondary};
+use crate::front::map::ast;
+use crate::ir::{Loc, RustType, Type};
+
+/// The Rust integer types a field may be mapped to: name, signed, bits.
+const INTS: &[(&str, bool, u32)] = &[
+    ("u8", false, 8),
+    ("u16", false, 16),
+    ("u32", false, 32),
+    ("u64", false, 64),
+    ("u128", false, 128),
+    ("i8", true, 8),
+    ("i16", true, 16),
+    ("i32", true, 32),
+    ("i64", true, 64),
+    ("i128", true, 128),
+];
+
+/// Whether the Rust integer type (`signed`, `bits`) holds every value of `min..=max`.
+fn fits(signed: bool, bits: u32, min: i128, max: i128) -> bool {
+    match (signed, bits) {
+        (true, 128) => true,
+        (false, 128) => min >= 0,
+        (true, _) => {
+            let half = 1i128 << (bits - 1);
+            min >= -half && max < half
+        }
+        (false, _) => min >= 0 && max < (1i128 << bits),
+    }
+}
+
+/// The range of a Rust integer type, as `lo..=hi`.
+fn range_text(signed: bool, bits: u32) -> String {
+    match (signed, bits) {
+        (true, 128) => format!("{}..={}", i128::MIN, i128::MAX),
+        (false, 128) => format!("0..={}", u128::MAX),
+        (true, _) => format!("{}..={}", -(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1),
+        (false, _) => format!("0..={}", (1i128 << bits) - 1),
+    }
+}
+
+/// The smallest Rust integer of the given signedness that holds `min..=max`, if any.
+fn smallest_of(signed: bool, min: i128, max: i128) -> Option<&'static str> {
+    INTS.iter()
+        .find(|&&(_, s, bits)| s == signed && fits(s, bits, min, max))
+        .map(|&(name, _, _)| name)
+}
+
+/// The built-in Rust type of `INT[min,max]`: the smallest integer that holds the range, unsigned
+/// when `min >= 0` (`u8`, `u16`, `u32`, `u64`), else signed (`i8` .. `i64`). Ranges beyond 64 bits
+/// cannot come from a valid IDL; they get `u128` / `i128`.
+pub(crate) fn smallest_int(min: i128, max: i128) -> &'static str {
+    smallest_of(min < 0, min, max).unwrap_or("i128")
+}
+
+/// A type as written in the mapping: `std::collections::VecDeque<Item>`.
+pub(super) fn written_text(ty: &ast::RustType) -> String {
+    let mut text = super::path_text(&ty.path);
+    if !ty.args.is_empty() {
+        let args: Vec<String> = ty.args.iter().map(written_text).collect();
+        text.push('<');
+        text.push_str(&args.join(", "));
+        text.push('>');
+    }
+    text
+}
+
+/// The field whose mapping is checked, for the label pointing into the IDL.
+pub(super) struct Subject<'f> {
+    /// The IDL field's name.
+    pub name: &'f str,
+    /// Its latest IDL type.
+    pub ty: &'f Type,
+    /// Where the IDL declares it.
+    pub loc: Loc,
+}
+
+impl Subject<'_> {
+    /// A secondary label at the IDL field: "`angle` is NUMERIC[0,360]".
+    fn label(&self) -> codespan_reporting::diagnostic::Label<FileId> {
+        secondary(self.loc.file, self.loc.span)
+            .with_message(format!("`{}` is {}", self.name, describe(self.ty)))
+    }
+}
+
+/// An IDL type for messages: `INT[0,1000]`, `the struct `Vec3``.
+fn describe(ty: &Type) -> String {
+    match ty {
+        Type::Struct(name) => format!("the struct `{name}`"),
+        Type::Enum(name) => format!("the enum `{name}`"),
+        _ => ty.describe(),
+    }
+}
+
+/// What a written type is, as far as the checks care.
+#[derive(Debug, Clone, Copy)]
+enum Written<'t> {
+    /// `u8` .. `i128`.
+    Int(&'static str, bool, u32),
+    /// `usize`, `isize`.
+    Platform(&'static str),
+    F32,
+    F64,
+    Bool,
+    String,
+    /// Another primitive (`char`, `str`): never a field type here.
+    Primitive,
+    /// `Vec<...>` with its arguments.
+    Vec(&'t [ast::RustType]),
+    /// `Option<...>` with its arguments.
+    Option(&'t [ast::RustType]),
+    /// Any other path: a user type.
+    Path,
+}
+
+impl Written<'_> {
+    /// Whether it looks like a collection: `Vec` or a user type.
+    fn collection_like(self) -> bool {
+        matches!(self, Written::Vec(_) | Written::Path)
+    }
+}
+
+fn classify(ty: &ast::RustType) -> Written<'_> {
+    let segments: Vec<&str> = ty.path.segments.iter().map(|s| s.name.as_str()).collect();
+    let args = ty.args.as_slice();
+    match segments.as_slice() {
+        ["Vec"] | ["std" | "alloc", "vec", "Vec"] => return Written::Vec(args),
+        ["Option"] | ["std" | "core", "option", "Option"] => return Written::Option(args),
+        _ => {}
+    }
+    if !args.is_empty() {
+        return Written::Path;
+    }
+    match segments.as_slice() {
+        ["String"] | ["std" | "alloc", "string", "String"] => Written::String,
+        ["bool"] => Written::Bool,
+        ["f32"] => Written::F32,
+        ["f64"] => Written::F64,
+        ["usize"] => Written::Platform("usize"),
+        ["isize"] => Written::Platform("isize"),
+        ["char"] | ["str"] => Written::Primitive,
+        [one] => INTS
+            .iter()
+            .find(|(name, _, _)| name == one)
+            .map_or(Written::Path, |&(name, signed, bits)| {
+                Written::Int(name, signed, bits)
+            }),
+        _ => Written::Path,
+    }
+}
+
+impl Resolver<'_> {
+    /// Checks the Rust type `written` for a value of IDL type `idl` (the whole field, or an
+    /// element of it) on `side`; returns the Rust type, or reports why it does not fit.
+    pub(super) fn check_type(
+        &mut self,
+        file: FileId,
+        side: &str,
+        idl: &Type,
+        written: &ast::RustType,
+        field: &Subject<'_>,
+    ) -> Option<RustType> {
+        let kind = classify(written);
+        match (idl, kind) {
+            (Type::Bool, Written::Bool) => Some(RustType::Bool),
+            (Type::Uint(_) | Type::Int(_) | Type::IntRange { .. }, Written::Int(name, signed, bits)) => {
+                let (min, max) = idl.int_range()?;
+                if fits(signed, bits, min, max) {
+                    return Some(RustType::Int(name.to_owned()));
+                }
+                let suggestion = smallest_of(signed, min, max).unwrap_or(smallest_int(min, max));
+                self.push(
+                    error(
+                        codes::MAP_INT_RANGE,
+                        format!("`{name}` cannot hold every value of {}", idl.describe()),
+                    )
+                    .with_labels(vec![
+                        primary(file, written.span)
+                            .with_message(format!("`{name}` holds {}", range_text(signed, bits))),
+                        field.label(),
+                    ])
+                    .with_notes(vec![format!(
+                        "the smallest type that holds {min}..={max} is `{suggestion}`"
+                    )]),
+                );
+                None
+            }
+            (Type::Uint(_) | Type::Int(_) | Type::IntRange { .. }, Written::Platform(name)) => {
+                let (min, max) = idl.int_range()?;
+                self.push(
+                    error(
+                        codes::MAP_PLATFORM_INT,
+                        format!("`{name}` is not allowed for {}: its width depends on the platform", idl.describe()),
+                    )
+                    .with_labels(vec![
+                        primary(file, written.span).with_message("platform-dependent width"),
+                        field.label(),
+                    ])
+                    .with_notes(vec![format!(
+                        "use a fixed-width integer type; the smallest that holds {min}..={max} is `{}`",
+                        smallest_int(min, max)
+                    )]),
+                );
+                None
+            }
+            (Type::Float32, Written::F32) => Some(RustType::F32),
+            (Type::Float32 | Type::Float64 | Type::Numeric { .. }, Written::F64) => {
+                Some(RustType::F64)
+            }
+            (Type::Numeric { .. }, Written::F32) => Some(RustType::F32),
+            (Type::Float64, Written::F32) => {
+                self.push(
+                    error(
+                        codes::MAP_LOSSY_FLOAT,
+                        "`f32` cannot hold every FLOAT64 value: the mapping would lose precision",
+                    )
+                    .with_labels(vec![
+                        primary(file, written.span).with_message("32-bit float"),
+                        field.label(),
+                    ])
+                    .with_notes(vec![
+                        "map it to `f64` (the default), or declare it FLOAT32 or NUMERIC in the IDL"
+                            .into(),
+                    ]),
+                );
+                None
+            }
+            (Type::String { .. }, Written::String) => Some(RustType::String),
+            (Type::Bytes { .. }, Written::Vec([arg]))
+                if matches!(classify(arg), Written::Int("u8", _, _)) =>
+            {
+                Some(RustType::Bytes)
+            }
+            (Type::Sequence { element, .. }, Written::Vec(args)) => match args {
+                [arg] => self
+                    .check_type(file, side, element, arg, field)
+                    .map(|t| RustType::Vec(Box::new(t))),
+                _ => self.mismatch(file, side, idl, written, field, false),
+            },
+            (Type::Sequence { element, .. }, Written::Path) => {
+                let element = match written.args.as_slice() {
+                    [arg] => self.check_type(file, side, element, arg, field)?,
+                    _ => self.default_type(Some(side), element),
+                };
+                Some(RustType::Collection {
+                    path: written_text(written),
+                    element: Box::new(element),
+                })
+            }
+            (Type::Optional(inner), Written::Option([arg])) => self
+                .check_type(file, side, inner, arg, field)
+                .map(|t| RustType::Option(Box::new(t))),
+            (Type::Struct(_) | Type::Enum(_), Written::Path) => {
+                let expected = self.default_type(Some(side), idl);
+                if written_text(written) == expected.to_string() {
+                    Some(expected)
+                } else {
+                    self.mismatch(file, side, idl, written, field, false)
+                }
+            }
+            (Type::Sequence { .. } | Type::Struct(_) | Type::Enum(_), _) => {
+                self.mismatch(file, side, idl, written, field, false)
+            }
+            (_, kind) => self.mismatch(file, side, idl, written, field, kind.collection_like()),
+        }
+    }
+
+    /// Reports that `written` is no Rust type for `idl`: a collection for a non-sequence
+    /// (`collection`), or any other mismatch.
+    fn mismatch(
+        &mut self,
+        file: FileId,
+        side: &str,
+        idl: &Type,
+        written: &ast::RustType,
+        field: &Subject<'_>,
+        collection: bool,
+    ) -> Option<RustType> {
+        let text = written_text(written);
+        let described = describe(idl);
+        let rust = |r: &Self, ty: &Type| r.default_type(Some(side), ty).to_string();
+        let accepted = match idl {
+            Type::Bool => "a BOOL is `bool`".to_owned(),
+            Type::Uint(_) | Type::Int(_) | Type::IntRange { .. } => match idl.int_range() {
+                Some((min, max)) => format!(
+                    "an integer takes a Rust integer type (`u8`..`u128`, `i8`..`i128`) that holds its range; the smallest that holds {min}..={max} is `{}`",
+                    smallest_int(min, max)
+                ),
+                None => "an integer takes a Rust integer type".to_owned(),
+            },
+            Type::Float32 => "a FLOAT32 is `f32` (the default) or `f64`".to_owned(),
+            Type::Float64 => "a FLOAT64 is `f64`".to_owned(),
+            Type::Numeric { .. } => "a NUMERIC is `f64` (the default) or `f32`".to_owned(),
+            Type::String { .. } => "a STRING is `String`".to_owned(),
+            Type::Bytes { .. } => "a BYTES is `Vec<u8>`".to_owned(),
+            Type::Sequence { element, .. } => {
+                let element = rust(self, element);
+                format!(
+                    "a SEQUENCE is `Vec<{element}>` (the default) or a collection type implementing the runtime's collection trait (`MyInventory`, `VecDeque<{element}>`)"
+                )
+            }
+            Type::Array { .. } => format!(
+                "an ARRAY is always `{}` in Rust: remove this line",
+                rust(self, idl)
+            ),
+            Type::Optional(_) => format!("an OPTIONAL is `{}`", rust(self, idl)),
+            Type::Struct(name) => format!(
+                "a field of type `{name}` has the Rust type of `{name}` on this side, `{}`; to use another type, map the struct itself: `STRUCT {name} = path::Type {{ ... }}`",
+                rust(self, idl)
+            ),
+            Type::Enum(name) => format!(
+                "a field of enum type `{name}` is the generated enum `{}`",
+                rust(self, idl)
+            ),
+        };
+        let diagnostic = if collection {
+            error(
+                codes::MAP_NOT_A_SEQUENCE,
+                format!("`{text}` is a collection type, but {described} is not a SEQUENCE"),
+            )
+            .with_labels(vec![
+                primary(file, written.span)
+                    .with_message("only a SEQUENCE maps to a collection type"),
+                field.label(),
+            ])
+        } else {
+            error(
+                codes::MAP_TYPE_MISMATCH,
+                format!("`{text}` is not a Rust type for {described}"),
+            )
+            .with_labels(vec![
+                primary(file, written.span).with_message(format!("cannot hold {described}")),
+                field.label(),
+            ])
+        };
+        self.push(diagnostic.with_notes(vec![accepted]));
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_integer_types() {
+        assert_eq!(smallest_int(0, 255), "u8");
+        assert_eq!(smallest_int(0, 256), "u16");
+        assert_eq!(smallest_int(0, 119), "u8");
+        assert_eq!(smallest_int(-1, 127), "i8");
+        assert_eq!(smallest_int(-128, 127), "i8");
+        assert_eq!(smallest_int(-129, 0), "i16");
+        assert_eq!(smallest_int(0, 65_535), "u16");
+        assert_eq!(smallest_int(0, 65_536), "u32");
+        assert_eq!(smallest_int(0, i128::from(u64::MAX)), "u64");
+        assert_eq!(smallest_int(i128::from(i64::MIN), i128::from(i64::MAX)), "i64");
+        assert_eq!(smallest_int(0, i128::from(u64::MAX) + 1), "u128");
+        assert_eq!(smallest_int(i128::from(i64::MIN) - 1, 0), "i128");
+    }
+
+    #[test]
+    fn integer_fit() {
+        assert!(fits(false, 8, 0, 255));
+        assert!(!fits(false, 8, 0, 256));
+        assert!(!fits(false, 64, -1, 0));
+        assert!(fits(true, 8, -128, 127));
+        assert!(!fits(true, 8, -129, 0));
+        assert!(fits(false, 128, 0, i128::MAX));
+        assert!(fits(true, 128, i128::MIN, i128::MAX));
+        assert_eq!(range_text(false, 8), "0..=255");
+        assert_eq!(range_text(true, 16), "-32768..=32767");
+        assert_eq!(smallest_of(true, 0, 1000), Some("i16"));
+        assert_eq!(smallest_of(false, -1, 5), None);
+    }
+}

@@ -1,0 +1,328 @@
+//! The collection trait behind SEQUENCE fields, and sequence / array helpers.
+//!
+//! A Mapping file may map a SEQUENCE to any type implementing [`Collection`] (length, iterate,
+//! reserve, push); `Vec` and `VecDeque` implement it here.
+
+use std::collections::VecDeque;
+
+use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
+use crate::wire::{WireRead, WireWrite};
+
+/// What generated code needs of a SEQUENCE's Rust type: length, iteration in order, reserve and
+/// push. Implement it (with `Default`) to use your own container.
+///
+/// ```
+/// use idlc_runtime::Collection;
+///
+/// /// A container that keeps at most 4 items inline (a toy small-vector).
+/// #[derive(Default)]
+/// struct Small { items: Vec<u16> }
+///
+/// impl Collection for Small {
+///     type Item = u16;
+///     type Iter<'a> = std::slice::Iter<'a, u16>;
+///     fn len(&self) -> usize { self.items.len() }
+///     fn iter(&self) -> Self::Iter<'_> { self.items.iter() }
+///     fn reserve(&mut self, additional: usize) { self.items.reserve(additional.min(4)) }
+///     fn push(&mut self, item: u16) { self.items.push(item) }
+/// }
+///
+/// let mut s = Small::default();
+/// Collection::push(&mut s, 3);
+/// assert_eq!(Collection::len(&s), 1);
+/// ```
+pub trait Collection {
+    /// The element type.
+    type Item;
+    /// Iterator over the elements, in order.
+    type Iter<'a>: Iterator<Item = &'a Self::Item>
+    where
+        Self: 'a;
+
+    /// Number of elements.
+    ///
+    /// ```
+    /// use idlc_runtime::Collection;
+    /// assert_eq!(Collection::len(&vec![1, 2]), 2);
+    /// ```
+    fn len(&self) -> usize;
+
+    /// Whether there is no element.
+    ///
+    /// ```
+    /// use idlc_runtime::Collection;
+    /// assert!(Collection::is_empty(&Vec::<u8>::new()));
+    /// ```
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The elements, in order.
+    ///
+    /// ```
+    /// use idlc_runtime::Collection;
+    /// let v = vec![1, 2];
+    /// assert_eq!(Collection::iter(&v).sum::<i32>(), 3);
+    /// ```
+    fn iter(&self) -> Self::Iter<'_>;
+
+    /// Makes room for `additional` more elements (a hint; called once, after the count has been
+    /// checked against the input).
+    ///
+    /// ```
+    /// use idlc_runtime::Collection;
+    /// let mut v: Vec<u8> = Vec::new();
+    /// Collection::reserve(&mut v, 10);
+    /// assert!(v.capacity() >= 10);
+    /// ```
+    fn reserve(&mut self, additional: usize);
+
+    /// Appends an element.
+    ///
+    /// ```
+    /// use idlc_runtime::Collection;
+    /// let mut v = std::collections::VecDeque::new();
+    /// Collection::push(&mut v, 'x');
+    /// assert_eq!(v.back(), Some(&'x'));
+    /// ```
+    fn push(&mut self, item: Self::Item);
+}
+
+impl<T> Collection for Vec<T> {
+    type Item = T;
+    type Iter<'a>
+        = core::slice::Iter<'a, T>
+    where
+        T: 'a;
+
+    #[inline]
+    fn len(&self) -> usize {
+        Vec::len(self)
+    }
+
+    #[inline]
+    fn iter(&self) -> Self::Iter<'_> {
+        self.as_slice().iter()
+    }
+
+    #[inline]
+    fn reserve(&mut self, additional: usize) {
+        Vec::reserve(self, additional);
+    }
+
+    #[inline]
+    fn push(&mut self, item: T) {
+        Vec::push(self, item);
+    }
+}
+
+impl<T> Collection for VecDeque<T> {
+    type Item = T;
+    type Iter<'a>
+        = std::collections::vec_deque::Iter<'a, T>
+    where
+        T: 'a;
+
+    #[inline]
+    fn len(&self) -> usize {
+        VecDeque::len(self)
+    }
+
+    #[inline]
+    fn iter(&self) -> Self::Iter<'_> {
+        VecDeque::iter(self)
+    }
+
+    #[inline]
+    fn reserve(&mut self, additional: usize) {
+        VecDeque::reserve(self, additional);
+    }
+
+    #[inline]
+    fn push(&mut self, item: T) {
+        self.push_back(item);
+    }
+}
+
+/// Writes a SEQUENCE: the count (see [`WireWrite::write_count`]), then every element with
+/// `write_item`.
+///
+/// ```
+/// use idlc_runtime::{write_sequence, BitWriter, WireWrite};
+/// let mut w = BitWriter::new();
+/// write_sequence(&mut w, &vec![1u64, 2, 3], Some(7), |w, &x| w.write_bits(x, 2)).unwrap();
+/// assert_eq!(w.bits_written(), 3 + 3 * 2);
+/// ```
+pub fn write_sequence<W, C, F>(
+    w: &mut W,
+    items: &C,
+    max: Option<u64>,
+    mut write_item: F,
+) -> Result<(), EncodeError>
+where
+    W: WireWrite,
+    C: Collection + ?Sized,
+    F: FnMut(&mut W, &C::Item) -> Result<(), EncodeError>,
+{
+    w.write_count(items.len() as u64, max)?;
+    for item in items.iter() {
+        write_item(w, item)?;
+    }
+    Ok(())
+}
+
+/// Reads a SEQUENCE into a new collection: the count is checked by [`WireRead::read_count`]
+/// (bound, and `count * min_element_bits <= bits left`) before anything is reserved, so the
+/// allocation is bounded by the input's length.
+///
+/// ```
+/// use idlc_runtime::{read_sequence, BitReader, DecodeErrorKind, WireRead};
+/// let mut r = BitReader::new(&[0b0_01_11_011, 0b1]);
+/// let v: Vec<u64> = read_sequence(&mut r, Some(7), 2, |r| r.read_bits(2)).unwrap();
+/// assert_eq!(v, [3, 1, 2]);
+/// // A count larger than the input could hold is rejected before allocating.
+/// let mut r = BitReader::new(&[0xff, 0xff, 0xff, 0x7f]);
+/// let e = read_sequence::<_, Vec<u64>, _>(&mut r, None, 8, |r| r.read_bits(8)).unwrap_err();
+/// assert_eq!(e.kind, DecodeErrorKind::LengthOverBound);
+/// ```
+pub fn read_sequence<'a, R, C, F>(
+    r: &mut R,
+    max: Option<u64>,
+    min_element_bits: u64,
+    mut read_item: F,
+) -> Result<C, DecodeError>
+where
+    R: WireRead<'a>,
+    C: Collection + Default,
+    F: FnMut(&mut R) -> Result<C::Item, DecodeError>,
+{
+    let count = r.read_count(max, min_element_bits)?;
+    let mut out = C::default();
+    // With zero-size elements the count is bounded only by `max`: reserve no more than the bits
+    // left, and let pushes grow the rest.
+    let hint = if min_element_bits == 0 {
+        count.min(usize::try_from(r.bits_remaining()).unwrap_or(usize::MAX))
+    } else {
+        count
+    };
+    out.reserve(hint);
+    for _ in 0..count {
+        out.push(read_item(r)?);
+    }
+    Ok(out)
+}
+
+/// Writes an `ARRAY<T, N>`: the elements only (the count is fixed by the schema).
+///
+/// ```
+/// use idlc_runtime::{write_array, BitWriter, WireWrite};
+/// let mut w = BitWriter::new();
+/// write_array(&mut w, &[true, false, true], |w, &b| w.write_bool(b)).unwrap();
+/// assert_eq!(w.finish(), &[0b101]);
+/// ```
+pub fn write_array<W, T, F>(w: &mut W, items: &[T], mut write_item: F) -> Result<(), EncodeError>
+where
+    W: WireWrite,
+    F: FnMut(&mut W, &T) -> Result<(), EncodeError>,
+{
+    for item in items {
+        write_item(w, item)?;
+    }
+    Ok(())
+}
+
+/// Reads an `ARRAY<T, N>` of `N` elements into `[T; N]` (no `Default` or `Copy` needed).
+///
+/// ```
+/// use idlc_runtime::{read_array, BitReader, WireRead};
+/// let mut r = BitReader::new(&[0b101]);
+/// let a: [bool; 3] = read_array(&mut r, |r| r.read_bool()).unwrap();
+/// assert_eq!(a, [true, false, true]);
+/// ```
+pub fn read_array<'a, R, T, F, const N: usize>(
+    r: &mut R,
+    mut read_item: F,
+) -> Result<[T; N], DecodeError>
+where
+    R: WireRead<'a>,
+    F: FnMut(&mut R) -> Result<T, DecodeError>,
+{
+    let start = r.bits_read();
+    let mut items = Vec::with_capacity(N);
+    for _ in 0..N {
+        items.push(read_item(r)?);
+    }
+    <[T; N]>::try_from(items)
+        .map_err(|_| DecodeError::new(DecodeErrorKind::InvalidArgument, start))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{BitReader, BitWriter, ByteReader, ByteWriter};
+
+    #[test]
+    fn vec_and_deque_round_trip() {
+        let v: Vec<u64> = (0..100).collect();
+        let d: VecDeque<u64> = v.iter().copied().collect();
+        let mut w = BitWriter::new();
+        write_sequence(&mut w, &v, None, |w, &x| w.write_vlq(x, 7)).unwrap();
+        write_sequence(&mut w, &d, Some(100), |w, &x| w.write_bits(x, 7)).unwrap();
+        let bytes = w.into_bytes();
+        let mut r = BitReader::new(&bytes);
+        let v2: Vec<u64> = read_sequence(&mut r, None, 8, |r| r.read_vlq(7)).unwrap();
+        let d2: VecDeque<u64> = read_sequence(&mut r, Some(100), 7, |r| r.read_bits(7)).unwrap();
+        assert!(!Collection::is_empty(&d2));
+        assert_eq!((v2, d2), (v, d));
+    }
+
+    #[test]
+    fn count_checks() {
+        // Bounded count over its bound.
+        let mut w = ByteWriter::new();
+        w.write_bits(9, 4).unwrap();
+        let bytes = w.into_bytes();
+        let e = read_sequence::<_, Vec<u64>, _>(&mut ByteReader::new(&bytes), Some(8), 0, |r| {
+            r.read_bits(8)
+        })
+        .unwrap_err();
+        assert_eq!(e, DecodeError::new(DecodeErrorKind::LengthOverBound, 0));
+        // Exactly enough bits: accepted; one element more: rejected.
+        let mut r = BitReader::new(&[3, 0, 0, 0]);
+        assert_eq!(r.read_count(None, 8), Ok(3));
+        let mut r = BitReader::new(&[4, 0, 0, 0]);
+        assert_eq!(r.read_count(None, 8).unwrap_err().kind, DecodeErrorKind::LengthOverBound);
+        // Overflow of count * min_element_bits.
+        let mut w = BitWriter::new();
+        w.write_vlq(u64::MAX, 7).unwrap();
+        let bytes = w.into_bytes();
+        assert_eq!(
+            BitReader::new(&bytes).read_count(None, 2).unwrap_err().kind,
+            DecodeErrorKind::LengthOverBound
+        );
+        // Zero-size elements: bounded count is fine, unbounded is held to the bits left.
+        let mut r = BitReader::new(&[0xff]);
+        assert_eq!(r.read_count(Some(255), 0), Ok(255));
+        let mut r = BitReader::new(&[100]);
+        assert_eq!(r.read_count(None, 0).unwrap_err().kind, DecodeErrorKind::LengthOverBound);
+        let mut r = BitReader::new(&[0]);
+        let v: Vec<()> = read_sequence(&mut r, None, 0, |_| Ok(())).unwrap();
+        assert!(v.is_empty());
+    }
+
+    #[test]
+    fn arrays() {
+        let mut w = ByteWriter::new();
+        write_array(&mut w, &[1u64, 2, 3, 4], |w, &x| w.write_bits(x, 16)).unwrap();
+        let bytes = w.into_bytes();
+        assert_eq!(bytes.len(), 8);
+        let mut r = ByteReader::new(&bytes);
+        let a: [u64; 4] = read_array(&mut r, |r| r.read_bits(16)).unwrap();
+        assert_eq!(a, [1, 2, 3, 4]);
+        let mut r = ByteReader::new(&bytes);
+        let e = read_array::<_, u64, _, 5>(&mut r, |r| r.read_bits(16)).unwrap_err();
+        assert_eq!(e.kind, DecodeErrorKind::UnexpectedEnd);
+        let empty: [String; 0] = read_array(&mut r, |_| Ok(String::new())).unwrap();
+        assert!(empty.is_empty());
+    }
+}
