@@ -9,6 +9,8 @@
 //! [`diagnostics`] collects what is wrong; library code never prints, only the CLI renders.
 
 pub mod cli;
+pub mod builder;
+pub mod codegen;
 pub mod diagnostics;
 pub mod front;
 pub mod ir;
@@ -16,6 +18,8 @@ pub mod load;
 pub mod resolve;
 
 use std::path::PathBuf;
+
+pub use builder::Builder;
 
 use diagnostics::{Diagnostic, SourceMap};
 use ir::Ir;

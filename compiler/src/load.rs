@@ -124,7 +124,10 @@ impl MemoryFs {
 impl FileSystem for MemoryFs {
     fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
         self.files.get(&normalize(path)).cloned().ok_or_else(|| {
-            io::Error::new(io::ErrorKind::NotFound, "no such file in the memory file system")
+            io::Error::new(
+                io::ErrorKind::NotFound,
+                "no such file in the memory file system",
+            )
         })
     }
 }
@@ -359,8 +362,14 @@ mod tests {
 
     #[test]
     fn normalize_folds_dots() {
-        assert_eq!(normalize(Path::new("a/./b/../c.idl")), PathBuf::from("a/c.idl"));
-        assert_eq!(normalize(Path::new("../x/../y.idl")), PathBuf::from("../y.idl"));
+        assert_eq!(
+            normalize(Path::new("a/./b/../c.idl")),
+            PathBuf::from("a/c.idl")
+        );
+        assert_eq!(
+            normalize(Path::new("../x/../y.idl")),
+            PathBuf::from("../y.idl")
+        );
         assert_eq!(normalize(Path::new("/../a.idl")), PathBuf::from("/a.idl"));
         assert_eq!(normalize(Path::new("a/..")), PathBuf::from("."));
         assert_eq!(normalize(Path::new("")), PathBuf::from("."));
@@ -369,17 +378,30 @@ mod tests {
     #[test]
     fn imports_are_followed_depth_first_importer_first() {
         let fs = MemoryFs::new()
-            .with("s/main.idl", r#"IMPORT "a.idl"; IMPORT "sub/b.idl"; STRUCT M { UINT8 x; }"#)
+            .with(
+                "s/main.idl",
+                r#"IMPORT "a.idl"; IMPORT "sub/b.idl"; STRUCT M { UINT8 x; }"#,
+            )
             .with("s/a.idl", r#"IMPORT "sub/c.idl"; STRUCT A { UINT8 x; }"#)
             .with("s/sub/b.idl", r#"IMPORT "../a.idl"; STRUCT B { UINT8 x; }"#)
             .with("s/sub/c.idl", r#"IMPORT "./c.idl"; STRUCT C { UINT8 x; }"#)
             .with("s/other.idl", "STRUCT O { UINT8 x; }");
         let (sources, parsed, diagnostics) =
             load_mem(&fs, &inputs(&["s/main.idl", "s/sub/b.idl", "s/other.idl"]));
-        assert!(diagnostics.is_empty(), "{}", sources.render_plain(&diagnostics));
+        assert!(
+            diagnostics.is_empty(),
+            "{}",
+            sources.render_plain(&diagnostics)
+        );
         assert_eq!(
             idl_paths(&sources, &parsed),
-            ["s/main.idl", "s/a.idl", "s/sub/c.idl", "s/sub/b.idl", "s/other.idl"]
+            [
+                "s/main.idl",
+                "s/a.idl",
+                "s/sub/c.idl",
+                "s/sub/b.idl",
+                "s/other.idl"
+            ]
         );
         // File ids follow the same order.
         let ids: Vec<FileId> = parsed.idl.iter().map(|(file, _)| *file).collect();
@@ -408,7 +430,11 @@ IMPORT "gone/../missing.idl";
         assert_eq!(diagnostics.len(), 1);
         let diagnostic = &diagnostics[0];
         assert_eq!(diagnostic.code.as_deref(), Some(codes::IMPORT_UNREADABLE));
-        assert!(diagnostic.message.contains("dir/missing.idl"), "{}", diagnostic.message);
+        assert!(
+            diagnostic.message.contains("dir/missing.idl"),
+            "{}",
+            diagnostic.message
+        );
         let label = &diagnostic.labels[0];
         assert_eq!(&source[label.range.clone()], r#""gone/../missing.idl""#);
         let rendered = sources.render_plain(&diagnostics);
@@ -452,7 +478,11 @@ IMPORT "gone/../missing.idl";
     fn byte_order_mark_is_dropped() {
         let fs = MemoryFs::new().with("a.idl", b"\xEF\xBB\xBFSTRUCT A { UINT8 x; }".to_vec());
         let (sources, parsed, diagnostics) = load_mem(&fs, &inputs(&["a.idl"]));
-        assert!(diagnostics.is_empty(), "{}", sources.render_plain(&diagnostics));
+        assert!(
+            diagnostics.is_empty(),
+            "{}",
+            sources.render_plain(&diagnostics)
+        );
         assert_eq!(parsed.idl[0].1.items.len(), 1);
     }
 
@@ -469,7 +499,11 @@ IMPORT "gone/../missing.idl";
             ..inputs(&["a.idl"])
         };
         let (sources, parsed, diagnostics) = load_mem(&fs, &inputs);
-        assert!(diagnostics.is_empty(), "{}", sources.render_plain(&diagnostics));
+        assert!(
+            diagnostics.is_empty(),
+            "{}",
+            sources.render_plain(&diagnostics)
+        );
         let encodings: Vec<String> = parsed
             .encodings
             .iter()

@@ -87,5 +87,9 @@ fn at_least_forty_distinct_error_codes_are_covered() {
             }
         }
     }
-    assert!(codes.len() >= 40, "only {} distinct error codes: {codes:?}", codes.len());
+    assert!(
+        codes.len() >= 40,
+        "only {} distinct error codes: {codes:?}",
+        codes.len()
+    );
 }

@@ -7,14 +7,23 @@ use codespan_reporting::diagnostic::Severity;
 use idlc::{Compilation, Inputs};
 
 fn seed(name: &str) -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/seed-examples")).join(name)
+    PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../shared/seed-examples"
+    ))
+    .join(name)
 }
 
 fn schema(name: &str) -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../schemas")).join(name)
 }
 
-fn compile(idl: &[PathBuf], encodings: &[PathBuf], mappings: &[PathBuf], side: Option<&str>) -> Compilation {
+fn compile(
+    idl: &[PathBuf],
+    encodings: &[PathBuf],
+    mappings: &[PathBuf],
+    side: Option<&str>,
+) -> Compilation {
     idlc::compile(&Inputs {
         idl: idl.to_vec(),
         encodings: encodings.to_vec(),
@@ -25,7 +34,10 @@ fn compile(idl: &[PathBuf], encodings: &[PathBuf], mappings: &[PathBuf], side: O
 }
 
 fn count(c: &Compilation, severity: Severity) -> usize {
-    c.diagnostics.iter().filter(|d| d.severity == severity).count()
+    c.diagnostics
+        .iter()
+        .filter(|d| d.severity == severity)
+        .count()
 }
 
 fn rendered(c: &Compilation) -> String {
@@ -38,7 +50,10 @@ fn character_alone_reports_exactly_the_undeclared_item() {
     assert_eq!(count(&c, Severity::Error), 1, "{}", rendered(&c));
     let text = rendered(&c);
     assert!(text.contains("cannot find type `Item`"), "{text}");
-    assert!(text.contains("SEQUENCE<Item> inventory"), "the span shows the use: {text}");
+    assert!(
+        text.contains("SEQUENCE<Item> inventory"),
+        "the span shows the use: {text}"
+    );
 }
 
 #[test]
@@ -57,37 +72,71 @@ fn character_with_the_projects_item_checks_clean() {
 #[test]
 fn the_encodings_check_with_one_warning_for_animation() {
     for encoding in ["myencoding1.enc", "myencoding2.enc"] {
-        let c = compile(&[seed("character.idl"), schema("item.idl")], &[seed(encoding)], &[], None);
+        let c = compile(
+            &[seed("character.idl"), schema("item.idl")],
+            &[seed(encoding)],
+            &[],
+            None,
+        );
         let text = rendered(&c);
         assert_eq!(count(&c, Severity::Error), 0, "{encoding}: {text}");
         assert_eq!(count(&c, Severity::Warning), 1, "{encoding}: {text}");
-        assert!(text.contains("anim"), "{encoding}: the warning names the field: {text}");
+        assert!(
+            text.contains("anim"),
+            "{encoding}: the warning names the field: {text}"
+        );
     }
 }
 
 #[test]
 fn the_compat_pair_encodings_check_against_their_idl() {
-    let c = compile(&[seed("character.idl"), schema("item.idl")], &[seed("myencodinga.enc")], &[], None);
+    let c = compile(
+        &[seed("character.idl"), schema("item.idl")],
+        &[seed("myencodinga.enc")],
+        &[],
+        None,
+    );
     assert!(!c.has_errors(), "{}", rendered(&c));
-    let c = compile(&[schema("character_v2.idl")], &[seed("myencodinga_extended.enc")], &[], None);
+    let c = compile(
+        &[schema("character_v2.idl")],
+        &[seed("myencodinga_extended.enc")],
+        &[],
+        None,
+    );
     assert!(!c.has_errors(), "{}", rendered(&c));
 }
 
 #[test]
 fn cpp_mappings_are_rejected_at_the_language_string() {
     for (map, side) in [("client.cpp.map", "Client"), ("server.cpp.map", "Server")] {
-        let c = compile(&[seed("character.idl"), schema("item.idl")], &[], &[seed(map)], Some(side));
+        let c = compile(
+            &[seed("character.idl"), schema("item.idl")],
+            &[],
+            &[seed(map)],
+            Some(side),
+        );
         let text = rendered(&c);
         assert_eq!(count(&c, Severity::Error), 1, "{map}: {text}");
-        assert!(text.contains("\"CPP\""), "{map}: points at the language: {text}");
-        assert!(text.contains("Rust"), "{map}: names the supported target: {text}");
+        assert!(
+            text.contains("\"CPP\""),
+            "{map}: points at the language: {text}"
+        );
+        assert!(
+            text.contains("Rust"),
+            "{map}: names the supported target: {text}"
+        );
     }
 }
 
 #[test]
 fn the_rust_counterparts_of_the_cpp_mappings_check_clean() {
     for (map, side) in [("client.map", "Client"), ("server.map", "Server")] {
-        let c = compile(&[seed("character.idl"), schema("item.idl")], &[], &[schema(map)], Some(side));
+        let c = compile(
+            &[seed("character.idl"), schema("item.idl")],
+            &[],
+            &[schema(map)],
+            Some(side),
+        );
         assert!(!c.has_errors(), "{map}: {}", rendered(&c));
     }
 }

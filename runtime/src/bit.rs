@@ -7,7 +7,10 @@
 
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 use crate::int::mask;
-use crate::vlq::{DEFAULT_VLQ_GROUP_BITS, check_vlq_args, decode_vlq, valid_vlq_group_bits};
+use crate::vlq::{
+    DEFAULT_VLQ_GROUP_BITS, check_vlq_args, decode_vlq, valid_vlq_group_bits, vlq_groups,
+    vlq_max_groups,
+};
 use crate::wire::{WireRead, WireWrite};
 
 /// Writes a BITSTREAM. Reuse one writer across messages with [`WireWrite::clear`]: it keeps its
@@ -115,23 +118,27 @@ impl BitWriter {
         }
     }
 
-    /// Appends every bit written to `other` (not padded).
-    fn append(&mut self, other: &BitWriter) {
-        if self.used % 8 == 0 {
-            self.flush_bytes();
-            self.buf.extend_from_slice(&other.buf);
-        } else {
-            let mut chunks = other.buf.chunks_exact(8);
-            for chunk in chunks.by_ref() {
-                if let Ok(word) = <[u8; 8]>::try_from(chunk) {
-                    self.put(u64::from_le_bytes(word), 64);
-                }
+    /// Appends the bits of `other` after its first `phase` bits, which are zero placeholders:
+    /// `other` was started at the bit phase (position modulo 8) that `self` has now, so that
+    /// ALIGN inside it padded to the same byte boundaries as the final stream.
+    fn append_phased(&mut self, other: &BitWriter, phase: u32) {
+        self.flush_bytes();
+        // Now self.used == phase (< 8): the placeholders of `other` sit exactly over the pending
+        // bits of `self`, and are zero, so OR merges the two.
+        debug_assert_eq!(self.used, phase);
+        match other.buf.split_first() {
+            Some((&first, rest)) => {
+                self.scratch |= u64::from(first);
+                self.used = 8;
+                self.flush_bytes();
+                self.buf.extend_from_slice(rest);
+                self.put(other.scratch, other.used);
             }
-            for &byte in chunks.remainder() {
-                self.put(u64::from(byte), 8);
+            None => {
+                self.scratch |= other.scratch;
+                self.used = other.used;
             }
         }
-        self.put(other.scratch, other.used);
     }
 }
 
@@ -167,28 +174,26 @@ impl WireWrite for BitWriter {
             return Err(self.error(EncodeErrorKind::InvalidArgument));
         }
         let n = group_bits;
-        let group_mask = mask(n);
-        // Groups are gathered in `acc` and written up to 64 bits at a time.
-        let mut acc = 0u64;
-        let mut acc_bits = 0u32;
+        let group_len = n + 1;
+        let mut left = vlq_groups(value, n);
         let mut rest = value;
+        // Up to `per_word` groups are laid out at once: payloads spread into their slots with a
+        // fixed trip count, every continuation bit set, then the chunk cut to its groups and the
+        // very last continuation bit cleared.
+        let per_word = 57 / group_len;
         loop {
-            let payload = rest & group_mask;
-            rest >>= n;
-            let more = u64::from(rest != 0);
-            if acc_bits + n + 1 > 64 {
-                self.put(acc, acc_bits);
-                acc = 0;
-                acc_bits = 0;
+            let chunk = spread_groups(rest, n) | vlq_continuation_mask(n);
+            if left <= per_word {
+                let bits = left * group_len;
+                // bits <= 57; the final continuation bit (bits - 1) becomes 0.
+                self.put(chunk & ((1u64 << (bits - 1)) - 1), bits);
+                return Ok(());
             }
-            acc |= (payload | more << n) << acc_bits;
-            acc_bits += n + 1;
-            if rest == 0 {
-                break;
-            }
+            self.put(chunk & ((1u64 << (per_word * group_len)) - 1), per_word * group_len);
+            left -= per_word;
+            // per_word * n < 64.
+            rest >>= per_word * n;
         }
-        self.put(acc, acc_bits);
-        Ok(())
     }
 
     #[inline]
@@ -213,15 +218,23 @@ impl WireWrite for BitWriter {
     where
         F: FnOnce(&mut Self) -> Result<(), EncodeError>,
     {
-        let mut ext = BitWriter::new();
-        let at = self.bits_written();
+        // The content starts after the present bit and a VLQ(7) length, which is a whole number
+        // of bytes: its bit phase is known before its length is. Write it into a scratch writer
+        // started at that phase so that ALIGN inside pads to the real byte boundaries.
+        let phase = ((self.bits_written() + 1) % 8) as u32;
+        let mut ext = BitWriter {
+            buf: Vec::new(),
+            scratch: 0,
+            used: phase,
+        };
+        let at = self.bits_written() + 1;
         f(&mut ext).map_err(|mut e| {
-            e.bit_offset = e.bit_offset.saturating_add(at);
+            e.bit_offset = e.bit_offset.saturating_sub(u64::from(phase)).saturating_add(at);
             e
         })?;
         self.write_bool(true)?;
-        self.write_vlq(ext.bits_written(), DEFAULT_VLQ_GROUP_BITS)?;
-        self.append(&ext);
+        self.write_vlq(ext.bits_written() - u64::from(phase), DEFAULT_VLQ_GROUP_BITS)?;
+        self.append_phased(&ext, phase);
         Ok(())
     }
 
@@ -241,6 +254,123 @@ impl WireWrite for BitWriter {
         self.used = 0;
     }
 }
+
+/// Masks to move VLQ payloads between their slots (`n` payload bits every `n + 1` bits) and a
+/// packed integer in log-steps: step `k` joins lanes of `(n + 1) << k` bits holding `n << k`
+/// payload bits pairwise, moving each upper half down by `1 << k`.
+#[derive(Clone, Copy)]
+struct GroupMasks {
+    /// Payload bits of the `57 / (n + 1)` whole groups in a word.
+    payload: u64,
+    /// Number of steps: `ceil(log2(groups per word))`.
+    steps: u32,
+    /// Per step: the lower half of each joined lane.
+    low: [u64; 5],
+    /// Per step: the upper half's payload bits, where they are before compaction.
+    high: [u64; 5],
+}
+
+const fn ones(bits: u32) -> u64 {
+    if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 }
+}
+
+// Evaluated at compile time: the indexing below cannot fail at run time.
+const GROUP_MASKS: [GroupMasks; 33] = {
+    let empty = GroupMasks {
+        payload: 0,
+        steps: 0,
+        low: [0; 5],
+        high: [0; 5],
+    };
+    let mut table = [empty; 33];
+    let mut n = 1u32;
+    while n <= 32 {
+        let len = n + 1;
+        let per_word = 57 / len;
+        let mut m = empty;
+        let mut i = 0;
+        while i < per_word {
+            m.payload |= ones(n) << (i * len);
+            i += 1;
+        }
+        let mut k = 0u32;
+        while (1u32 << k) < per_word {
+            let lane = len << k;
+            let bits = n << k;
+            let mut base = 0u32;
+            while base < 64 {
+                m.low[k as usize] |= ones(bits) << base;
+                if base + lane < 64 {
+                    m.high[k as usize] |= ones(bits) << (base + lane);
+                }
+                base += 2 * lane;
+            }
+            k += 1;
+        }
+        m.steps = k;
+        table[n as usize] = m;
+        n += 1;
+    }
+    table
+};
+
+/// Lays the low `per_word * n` bits of `value` out as the `per_word = 57 / (n + 1)` groups of a
+/// word, each followed by a 0 bit.
+#[inline(always)]
+fn spread_groups(value: u64, n: u32) -> u64 {
+    let Some(m) = GROUP_MASKS.get(n as usize) else {
+        return 0;
+    };
+    let mut x = value & ones((57 / (n + 1)) * n);
+    let mut k = m.steps;
+    while k > 0 {
+        k -= 1;
+        if let (Some(&low), Some(&high)) = (m.low.get(k as usize), m.high.get(k as usize)) {
+            x = (x & low) | ((x << (1u32 << k)) & high);
+        }
+    }
+    x
+}
+
+/// Inverse of [`spread_groups`]: the payloads of the groups of `word`, packed.
+#[inline(always)]
+fn spread_back(word: u64, n: u32) -> u64 {
+    let Some(m) = GROUP_MASKS.get(n as usize) else {
+        return 0;
+    };
+    let mut x = word & m.payload;
+    for k in 0..m.steps {
+        if let (Some(&low), Some(&high)) = (m.low.get(k as usize), m.high.get(k as usize)) {
+            x = (x & low) | ((x & high) >> (1u32 << k));
+        }
+    }
+    x
+}
+
+/// The continuation-bit positions of `VLQ(n)` groups within the first 57 bits of a word:
+/// bits `n`, `2n + 1`, `3n + 2`, ... (`n` in 1..=32).
+#[inline]
+fn vlq_continuation_mask(n: u32) -> u64 {
+    match CONTINUATION_MASKS.get(n as usize) {
+        Some(m) => *m,
+        None => 0,
+    }
+}
+
+// Evaluated at compile time: the indexing below cannot fail at run time.
+const CONTINUATION_MASKS: [u64; 33] = {
+    let mut masks = [0u64; 33];
+    let mut n = 1;
+    while n <= 32 {
+        let mut pos = n;
+        while pos < 57 {
+            masks[n as usize] |= 1 << pos;
+            pos += n + 1;
+        }
+        n += 1;
+    }
+    masks
+};
 
 /// Reads a BITSTREAM from a byte slice, bounds-checking every read.
 ///
@@ -295,13 +425,18 @@ impl<'a> BitReader<'a> {
     /// bits, and bits beyond the slice are 0.
     #[inline(always)]
     fn peek(&self) -> u64 {
-        let byte = (self.pos >> 3) as usize;
-        let shift = (self.pos & 7) as u32;
+        self.peek_at(self.pos)
+    }
+
+    /// [`Self::peek`] at bit position `pos` (which must not exceed the input's bits).
+    #[inline(always)]
+    fn peek_at(&self, pos: u64) -> u64 {
+        let byte = (pos >> 3) as usize;
         let word = match self.data.get(byte..).and_then(<[u8]>::first_chunk::<8>) {
             Some(word) => u64::from_le_bytes(*word),
             None => self.tail_word(byte),
         };
-        word >> shift
+        word >> (pos & 7)
     }
 
     /// The last (fewer than 8) bytes from `byte` on, zero-extended.
@@ -309,10 +444,10 @@ impl<'a> BitReader<'a> {
     #[inline(never)]
     fn tail_word(&self, byte: usize) -> u64 {
         let mut word = [0u8; 8];
-        if let Some(rest) = self.data.get(byte..) {
-            for (dst, src) in word.iter_mut().zip(rest) {
-                *dst = *src;
-            }
+        let rest = self.data.get(byte..).unwrap_or_default();
+        let n = rest.len().min(8);
+        if let (Some(dst), Some(src)) = (word.get_mut(..n), rest.get(..n)) {
+            dst.copy_from_slice(src);
         }
         u64::from_le_bytes(word)
     }
@@ -338,8 +473,9 @@ impl<'a> BitReader<'a> {
         self.end - self.pos
     }
 
-    #[cold]
-    #[inline(never)]
+    /// Inlined on purpose: a `&self` passed to an out-of-line function would force the reader
+    /// out of registers on the hot path. `DecodeError::new` is the cold, out-of-line part.
+    #[inline(always)]
     fn end_error(&self) -> DecodeError {
         DecodeError::new(DecodeErrorKind::UnexpectedEnd, self.pos)
     }
@@ -413,7 +549,47 @@ impl<'a> WireRead<'a> for BitReader<'a> {
         check_vlq_args(group_bits, type_bits, start)?;
         let n = group_bits;
         let group_len = n + 1;
-        // Groups are cut from one 64-bit load while it has enough bits (at least 57 of them).
+        let per_word = 57 / group_len;
+        let span = per_word * group_len;
+        let max_groups = vlq_max_groups(n, type_bits);
+        // Fast path: two 64-bit loads (at the VLQ's start and `span` bits later, each holding
+        // `per_word` whole groups) cover 2 * per_word groups, 14 for VLQ(7). The first
+        // continuation bit that is 0 ends the VLQ; everything else is computed without
+        // data-dependent branches, so the position of the next read is known after one load,
+        // one `trailing_zeros` and one add.
+        if self.remaining() >= u64::from(span) + 64 {
+            let cont = vlq_continuation_mask(n);
+            let (w0, w1) = (self.peek(), self.peek_at(self.pos + u64::from(span)));
+            let (s0, s1) = (!w0 & cont, !w1 & cont);
+            if s0 | s1 != 0 {
+                let first = s0 != 0;
+                let (w, stop, before) = if first {
+                    (w0, s0.trailing_zeros(), 0)
+                } else {
+                    (w1, s1.trailing_zeros(), per_word)
+                };
+                let here = stop / group_len + 1;
+                let total = before + here;
+                let last = (w >> ((here - 1) * group_len)) & mask(n);
+                let room = type_bits.saturating_sub((total - 1) * n);
+                let keep = u64::MAX >> (64 - (total * n).min(64));
+                let mut value = spread_back(w0, n);
+                if !first {
+                    value |= spread_back(w1, n) << (per_word * n);
+                }
+                let value = value & keep;
+                let bad = (total > max_groups)
+                    | ((room < n) & (last >> room.min(63) != 0))
+                    | ((total > 1) & (last == 0));
+                if bad {
+                    return Err(DecodeError::new(DecodeErrorKind::OverlongVlq, start));
+                }
+                // The terminating continuation bit is the VLQ's last bit.
+                self.pos += u64::from(stop + 1) + if first { 0 } else { u64::from(span) };
+                return Ok(value);
+            }
+        }
+        // General path: group by group, reloading the word when it runs low.
         let mut word = self.peek();
         let mut avail = 57u32;
         decode_vlq(n, type_bits, start, || {
@@ -669,6 +845,79 @@ mod tests {
         assert_eq!(r.read_vlq_width(7, 65).unwrap_err().kind, DecodeErrorKind::InvalidArgument);
     }
 
+    /// The one-load fast path of `read_vlq_width` agrees with the group-by-group definition
+    /// (value, error kind, and bits consumed) on random and structured inputs.
+    #[test]
+    fn vlq_fast_path_matches_reference() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        for round in 0..40_000u32 {
+            let n = rng.random_range(1..=32u32);
+            let t = [1, 5, 7, 8, 16, 31, 32, 63, 64][rng.random_range(0..9)];
+            let mut data = [0u8; 24];
+            match round % 4 {
+                0 => rng.fill(&mut data[..]),
+                1 => {
+                    // A valid or slightly broken VLQ of a random value.
+                    let mut w = BitWriter::new();
+                    w.write_vlq(rng.random::<u64>() >> rng.random_range(0..64), n).unwrap();
+                    let b = w.into_bytes();
+                    let k = b.len().min(24);
+                    data[..k].copy_from_slice(&b[..k]);
+                    if rng.random_bool(0.3) {
+                        data[rng.random_range(0..24)] ^= 1 << rng.random_range(0..8);
+                    }
+                }
+                2 => data = [0xff; 24],
+                _ => {
+                    rng.fill(&mut data[..]);
+                    data[rng.random_range(0..24)] = 0;
+                }
+            }
+            let offset = rng.random_range(0..8u32);
+            let mut fast = BitReader::new(&data);
+            fast.skip_bits(offset.into()).unwrap();
+            let got = fast.read_vlq_width(n, t).map_err(|e| e.kind);
+            // Reference: bit-at-a-time groups.
+            let mut pos = u64::from(offset);
+            let bit = |p: u64| u64::from(data[(p / 8) as usize] >> (p % 8) & 1);
+            let expected = decode_vlq(n, t, 0, || {
+                if pos + u64::from(n) + 1 > 192 {
+                    return Err(DecodeError::new(DecodeErrorKind::UnexpectedEnd, 0));
+                }
+                let mut g = 0;
+                for i in 0..n {
+                    g |= bit(pos + u64::from(i)) << i;
+                }
+                let more = bit(pos + u64::from(n)) == 1;
+                pos += u64::from(n) + 1;
+                Ok((g, more))
+            })
+            .map_err(|e| e.kind);
+            assert_eq!(got, expected, "n={n} t={t} offset={offset} data={data:02x?}");
+            if got.is_ok() {
+                assert_eq!(fast.bits_read(), pos);
+            }
+        }
+    }
+
+    #[test]
+    fn group_spreading_round_trips() {
+        for n in 1..=32u32 {
+            let per_word = 57 / (n + 1);
+            for v in [0, 1, u64::MAX, 0x0123_4567_89ab_cdef, 0xa5a5_a5a5_a5a5_a5a5] {
+                let spread = spread_groups(v, n);
+                let mut slow = 0u64;
+                for i in 0..per_word {
+                    slow |= ((v >> (i * n)) & mask(n)) << (i * (n + 1));
+                }
+                assert_eq!(spread, slow, "n={n} v={v:x}");
+                assert_eq!(spread_back(spread, n), v & mask(per_word * n), "n={n}");
+                assert_eq!(spread_back(spread | vlq_continuation_mask(n), n), v & mask(per_word * n));
+            }
+        }
+    }
+
     #[test]
     fn vlq_is_leb128_for_seven_bits() {
         let mut w = BitWriter::new();
@@ -763,7 +1012,7 @@ mod tests {
             w.write_bool(true)?;
             w.write_bits(9, 3)
         });
-        assert_eq!(e.unwrap_err().bit_offset, 11);
+        assert_eq!(e.unwrap_err().bit_offset, 12);
         assert_eq!(w.bits_written(), 10);
     }
 
@@ -787,6 +1036,41 @@ mod tests {
                 .unwrap()
                 .unwrap();
             assert_eq!(got, (0..40).collect::<Vec<_>>());
+        }
+    }
+
+    #[test]
+    fn extension_alignment_is_absolute() {
+        for prefix in 0..20u32 {
+            for inner in 0..12u32 {
+                let mut w = BitWriter::new();
+                w.write_bits(mask(prefix), prefix).unwrap();
+                w.write_extension(|w| {
+                    w.write_bits(mask(inner), inner)?;
+                    w.write_str("héllo", None)?;
+                    w.write_bool(true)?;
+                    w.write_extension(|w| w.write_bytes(&[1, 2, 3], Some(3)))?;
+                    w.align()
+                })
+                .unwrap();
+                w.write_bool(true).unwrap();
+                let bytes = w.into_bytes();
+                let mut r = BitReader::new(&bytes);
+                r.read_bits(prefix).unwrap();
+                let got = r
+                    .read_extension(|r| {
+                        assert_eq!(r.read_bits(inner)?, mask(inner));
+                        assert_eq!(r.read_str(None)?, "héllo");
+                        assert!(r.read_bool()?);
+                        let inner = r.read_extension(|r| r.read_bytes(Some(3)))?;
+                        r.align()?;
+                        Ok(inner)
+                    })
+                    .unwrap();
+                assert_eq!(got, Some(Some(&[1u8, 2, 3][..])));
+                assert!(r.read_bool().unwrap());
+                r.expect_end().unwrap();
+            }
         }
     }
 

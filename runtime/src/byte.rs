@@ -197,8 +197,9 @@ impl<'a> ByteReader<'a> {
         self.data
     }
 
-    #[cold]
-    #[inline(never)]
+    /// Inlined on purpose: a `&self` passed to an out-of-line function would force the reader
+    /// out of registers on the hot path. `DecodeError::new` is the cold, out-of-line part.
+    #[inline(always)]
     fn end_error(&self) -> DecodeError {
         DecodeError::new(DecodeErrorKind::UnexpectedEnd, self.pos as u64 * 8)
     }
@@ -213,6 +214,21 @@ impl<'a> ByteReader<'a> {
             Some(bytes) => {
                 self.pos += n;
                 Ok(bytes)
+            }
+            None => Err(self.end_error()),
+        }
+    }
+
+    /// Takes the next `N` bytes as an array.
+    #[inline(always)]
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], DecodeError> {
+        if N > self.end - self.pos {
+            return Err(self.end_error());
+        }
+        match self.data.get(self.pos..).and_then(<[u8]>::first_chunk::<N>) {
+            Some(bytes) => {
+                self.pos += N;
+                Ok(*bytes)
             }
             None => Err(self.end_error()),
         }
@@ -258,12 +274,13 @@ impl<'a> WireRead<'a> for ByteReader<'a> {
             return Err(self.error(DecodeErrorKind::InvalidArgument));
         }
         let start = self.bits_read();
-        let bytes = self.take(byte_width(bits))?;
-        let mut word = [0u8; 8];
-        for (dst, src) in word.iter_mut().zip(bytes) {
-            *dst = *src;
-        }
-        let value = u64::from_le_bytes(word);
+        let value = match byte_width(bits) {
+            0 => 0,
+            1 => self.byte()?.into(),
+            2 => u16::from_le_bytes(self.array::<2>()?).into(),
+            4 => u32::from_le_bytes(self.array::<4>()?).into(),
+            _ => u64::from_le_bytes(self.array::<8>()?),
+        };
         if value & !mask(bits) != 0 {
             return Err(DecodeError::new(DecodeErrorKind::ValueOutOfRange, start));
         }

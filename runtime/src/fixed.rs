@@ -31,19 +31,28 @@ pub const MAX_FIXED_POINT_STEPS: u64 = 1 << 53;
 /// assert_eq!(fixed_point_steps(0.0, 1.0, 0.0), None);
 /// ```
 #[must_use]
-pub fn fixed_point_steps(min: f64, max: f64, resolution: f64) -> Option<u64> {
+pub const fn fixed_point_steps(min: f64, max: f64, resolution: f64) -> Option<u64> {
     if !(min.is_finite() && max.is_finite() && resolution.is_finite()) {
         return None;
     }
     if min > max || resolution <= 0.0 {
         return None;
     }
-    let steps = ((max - min) / resolution).round();
-    // A NaN is impossible here, but cheap to be sure of.
+    let steps = (max - min) / resolution;
+    // Not NaN (finite operands, positive divisor); may be +inf, which this rejects.
     if steps.is_nan() || steps > MAX_FIXED_POINT_STEPS as f64 {
         return None;
     }
-    Some(steps as u64)
+    Some(round_non_negative(steps))
+}
+
+/// `x.round()` (half away from zero) for `0 <= x <= 2^53 + 0.5`, usable in `const fn` and
+/// without a libm call: `x as u64` truncates exactly, and the fraction `x - t` is exact because
+/// `t` and `x` are within the same binade or `t` is smaller.
+#[inline]
+const fn round_non_negative(x: f64) -> u64 {
+    let t = x as u64;
+    if x - t as f64 >= 0.5 { t + 1 } else { t }
 }
 
 /// A fixed-point quantizer for one `NUMERIC[min,max]` field with `FIXED_POINT(resolution)`.
@@ -76,9 +85,22 @@ impl FixedPoint {
     /// assert!(FixedPoint::new(0.0, 360.0, 0.01).is_some());
     /// assert!(FixedPoint::new(1.0, 0.0, 0.01).is_none());
     /// ```
+    ///
+    /// `const`, so generated code can build its quantizers at compile time:
+    ///
+    /// ```
+    /// use idlc_runtime::FixedPoint;
+    /// const X: FixedPoint = match FixedPoint::new(-10000.0, 10000.0, 0.01) {
+    ///     Some(fp) => fp,
+    ///     None => panic!("bad fixed point"),
+    /// };
+    /// assert_eq!(X.bits(), 21);
+    /// ```
     #[must_use]
-    pub fn new(min: f64, max: f64, resolution: f64) -> Option<Self> {
-        let steps = fixed_point_steps(min, max, resolution)?;
+    pub const fn new(min: f64, max: f64, resolution: f64) -> Option<Self> {
+        let Some(steps) = fixed_point_steps(min, max, resolution) else {
+            return None;
+        };
         Some(Self {
             min,
             max,
@@ -162,9 +184,9 @@ impl FixedPoint {
         if !(self.min <= value && value <= self.max) {
             return Err(EncodeErrorKind::ValueOutOfRange);
         }
-        let q = ((value - self.min) / self.resolution).round();
-        // `as` saturates; monotonic rounding keeps q in 0..=steps already, `min` makes sure.
-        Ok((q as u64).min(self.steps))
+        // In [0, steps + 0.5]: min <= value <= max and the operations are monotonic.
+        let x = (value - self.min) / self.resolution;
+        Ok(round_non_negative(x).min(self.steps))
     }
 
     /// The value of step `q`: `min + q * resolution` (q is not checked against `steps`).
@@ -252,6 +274,21 @@ mod tests {
         let odd = FixedPoint::new(0.0, 1.0, 0.3).unwrap();
         assert_eq!(odd.quantize(1.0), Ok(3));
         assert!((odd.dequantize(3) - 1.0).abs() <= 0.15);
+    }
+
+    #[test]
+    fn rounding_matches_std() {
+        let mut x = 0.0f64;
+        for _ in 0..20_000 {
+            assert_eq!(round_non_negative(x), x.round() as u64, "{x}");
+            x = x * 1.37 + 0.123;
+            if x > 9e15 {
+                x = x.fract() + 0.49999999999999994;
+            }
+        }
+        for x in [0.0, -0.0, 0.5, 1.5, 2.5, 0.49999999999999994, 4503599627370495.5, 9007199254740992.0, 5e-324] {
+            assert_eq!(round_non_negative(x), x.round() as u64, "{x}");
+        }
     }
 
     #[test]

@@ -57,25 +57,35 @@
 
 mod bit;
 mod byte;
+mod codec;
 mod collection;
 mod delta;
 mod error;
+mod extend;
 mod fixed;
 mod framing;
+mod helpers;
 mod int;
 mod vlq;
 mod wire;
 
 pub use bit::{BitReader, BitWriter};
 pub use byte::{ByteReader, ByteWriter};
+pub use codec::{Codec, Encoding, from_bytes, skip_extension, to_bytes};
 pub use collection::{Collection, read_array, read_sequence, write_array, write_sequence};
 pub use delta::{
     DeadReckoningAxis, DeltaContext, INDEX_GAP_GROUP_BITS, exceeds_deviation, read_delta_sequence,
     read_index_gap, write_delta_sequence, write_index_gap,
 };
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, WithField};
+pub use extend::{WireInt, bit_slice, low_bits, saturate, with_bit_slice};
 pub use fixed::{FixedPoint, MAX_FIXED_POINT_STEPS, fixed_point_steps};
 pub use framing::{FRAME_HEADER_BYTES, frame, frame_into, packet_crc, protocol_hash, unframe};
+pub use helpers::{
+    VlqMode, check_numeric, enumerator, numeric_in_range, read_aligned_bytes, read_elements,
+    read_enum, read_fixed, read_huffman, read_ranged, read_vlq_int, utf8, write_aligned_bytes,
+    write_enum, write_fixed, write_huffman, write_ranged, write_vlq_int,
+};
 pub use int::{
     bits_required, bits_required_i128, bits_required_signed, byte_width, zigzag_decode,
     zigzag_encode,

@@ -187,7 +187,7 @@ pub trait WireWrite: Default {
     /// let w = BitWriter::new();
     /// assert_eq!(w.error(EncodeErrorKind::NotANumber).bit_offset, 0);
     /// ```
-    #[cold]
+    #[inline(always)]
     fn error(&self, kind: EncodeErrorKind) -> EncodeError {
         EncodeError::new(kind, self.bits_written())
     }
@@ -642,7 +642,7 @@ pub trait WireRead<'a>: Sized {
     /// let r = BitReader::new(&[]);
     /// assert_eq!(r.error(DecodeErrorKind::BadEnumerator).bit_offset, 0);
     /// ```
-    #[cold]
+    #[inline(always)]
     fn error(&self, kind: DecodeErrorKind) -> DecodeError {
         DecodeError::new(kind, self.bits_read())
     }

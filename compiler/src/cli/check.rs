@@ -56,7 +56,12 @@ impl CheckArgs {
             }
         };
         // A failed write to stderr changes nothing about the verdict.
-        let _ = report(&mut err, &compilation.sources, &compilation.diagnostics, "check");
+        let _ = report(
+            &mut err,
+            &compilation.sources,
+            &compilation.diagnostics,
+            "check",
+        );
         if compilation.has_errors() {
             Status::InputErrors
         } else {

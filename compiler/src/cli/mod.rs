@@ -11,7 +11,9 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, Subcommand};
 use codespan_reporting::diagnostic::Severity;
-use codespan_reporting::term::termcolor::{Color, ColorChoice, ColorSpec, StandardStream, WriteColor};
+use codespan_reporting::term::termcolor::{
+    Color, ColorChoice, ColorSpec, StandardStream, WriteColor,
+};
 use codespan_reporting::term::{self, Config};
 
 use crate::diagnostics::{Diagnostic, SourceMap};
@@ -131,7 +133,10 @@ pub fn summary(diagnostics: &[Diagnostic], what: &str) -> Option<(Severity, Stri
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
     match (errors, warnings) {
         (0, 0) => None,
-        (0, w) => Some((Severity::Warning, format!("{} emitted", plural(w, "warning")))),
+        (0, w) => Some((
+            Severity::Warning,
+            format!("{} emitted", plural(w, "warning")),
+        )),
         (e, 0) => Some((
             Severity::Error,
             format!("could not {what}: {} emitted", plural(e, "error")),
@@ -210,7 +215,10 @@ mod tests {
         let text = String::from_utf8(out.into_inner()).unwrap();
         assert!(text.starts_with("error[E0000]: broken"), "{text}");
         assert!(text.contains("a.idl:1:8"), "{text}");
-        assert!(text.ends_with("error: could not check: 1 error emitted\n"), "{text}");
+        assert!(
+            text.ends_with("error: could not check: 1 error emitted\n"),
+            "{text}"
+        );
         assert!(!text.contains('\x1b'));
     }
 }

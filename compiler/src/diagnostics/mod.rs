@@ -41,12 +41,18 @@ impl SourceMap {
 
     /// The text of a file.
     pub fn source(&self, file: FileId) -> &str {
-        self.files.get(file).map(|f| f.source().as_str()).unwrap_or("")
+        self.files
+            .get(file)
+            .map(|f| f.source().as_str())
+            .unwrap_or("")
     }
 
     /// The path a file was read from.
     pub fn path(&self, file: FileId) -> &Path {
-        self.paths.get(file).map(PathBuf::as_path).unwrap_or(Path::new(""))
+        self.paths
+            .get(file)
+            .map(PathBuf::as_path)
+            .unwrap_or(Path::new(""))
     }
 
     /// The file already added from `path`, if any.
@@ -102,7 +108,5 @@ pub fn secondary(file: FileId, span: Span) -> Label<FileId> {
 
 /// Whether any of the diagnostics is an error.
 pub fn has_errors(diagnostics: &[Diagnostic]) -> bool {
-    diagnostics
-        .iter()
-        .any(|d| d.severity >= Severity::Error)
+    diagnostics.iter().any(|d| d.severity >= Severity::Error)
 }

@@ -103,7 +103,10 @@ fn parse_int(text: &str) -> Option<i128> {
         None => (false, text),
     };
     let digits = digits.replace('_', "");
-    let magnitude = match digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
+    let magnitude = match digits
+        .strip_prefix("0x")
+        .or_else(|| digits.strip_prefix("0X"))
+    {
         Some(hex) => i128::from_str_radix(hex, 16).ok()?,
         None => digits.parse::<i128>().ok()?,
     };

@@ -39,9 +39,11 @@ pub fn diagnostic(file: FileId, source: &str, error: RawParseError<'_>) -> Diagn
             let at = Span::new(source.len(), source.len());
             lex_error(file, at, error)
         }
-        ParseError::InvalidToken { location } => {
-            lex_error(file, Span::new(location, location + 1), LexError::UnexpectedCharacter)
-        }
+        ParseError::InvalidToken { location } => lex_error(
+            file,
+            Span::new(location, location + 1),
+            LexError::UnexpectedCharacter,
+        ),
         ParseError::UnrecognizedEof { expected, .. } => {
             let end = source.trim_end().len();
             CodespanDiagnostic::error()
@@ -69,7 +71,9 @@ pub fn diagnostic(file: FileId, source: &str, error: RawParseError<'_>) -> Diagn
             let found = source.get(start..end).unwrap_or("?");
             CodespanDiagnostic::error()
                 .with_code(codes::UNEXPECTED_TOKEN)
-                .with_message(format!("unexpected `{found}` after the end of the file's items"))
+                .with_message(format!(
+                    "unexpected `{found}` after the end of the file's items"
+                ))
                 .with_labels(vec![primary(file, Span::new(start, end))])
         }
     }

@@ -40,6 +40,9 @@ pub struct Ident {
 impl Ident {
     /// An identifier named `name` at `span`.
     pub fn new(name: impl Into<String>, span: Span) -> Self {
-        Ident { name: name.into(), span }
+        Ident {
+            name: name.into(),
+            span,
+        }
     }
 }

@@ -76,6 +76,9 @@ pub enum RustType {
     Array(Box<RustType>, u64),
     /// `Option<T>`.
     Option(Box<RustType>),
+    /// `Box<T>`: a struct held through an OPTIONAL that leads back to the struct holding it
+    /// (`STRUCT Node { OPTIONAL<Node> next; }` is `Option<Box<Node>>`), or written in a mapping.
+    Boxed(Box<RustType>),
     /// A generated struct or enum, or an existing type: its Rust name or path.
     Named(String),
 }
@@ -94,6 +97,7 @@ impl std::fmt::Display for RustType {
             RustType::Collection { path, .. } => f.write_str(path),
             RustType::Array(element, len) => write!(f, "[{element}; {len}]"),
             RustType::Option(inner) => write!(f, "Option<{inner}>"),
+            RustType::Boxed(inner) => write!(f, "Box<{inner}>"),
         }
     }
 }

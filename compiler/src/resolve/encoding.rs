@@ -75,7 +75,7 @@ use crate::ir::{
     SegmentEncoding, StructDef, StructEncoding, Style, Type, WireItem, WireRule,
 };
 use crate::resolve::suggest::did_you_mean;
-use rules::{Category, Params, Problem};
+use rules::{Category, Params, Problem, ProblemInfo};
 
 /// The name of the encoding used when no Encoding file names one.
 pub const DEFAULT_ENCODING: &str = "Default";
@@ -94,7 +94,9 @@ pub fn resolve_encodings(
             match &item.body {
                 EncBody::Style(style, span) => items.styles.push((*file, *style, *span)),
                 EncBody::Defaults(rules) => {
-                    items.defaults.extend(rules.iter().map(|rule| (*file, rule)));
+                    items
+                        .defaults
+                        .extend(rules.iter().map(|rule| (*file, rule)));
                 }
                 EncBody::Target(target, members) => {
                     items.targets.push((*file, target, members.as_slice()));
@@ -309,7 +311,9 @@ impl<'a> EncodingResolver<'a> {
             CodespanDiagnostic::error()
                 .with_code(codes::ENC_UNKNOWN_CATEGORY)
                 .with_message(format!("unknown DEFAULTS category `{}`", name.name))
-                .with_labels(vec![primary(file, name.span).with_message("not a category")])
+                .with_labels(vec![
+                    primary(file, name.span).with_message("not a category"),
+                ])
                 .with_notes(notes),
         );
     }
@@ -327,7 +331,7 @@ impl<'a> EncodingResolver<'a> {
                 Some(params)
             }
             Err(problem) => {
-                self.problem(file, rule.span, problem, Vec::new());
+                self.problem(file, rule.span, *problem, Vec::new());
                 None
             }
         }
@@ -363,7 +367,13 @@ impl<'a> EncodingResolver<'a> {
     }
 
     /// Reports a problem at `span` of `file` (or at the problem's own span), with `labels`.
-    fn problem(&mut self, file: FileId, span: Span, problem: Problem, labels: Vec<Label<FileId>>) {
+    fn problem(
+        &mut self,
+        file: FileId,
+        span: Span,
+        problem: ProblemInfo,
+        labels: Vec<Label<FileId>>,
+    ) {
         let mut all = vec![primary(file, problem.at.unwrap_or(span)).with_message(problem.label)];
         all.extend(
             problem
@@ -418,8 +428,12 @@ impl<'a> EncodingResolver<'a> {
                     Ok(rule) => return rule,
                     Err(problem) => {
                         let misfits = self.misfits.entry(category).or_default();
-                        if !misfits.iter().any(|(loc, _, _)| *loc == field.loc) {
-                            misfits.push((field.loc, field.label().message, problem));
+                        let label = field.label().message;
+                        if !misfits
+                            .iter()
+                            .any(|(loc, l, _)| *loc == field.loc && *l == label)
+                        {
+                            misfits.push((field.loc, label, problem));
                         }
                     }
                 }
@@ -481,23 +495,17 @@ impl<'a> EncodingResolver<'a> {
         field: FieldRef<'_>,
     ) -> Result<WireRule, Problem> {
         if let Params::Sequence(name) = params {
-            let mut problem = Problem {
-                code: codes::ENC_RULE_TYPE_MISMATCH,
-                message: format!(
+            return Err(ProblemInfo::new(
+                codes::ENC_RULE_TYPE_MISMATCH,
+                format!(
                     "SEQUENCE<{}> restates a sequence, but {} is {}",
                     name.name,
                     field.what(),
                     ty.describe()
                 ),
-                label: "not a SEQUENCE".into(),
-                at: None,
-                others: Vec::new(),
-                notes: Vec::new(),
-            };
-            problem
-                .notes
-                .push(rules::slot_of(ty, self.schema).allowed().to_string());
-            return Err(problem);
+                "not a SEQUENCE".into(),
+                rules::slot_of(ty, self.schema).allowed().to_string(),
+            ));
         }
         rules::apply(
             params,
@@ -509,7 +517,12 @@ impl<'a> EncodingResolver<'a> {
     }
 
     /// `SEQUENCE<Name>` must name the sequence's element type (or a TYPEDEF of it).
-    fn sequence_name(&self, name: &Ident, element: &Type, field: FieldRef<'_>) -> Result<(), Problem> {
+    fn sequence_name(
+        &self,
+        name: &Ident,
+        element: &Type,
+        field: FieldRef<'_>,
+    ) -> Result<(), Problem> {
         let matches = match element {
             Type::Struct(n) | Type::Enum(n) => *n == name.name,
             _ => false,
@@ -521,22 +534,22 @@ impl<'a> EncodingResolver<'a> {
         if matches {
             return Ok(());
         }
-        Err(Problem {
-            code: codes::ENC_SEQUENCE_MISMATCH,
-            message: format!(
-                "{} is SEQUENCE of {}, not of `{}`",
+        let mut problem = ProblemInfo::new(
+            codes::ENC_SEQUENCE_MISMATCH,
+            format!(
+                "{} is a SEQUENCE of {}, not of `{}`",
                 field.what(),
                 element.describe(),
                 name.name
             ),
-            label: format!("the IDL's element type is {}", element.describe()),
-            at: Some(name.span),
-            others: Vec::new(),
-            notes: vec![format!(
+            format!("the IDL's element type is {}", element.describe()),
+            format!(
                 "write SEQUENCE<{}>, or leave the rule out",
                 element.describe()
-            )],
-        })
+            ),
+        );
+        problem.at = Some(name.span);
+        Err(problem)
     }
 
     /// Rounds widths in a BYTESTREAM.
@@ -617,7 +630,9 @@ impl<'a> EncodingResolver<'a> {
             let labels: Vec<Label<FileId>> = fields
                 .iter()
                 .take(SHOWN)
-                .map(|(loc, message, _)| secondary(loc.file, loc.span).with_message(message.clone()))
+                .map(|(loc, message, _)| {
+                    secondary(loc.file, loc.span).with_message(message.clone())
+                })
                 .collect();
             if fields.is_empty() {
                 continue;
@@ -627,11 +642,11 @@ impl<'a> EncodingResolver<'a> {
                 "a DEFAULTS rule applies to every value of its category without a rule of its own: give these fields their own rule, or change the default".into(),
             );
             if hidden > 0 {
-                problem
-                    .notes
-                    .push(format!("the rule does not fit {hidden} more field(s) either"));
+                problem.notes.push(format!(
+                    "the rule does not fit {hidden} more field(s) either"
+                ));
             }
-            self.problem(file, span, problem, labels);
+            self.problem(file, span, *problem, labels);
         }
     }
 
@@ -742,7 +757,12 @@ impl<'a> EncodingResolver<'a> {
     }
 
     /// `PROTOCOL P { }`: P must be declared; the block must be empty.
-    fn protocol_target(&mut self, file: FileId, target: &ast::Target, members: &[EncMember]) -> bool {
+    fn protocol_target(
+        &mut self,
+        file: FileId,
+        target: &ast::Target,
+        members: &[EncMember],
+    ) -> bool {
         let name = &target.name;
         if !self.schema.protocols.contains_key(&name.name) {
             let notes: Vec<String> =

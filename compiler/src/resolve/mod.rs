@@ -14,11 +14,15 @@ use crate::load::Parsed;
 
 /// Resolves the parsed files into the IR for `side` (no side: built-in Rust types only).
 pub fn resolve(parsed: &Parsed, side: Option<&str>) -> (Ir, Vec<Diagnostic>) {
-    let _ = side;
-    let (schema, diagnostics) = idl::resolve_schema(&parsed.idl);
+    let (schema, mut diagnostics) = idl::resolve_schema(&parsed.idl);
+    let (mapping, mapping_diagnostics) = mapping::resolve_mapping(&schema, &parsed.mappings, side);
+    diagnostics.extend(mapping_diagnostics);
+    let (encodings, encoding_diagnostics) = encoding::resolve_encodings(&schema, &parsed.encodings);
+    diagnostics.extend(encoding_diagnostics);
     let ir = Ir {
         schema,
-        ..Ir::default()
+        encodings,
+        mapping,
     };
     (ir, diagnostics)
 }

@@ -152,6 +152,9 @@ mod tests {
         let none: Vec<String> = ["a", "b"].iter().map(|n| field_name(n)).collect();
         assert!(find_clashes(&none).is_empty());
         // Escaping keeps clashes visible: `self` and `self_` are both `self_`.
-        assert_eq!(find_clashes(&[field_name("self"), field_name("self_")]), vec![(0, 1)]);
+        assert_eq!(
+            find_clashes(&[field_name("self"), field_name("self_")]),
+            vec![(0, 1)]
+        );
     }
 }

@@ -12,7 +12,10 @@ pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) ->
 }
 
 /// A note "did you mean `x`?" when a candidate is close to `name`.
-pub fn did_you_mean<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<String> {
+pub fn did_you_mean<'a>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<String> {
     closest(name, candidates).map(|c| format!("did you mean `{c}`?"))
 }
 
@@ -22,7 +25,9 @@ fn edit_distance(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.to_lowercase().chars().collect();
     let b: Vec<char> = b.to_lowercase().chars().collect();
     let width = b.len() + 1;
-    let mut d: Vec<usize> = (0..(a.len() + 1) * width).map(|k| if k < width { k } else { 0 }).collect();
+    let mut d: Vec<usize> = (0..(a.len() + 1) * width)
+        .map(|k| if k < width { k } else { 0 })
+        .collect();
     for i in 1..=a.len() {
         d[i * width] = i;
         for j in 1..=b.len() {

@@ -2,7 +2,13 @@
 
 pub mod ast;
 
-#[allow(clippy::all, missing_docs, unused_qualifications, unused_parens, unused_imports)]
+#[allow(
+    clippy::all,
+    missing_docs,
+    unused_qualifications,
+    unused_parens,
+    unused_imports
+)]
 mod grammar {
     lalrpop_util::lalrpop_mod!(pub grammar, "/front/idl/grammar.rs");
     pub use grammar::*;
@@ -21,5 +27,8 @@ pub fn parse(file: FileId, source: &str) -> (ast::IdlFile, Vec<Diagnostic>) {
         Ok(tree) => (tree, None),
         Err(error) => (ast::IdlFile::default(), Some(error)),
     };
-    (tree, parse_error::diagnostics(file, source, recovered, fatal))
+    (
+        tree,
+        parse_error::diagnostics(file, source, recovered, fatal),
+    )
 }

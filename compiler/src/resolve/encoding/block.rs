@@ -11,8 +11,8 @@ use crate::front::common::{Literal, NumberRef, NumberValue, Primitive, TypeExpr,
 use crate::front::enc::ast::{DeadReckoningBlock, EncExtend, EncField, EncMember};
 use crate::front::span::{Ident, Span};
 use crate::ir::{
-    DeadReckoning, Field, FieldEncoding, SegmentEncoding, StructDef, StructEncoding,
-    StructKind, Type, Value, WireItem, WireRule,
+    DeadReckoning, Field, FieldEncoding, SegmentEncoding, StructDef, StructEncoding, StructKind,
+    Type, Value, WireItem, WireRule,
 };
 use crate::resolve::suggest::did_you_mean;
 
@@ -208,7 +208,8 @@ impl<'a> EncodingResolver<'a> {
                         FieldRef::of(field).label(),
                     ])
                     .with_notes(vec![
-                        "a field has one rule and one place on the wire: remove one of the two".into(),
+                        "a field has one rule and one place on the wire: remove one of the two"
+                            .into(),
                     ]),
             );
             return None;
@@ -313,7 +314,10 @@ impl<'a> EncodingResolver<'a> {
                     "`{name}` stands before FENCE {fence} of the block, but the IDL declares it after its FENCE {fence}"
                 ),
                 "move it after the FENCE",
-                format!("the IDL declares `{name}` after its FENCE {} here", mention.segment),
+                format!(
+                    "the IDL declares `{name}` after its FENCE {} here",
+                    mention.segment
+                ),
             )
         } else {
             let fence = want + 1;
@@ -326,13 +330,17 @@ impl<'a> EncodingResolver<'a> {
                 if mention.segment == 0 {
                     format!("the IDL declares `{name}` before any FENCE here")
                 } else {
-                    format!("the IDL declares `{name}` after its FENCE {} here", mention.segment)
+                    format!(
+                        "the IDL declares `{name}` after its FENCE {} here",
+                        mention.segment
+                    )
                 },
             )
         };
         let mut labels = vec![primary(b.file, mention.span).with_message(fix)];
         if let Some(&span) = b.fences.get(fence - 1) {
-            labels.push(secondary(b.file, span).with_message(format!("FENCE {fence} of the block")));
+            labels
+                .push(secondary(b.file, span).with_message(format!("FENCE {fence} of the block")));
         }
         labels.push(secondary(mention.field.loc.file, mention.field.loc.span).with_message(idl));
         self.error(
@@ -377,7 +385,12 @@ impl<'a> EncodingResolver<'a> {
     }
 
     /// The encoding of one mentioned field: its rule, DELTA, and restated DEFAULT.
-    fn field_rule(&mut self, b: &mut Block<'_>, f: &EncField, mention: Mention<'_>) -> FieldEncoding {
+    fn field_rule(
+        &mut self,
+        b: &mut Block<'_>,
+        f: &EncField,
+        mention: Mention<'_>,
+    ) -> FieldEncoding {
         let field = mention.field;
         let fref = FieldRef::of(field);
         if let Some(span) = f.delta {
@@ -392,7 +405,9 @@ impl<'a> EncodingResolver<'a> {
                         element_delta = f.delta.is_some() && matches!(params, Params::Sequence(_));
                         rule = Some(resolved);
                     }
-                    Err(problem) => self.problem(b.file, written.span, problem, vec![fref.label()]),
+                    Err(problem) => {
+                        self.problem(b.file, written.span, *problem, vec![fref.label()])
+                    }
                 }
             }
         }
@@ -400,7 +415,11 @@ impl<'a> EncodingResolver<'a> {
             Some(rule) => rule,
             None => self.default_rule(&field.ty, fref),
         };
-        if let WireRule::Sequence { element_delta: slot, .. } = &mut rule {
+        if let WireRule::Sequence {
+            element_delta: slot,
+            ..
+        } = &mut rule
+        {
             *slot = element_delta;
         }
         if let Some(literal) = &f.default {
@@ -550,7 +569,13 @@ impl<'a> EncodingResolver<'a> {
         let mut first_position: Option<&'a Field> = None;
         for member in &block.members {
             let EncMember::Field(f) = member else {
-                self.shape_error(b.file, member_span(member), "a DEAD_RECKONING block holds only fields", "not a field", shape_note);
+                self.shape_error(
+                    b.file,
+                    member_span(member),
+                    "a DEAD_RECKONING block holds only fields",
+                    "not a field",
+                    shape_note,
+                );
                 continue;
             };
             written += 1;
@@ -736,7 +761,10 @@ impl<'a> EncodingResolver<'a> {
             self.error(
                 CodespanDiagnostic::error()
                     .with_code(codes::ENC_DUPLICATE_MEMBER)
-                    .with_message(format!("EXTEND of `{}` is written twice", extend.field.name))
+                    .with_message(format!(
+                        "EXTEND of `{}` is written twice",
+                        extend.field.name
+                    ))
                     .with_labels(vec![
                         primary(b.file, extend.span).with_message("written again"),
                         secondary(b.file, first).with_message("first written here"),
@@ -789,10 +817,10 @@ impl<'a> EncodingResolver<'a> {
             }
             (Some(to), Some((_, first))) => {
                 for (_, x) in idl {
-                    labels.push(
-                        secondary(x.loc.file, x.loc.span)
-                            .with_message(format!("the IDL extends `{name}` to {} here", x.to.describe())),
-                    );
+                    labels.push(secondary(x.loc.file, x.loc.span).with_message(format!(
+                        "the IDL extends `{name}` to {} here",
+                        x.to.describe()
+                    )));
                 }
                 (
                     format!(
@@ -863,8 +891,16 @@ impl<'a> EncodingResolver<'a> {
                 let min = int(&range.min)?;
                 let max = int(&range.max)?;
                 Type::IntRange {
-                    min: if range.min_inclusive { min } else { min.checked_add(1)? },
-                    max: if range.max_inclusive { max } else { max.checked_sub(1)? },
+                    min: if range.min_inclusive {
+                        min
+                    } else {
+                        min.checked_add(1)?
+                    },
+                    max: if range.max_inclusive {
+                        max
+                    } else {
+                        max.checked_sub(1)?
+                    },
                 }
             }
             TypeKind::Numeric(range) => Type::Numeric {

@@ -32,9 +32,12 @@ pub enum Params {
     Huffman(Vec<(Ident, f64)>),
 }
 
+/// Something wrong with a rule (boxed: it travels in `Err`s).
+pub type Problem = Box<ProblemInfo>;
+
 /// Something wrong with a rule, reported at the rule (or at `at`, a span inside the same file).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Problem {
+pub struct ProblemInfo {
     /// The diagnostic code.
     pub code: &'static str,
     /// The headline.
@@ -49,16 +52,17 @@ pub struct Problem {
     pub notes: Vec<String>,
 }
 
-impl Problem {
-    fn new(code: &'static str, message: String, label: String, note: String) -> Self {
-        Problem {
+impl ProblemInfo {
+    /// A problem with one note.
+    pub fn new(code: &'static str, message: String, label: String, note: String) -> Problem {
+        Box::new(ProblemInfo {
             code,
             message,
             label,
             at: None,
             others: Vec::new(),
             notes: vec![note],
-        }
+        })
     }
 }
 
@@ -185,10 +189,12 @@ impl Category {
     }
 }
 
-const INTEGER_RULES: &str = "an integer takes BIT(n), VLQ, VLQ(n) or UINT8..INT64 (if its range fits)";
+const INTEGER_RULES: &str =
+    "an integer takes BIT(n), VLQ, VLQ(n) or UINT8..INT64 (if its range fits)";
 const NUMERIC_RULES: &str = "a NUMERIC takes FIXED_POINT(resolution), FLOAT32 or FLOAT64";
 const FLOAT_RULES: &str = "a FLOAT32 or FLOAT64 takes FLOAT32 or FLOAT64";
-const ENUM_RULES: &str = "an enum takes BIT(n), VLQ, UINT8..UINT64 or HUFFMAN(enumerator = weight, ...)";
+const ENUM_RULES: &str =
+    "an enum takes BIT(n), VLQ, UINT8..UINT64 or HUFFMAN(enumerator = weight, ...)";
 const BOOL_RULES: &str = "a BOOL takes BIT(n) or BOOL";
 const LENGTH_RULES: &str = "the count of a SEQUENCE and the length of a STRING or BYTES take BIT(n), VLQ, VLQ(n) or UINT8..UINT64";
 const STRUCT_RULES: &str = "a struct field takes no rule (DELTA alone is fine): the struct's fields are encoded by its own block, `ENCODING(E) STRUCT Name { ... }`";
@@ -257,7 +263,7 @@ fn number_f64(value: NumberValue) -> f64 {
 /// `FIXED_POINT(r)` r > 0, HUFFMAN names distinct and weights > 0.
 pub fn params(rule: &Rule) -> Result<Params, Problem> {
     let bad = |span: Span, message: String, label: &str, note: &str| {
-        let mut problem = Problem::new(
+        let mut problem = ProblemInfo::new(
             codes::ENC_BAD_PARAMETER,
             message,
             label.to_string(),
@@ -309,7 +315,7 @@ pub fn params(rule: &Rule) -> Result<Params, Problem> {
             let mut out: Vec<(Ident, f64)> = Vec::with_capacity(weights.len());
             for (name, weight) in weights {
                 if let Some((first, _)) = out.iter().find(|(n, _)| n.name == name.name) {
-                    let mut problem = Problem::new(
+                    let mut problem = ProblemInfo::new(
                         codes::ENC_HUFFMAN_DUPLICATE,
                         format!("HUFFMAN gives `{}` two weights", name.name),
                         "given again".into(),
@@ -323,7 +329,10 @@ pub fn params(rule: &Rule) -> Result<Params, Problem> {
                 if !(value.is_finite() && value > 0.0) {
                     return Err(bad(
                         weight.span,
-                        format!("the HUFFMAN weight of `{}` must be greater than 0", name.name),
+                        format!(
+                            "the HUFFMAN weight of `{}` must be greater than 0",
+                            name.name
+                        ),
                         "not a positive weight",
                         "weights are relative frequencies: a rarer enumerator gets a smaller (but positive) weight and a longer code",
                     ));
@@ -394,7 +403,9 @@ impl Slot<'_> {
 
 /// The number of enumerators of an enum (0 when unknown).
 pub fn enum_count(def: Option<&EnumDef>) -> u32 {
-    def.map_or(0, |d| u32::try_from(d.enumerators.len()).unwrap_or(u32::MAX))
+    def.map_or(0, |d| {
+        u32::try_from(d.enumerators.len()).unwrap_or(u32::MAX)
+    })
 }
 
 /// The built-in default rule of a slot (DESIGN.md, "Built-in defaults"), in a bitstream.
@@ -428,7 +439,12 @@ pub fn builtin(slot: &Slot<'_>) -> WireRule {
             max: i128::from(max),
             bits: bits_required(0, i128::from(max)),
         },
-        Slot::Length(None) => vlq(VLQ_DEFAULT_GROUP, VlqMapping::Plain, 0, i128::from(u64::MAX)),
+        Slot::Length(None) => vlq(
+            VLQ_DEFAULT_GROUP,
+            VlqMapping::Plain,
+            0,
+            i128::from(u64::MAX),
+        ),
         Slot::Struct(name) => WireRule::Struct(name.to_string()),
     }
 }
@@ -486,6 +502,21 @@ pub fn fixed_point(min: f64, max: f64, resolution: f64) -> Result<(u64, u32), Fi
     Ok((steps, bits_required(0, i128::from(steps))))
 }
 
+/// The finest power of ten that quantizes `[min, max]` in at most 64 bits, written as a
+/// literal (`1e-6`).
+fn coarsest_power_of_ten(min: f64, max: f64) -> String {
+    let finest = (max - min) / 18_446_744_073_709_551_615.0;
+    let mut exponent = finest.log10().ceil();
+    if !exponent.is_finite() {
+        return "1".to_string();
+    }
+    // Rounding may leave the boundary case one step over.
+    if fixed_point(min, max, 10f64.powf(exponent)).is_err() {
+        exponent += 1.0;
+    }
+    format!("1e{exponent}")
+}
+
 /// Code lengths of a Huffman code for `weights` (deterministic: of two subtrees of equal
 /// weight, the one holding the smaller index merges first). One symbol gets length 0.
 pub fn huffman_lengths(weights: &[f64]) -> Vec<u32> {
@@ -506,7 +537,9 @@ pub fn huffman_lengths(weights: &[f64]) -> Vec<u32> {
     while nodes.len() > 1 {
         let Some(first) = smallest(&nodes) else { break };
         let a = nodes.swap_remove(first);
-        let Some(second) = smallest(&nodes) else { break };
+        let Some(second) = smallest(&nodes) else {
+            break;
+        };
         let b = nodes.swap_remove(second);
         for &leaf in a.2.iter().chain(b.2.iter()) {
             if let Some(length) = lengths.get_mut(leaf) {
@@ -562,7 +595,7 @@ pub fn apply(
     let rule = describe(params);
     let desc = ty.describe();
     let mismatch = || {
-        Problem::new(
+        ProblemInfo::new(
             codes::ENC_RULE_TYPE_MISMATCH,
             format!("{rule} cannot encode {what}, which is {desc}"),
             format!("not a rule for {desc}"),
@@ -570,7 +603,7 @@ pub fn apply(
         )
     };
     let too_narrow = |holds: String, needs: String, fix: String| {
-        Problem::new(
+        ProblemInfo::new(
             codes::ENC_RULE_TOO_NARROW,
             format!("{rule} is too narrow for {what}, which is {desc}"),
             format!("{holds}, but {needs}"),
@@ -632,25 +665,23 @@ pub fn apply(
                     steps,
                     bits,
                 }),
-                Err(FixedPointError::TooManySteps(steps)) => Err(Problem::new(
+                Err(FixedPointError::TooManySteps(steps)) => Err(ProblemInfo::new(
                     codes::ENC_FIXED_POINT_TOO_FINE,
                     format!("{rule} is too fine for {what}, which is {desc}"),
                     format!("{steps:e} steps: more than 64 bits hold"),
                     format!(
-                        "choose a resolution of at least {:e}",
-                        (max - min) / 18_446_744_073_709_551_615.0
+                        "choose FIXED_POINT({}) or coarser",
+                        coarsest_power_of_ten(min, max)
                     ),
                 )),
             }
         }
-        (
-            Slot::Numeric { .. } | Slot::Float(_),
-            Params::Primitive(Primitive::Float32),
-        ) => Ok(WireRule::Float32),
-        (
-            Slot::Numeric { .. } | Slot::Float(_),
-            Params::Primitive(Primitive::Float64),
-        ) => Ok(WireRule::Float64),
+        (Slot::Numeric { .. } | Slot::Float(_), Params::Primitive(Primitive::Float32)) => {
+            Ok(WireRule::Float32)
+        }
+        (Slot::Numeric { .. } | Slot::Float(_), Params::Primitive(Primitive::Float64)) => {
+            Ok(WireRule::Float64)
+        }
         (Slot::Enum(def), Params::Vlq { group_bits }) => {
             let last = i128::from(enum_count(def)) - 1;
             Ok(vlq(group(*group_bits), VlqMapping::Plain, 0, last.max(0)))
@@ -659,7 +690,9 @@ pub fn apply(
             let count = enum_count(def);
             bit(*n, 0, i128::from(count) - 1).map(|bits| WireRule::EnumIndex { count, bits })
         }
-        (Slot::Enum(def), Params::Primitive(p)) if matches!(int_primitive(*p), Some((_, false))) => {
+        (Slot::Enum(def), Params::Primitive(p))
+            if matches!(int_primitive(*p), Some((_, false))) =>
+        {
             let count = enum_count(def);
             match fixed(*p, 0, i128::from(count) - 1)? {
                 WireRule::Fixed { bits, .. } => Ok(WireRule::EnumIndex { count, bits }),
@@ -668,7 +701,7 @@ pub fn apply(
         }
         (Slot::Enum(def), Params::Huffman(weights)) => {
             if style == Style::Bytestream {
-                return Err(Problem::new(
+                return Err(ProblemInfo::new(
                     codes::ENC_HUFFMAN_BYTESTREAM,
                     format!("HUFFMAN cannot encode {what} in a BYTESTREAM"),
                     "a bit-level code".into(),
@@ -699,7 +732,11 @@ pub fn apply(
 }
 
 /// The Huffman code of an enum from HUFFMAN weights: every enumerator needs exactly one weight.
-fn huffman(def: Option<&EnumDef>, weights: &[(Ident, f64)], what: &str) -> Result<WireRule, Problem> {
+fn huffman(
+    def: Option<&EnumDef>,
+    weights: &[(Ident, f64)],
+    what: &str,
+) -> Result<WireRule, Problem> {
     let Some(def) = def else {
         // The enum itself failed to resolve (reported by the IDL); nothing to check against.
         return Ok(WireRule::Huffman { codes: Vec::new() });
@@ -713,7 +750,7 @@ fn huffman(def: Option<&EnumDef>, weights: &[(Ident, f64)], what: &str) -> Resul
                 }
             }
             None => {
-                let mut problem = Problem::new(
+                let mut problem = ProblemInfo::new(
                     codes::ENC_HUFFMAN_UNKNOWN_ENUMERATOR,
                     format!("`{}` is not an enumerator of `{}`", name.name, def.name),
                     format!("not in `{}`", def.name),
@@ -741,9 +778,12 @@ fn huffman(def: Option<&EnumDef>, weights: &[(Ident, f64)], what: &str) -> Resul
         .map(|(e, _)| e.name.as_str())
         .collect();
     if !missing.is_empty() {
-        return Err(Problem::new(
+        return Err(ProblemInfo::new(
             codes::ENC_HUFFMAN_MISSING_WEIGHT,
-            format!("HUFFMAN for {what} gives no weight to {}", list(missing.iter().copied())),
+            format!(
+                "HUFFMAN for {what} gives no weight to {}",
+                list(missing.iter().copied())
+            ),
             "every enumerator needs a weight".into(),
             format!(
                 "add {} to the HUFFMAN list; an enumerator that is rarely sent gets a small weight",
@@ -758,7 +798,7 @@ fn huffman(def: Option<&EnumDef>, weights: &[(Ident, f64)], what: &str) -> Resul
     let weights: Vec<f64> = by_index.into_iter().map(|w| w.unwrap_or(1.0)).collect();
     match canonical_codes(&huffman_lengths(&weights)) {
         Some(codes) => Ok(WireRule::Huffman { codes }),
-        None => Err(Problem::new(
+        None => Err(ProblemInfo::new(
             codes::ENC_HUFFMAN_CODE_TOO_LONG,
             format!("HUFFMAN for {what} gives a code longer than 64 bits"),
             "weights too skewed".into(),
@@ -884,7 +924,9 @@ pub fn slot_of<'a>(ty: &'a Type, schema: &'a crate::ir::Schema) -> Slot<'a> {
             min: *min,
             max: *max,
         },
-        Type::String { max } | Type::Bytes { max } | Type::Sequence { max, .. } => Slot::Length(*max),
+        Type::String { max } | Type::Bytes { max } | Type::Sequence { max, .. } => {
+            Slot::Length(*max)
+        }
         Type::Array { element, .. } => slot_of(element, schema),
         Type::Optional(inner) => slot_of(inner, schema),
         Type::Struct(name) => Slot::Struct(name),

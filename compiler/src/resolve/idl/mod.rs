@@ -180,7 +180,11 @@ impl<'a> Resolver<'a> {
         }
     }
 
-    fn enumerator_value(&mut self, file: FileId, number: &crate::front::common::Number) -> Option<i64> {
+    fn enumerator_value(
+        &mut self,
+        file: FileId,
+        number: &crate::front::common::Number,
+    ) -> Option<i64> {
         use crate::front::common::NumberValue;
         match number.value {
             NumberValue::Int(v) => match i64::try_from(v) {

@@ -43,7 +43,10 @@ fn visit<'s>(
         };
         match marks.get(target) {
             Some(Mark::InProgress) => {
-                let start = path.iter().position(|(s, _)| *s == target).unwrap_or(path.len());
+                let start = path
+                    .iter()
+                    .position(|(s, _)| *s == target)
+                    .unwrap_or(path.len());
                 let mut chain: Vec<&(&str, &Field)> = path[start..].iter().collect();
                 let closing = (name, field);
                 chain.push(&closing);
@@ -68,7 +71,12 @@ fn directly_contained(ty: &Type) -> Option<&str> {
     }
 }
 
-fn report(schema: &Schema, target: &str, chain: &[&(&str, &Field)], diagnostics: &mut Vec<Diagnostic>) {
+fn report(
+    schema: &Schema,
+    target: &str,
+    chain: &[&(&str, &Field)],
+    diagnostics: &mut Vec<Diagnostic>,
+) {
     let Some(&&(_, closing)) = chain.last() else {
         return;
     };
@@ -76,16 +84,22 @@ fn report(schema: &Schema, target: &str, chain: &[&(&str, &Field)], diagnostics:
         .iter()
         .map(|(owner, field)| format!("{owner}.{}", field.name))
         .collect();
-    let mut labels = vec![primary(closing.loc.file, closing.loc.span).with_message(format!(
-        "`{target}` contains itself through this field"
-    ))];
+    let mut labels = vec![
+        primary(closing.loc.file, closing.loc.span)
+            .with_message(format!("`{target}` contains itself through this field")),
+    ];
     if let Some(def) = schema.structs.get(target) {
-        labels.push(secondary(def.loc.file, def.loc.span).with_message(format!("`{target}` is declared here")));
+        labels.push(
+            secondary(def.loc.file, def.loc.span)
+                .with_message(format!("`{target}` is declared here")),
+        );
     }
     diagnostics.push(
         CodespanDiagnostic::error()
             .with_code(codes::INFINITE_RECURSION)
-            .with_message(format!("`{target}` contains itself: it would be infinitely large"))
+            .with_message(format!(
+                "`{target}` contains itself: it would be infinitely large"
+            ))
             .with_labels(labels)
             .with_notes(vec![
                 format!("the chain: {}", description.join(" -> ")),

@@ -50,7 +50,13 @@ impl Resolver<'_> {
             })
             .collect();
         let members: Vec<&ast::Member> = members.iter().collect();
-        self.struct_def(file, &rpc.name, StructKind::RpcParams, &members, Some(protocol))
+        self.struct_def(
+            file,
+            &rpc.name,
+            StructKind::RpcParams,
+            &members,
+            Some(protocol),
+        )
     }
 
     fn struct_def(
@@ -202,7 +208,10 @@ impl Resolver<'_> {
                 CodespanDiagnostic::error()
                     .with_code(codes::EXTEND_UNKNOWN_FIELD)
                     .with_message(format!("EXTEND of unknown field `{}`", extend.field.name))
-                    .with_labels(vec![primary(file, extend.field.span).with_message("no such field before this EXTEND")])
+                    .with_labels(vec![
+                        primary(file, extend.field.span)
+                            .with_message("no such field before this EXTEND"),
+                    ])
                     .with_notes(note.into_iter().collect()),
             );
             return None;
@@ -220,7 +229,9 @@ impl Resolver<'_> {
                         primary(file, extend.span).with_message("needs a FENCE before it"),
                         secondary(file, field_span).with_message("declared in the same version"),
                     ])
-                    .with_notes(vec!["change the field's type instead, or put a FENCE before the EXTEND".into()]),
+                    .with_notes(vec![
+                        "change the field's type instead, or put a FENCE before the EXTEND".into(),
+                    ]),
             );
             return None;
         }
@@ -228,7 +239,10 @@ impl Resolver<'_> {
             self.error(
                 CodespanDiagnostic::error()
                     .with_code(codes::EXTEND_NOT_WIDER)
-                    .with_message(format!("`{}` is extended twice in one version", extend.field.name))
+                    .with_message(format!(
+                        "`{}` is extended twice in one version",
+                        extend.field.name
+                    ))
                     .with_labels(vec![primary(file, extend.span)])
                     .with_notes(vec!["one EXTEND per field per FENCE".into()]),
             );
@@ -283,15 +297,20 @@ impl Resolver<'_> {
         };
         match (from, to) {
             (Type::Float32, Type::Float64) => true,
-            (
-                Type::Numeric { min: a, max: b, .. },
-                Type::Numeric { min: c, max: d, .. },
-            ) => c <= a && b <= d,
+            (Type::Numeric { min: a, max: b, .. }, Type::Numeric { min: c, max: d, .. }) => {
+                c <= a && b <= d
+            }
             (Type::String { max: old }, Type::String { max: new })
             | (Type::Bytes { max: old }, Type::Bytes { max: new }) => wider_bound(old, new),
             (
-                Type::Sequence { element: e1, max: old },
-                Type::Sequence { element: e2, max: new },
+                Type::Sequence {
+                    element: e1,
+                    max: old,
+                },
+                Type::Sequence {
+                    element: e2,
+                    max: new,
+                },
             ) => e1 == e2 && wider_bound(old, new),
             (Type::Enum(old), Type::Enum(new)) => self.enum_extends(old, new),
             _ => false,
@@ -300,7 +319,8 @@ impl Resolver<'_> {
 
     /// Whether enum `new` begins with all of `old`'s enumerators (names and values) and adds more.
     fn enum_extends(&self, old: &str, new: &str) -> bool {
-        let (Some(old), Some(new)) = (enumerator_values(self, old), enumerator_values(self, new)) else {
+        let (Some(old), Some(new)) = (enumerator_values(self, old), enumerator_values(self, new))
+        else {
             return false;
         };
         new.len() > old.len() && new.iter().zip(&old).all(|(n, o)| n == o)

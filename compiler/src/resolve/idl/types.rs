@@ -44,7 +44,9 @@ impl<'a> Resolver<'a> {
             Literal::Name(other) => self.named_value(decl.file, other),
         };
         self.memo.in_progress.pop();
-        self.memo.consts.insert(decl.name.name.as_str(), value.clone());
+        self.memo
+            .consts
+            .insert(decl.name.name.as_str(), value.clone());
         value
     }
 
@@ -118,7 +120,9 @@ impl<'a> Resolver<'a> {
         }
         let ty = self.resolve_type(decl.file, &t.ty);
         self.memo.in_progress.pop();
-        self.memo.typedefs.insert(decl.name.name.as_str(), ty.clone());
+        self.memo
+            .typedefs
+            .insert(decl.name.name.as_str(), ty.clone());
         ty
     }
 
@@ -177,24 +181,25 @@ impl<'a> Resolver<'a> {
                     let (decl_file, decl_span) = (decl.file, decl.name.span);
                     self.wrong_kind(file, name, other.describe(), "a type");
                     if let Some(last) = self.diagnostics.last_mut() {
-                        last.labels.push(
-                            secondary(decl_file, decl_span).with_message("declared here"),
-                        );
+                        last.labels
+                            .push(secondary(decl_file, decl_span).with_message("declared here"));
                     }
                     None
                 }
             },
             None => {
                 let types = self.decls.names_where(|k| {
-                    matches!(k, DeclKind::Struct(..) | DeclKind::Enum(_) | DeclKind::Typedef(_))
+                    matches!(
+                        k,
+                        DeclKind::Struct(..) | DeclKind::Enum(_) | DeclKind::Typedef(_)
+                    )
                 });
                 let mut notes = vec![];
                 if let Some(note) = did_you_mean(&name.name, types) {
                     notes.push(note);
                 }
                 notes.push(
-                    "declare it in this file or in a file that is IMPORTed or given to idlc"
-                        .into(),
+                    "declare it in this file or in a file that is IMPORTed or given to idlc".into(),
                 );
                 self.error(
                     CodespanDiagnostic::error()
@@ -213,7 +218,9 @@ impl<'a> Resolver<'a> {
             CodespanDiagnostic::error()
                 .with_code(codes::WRONG_KIND_OF_NAME)
                 .with_message(format!("`{}` is {is}, not {wanted}", name.name))
-                .with_labels(vec![primary(file, name.span).with_message(format!("expected {wanted}"))]),
+                .with_labels(vec![
+                    primary(file, name.span).with_message(format!("expected {wanted}")),
+                ]),
         );
     }
 
@@ -225,7 +232,11 @@ impl<'a> Resolver<'a> {
                 Value::Int(v) => Some(NumberValue::Int(v)),
                 Value::Real(v) => Some(NumberValue::Real(v)),
                 _ => {
-                    self.literal_error(file, name.span, &format!("CONST `{}` is not a number", name.name));
+                    self.literal_error(
+                        file,
+                        name.span,
+                        &format!("CONST `{}` is not a number", name.name),
+                    );
                     None
                 }
             },
@@ -275,7 +286,12 @@ impl<'a> Resolver<'a> {
     }
 
     /// `Some(None)` when there is no bound, `None` when the bound is wrong.
-    fn optional_bound(&mut self, file: FileId, number: Option<&NumberRef>, what: &str) -> Option<Option<u64>> {
+    fn optional_bound(
+        &mut self,
+        file: FileId,
+        number: Option<&NumberRef>,
+        what: &str,
+    ) -> Option<Option<u64>> {
         match number {
             None => Some(None),
             Some(number) => self.bound(file, number, what).map(Some),
@@ -293,11 +309,21 @@ impl<'a> Resolver<'a> {
             max -= 1;
         }
         if min > max {
-            self.range_error(file, range, "this range holds no integer", "write the smaller bound first; `[a,b)` excludes b");
+            self.range_error(
+                file,
+                range,
+                "this range holds no integer",
+                "write the smaller bound first; `[a,b)` excludes b",
+            );
             return None;
         }
         if bits_required(min, max) > 64 {
-            self.range_error(file, range, "this range is wider than 64 bits", "an INT range may span at most 2^64 values");
+            self.range_error(
+                file,
+                range,
+                "this range is wider than 64 bits",
+                "an INT range may span at most 2^64 values",
+            );
             return None;
         }
         Some(Type::IntRange { min, max })
@@ -309,7 +335,12 @@ impl<'a> Resolver<'a> {
         let (min, max) = (min?, max?);
         let empty = min > max || (min == max && !(range.min_inclusive && range.max_inclusive));
         if empty {
-            self.range_error(file, range, "this range holds no number", "write the smaller bound first");
+            self.range_error(
+                file,
+                range,
+                "this range holds no number",
+                "write the smaller bound first",
+            );
             return None;
         }
         Some(Type::Numeric {
@@ -325,7 +356,9 @@ impl<'a> Resolver<'a> {
             CodespanDiagnostic::error()
                 .with_code(codes::BAD_RANGE)
                 .with_message("invalid range")
-                .with_labels(vec![primary(file, range.span).with_message(label.to_string())])
+                .with_labels(vec![
+                    primary(file, range.span).with_message(label.to_string()),
+                ])
                 .with_notes(vec![note.to_string()]),
         );
     }

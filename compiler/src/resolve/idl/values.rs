@@ -11,7 +11,12 @@ use crate::ir::{Type, Value};
 
 impl Resolver<'_> {
     /// The value of `literal` as a DEFAULT of a field of type `ty`, or None (reported).
-    pub(super) fn check_default(&mut self, file: FileId, ty: &Type, literal: &Literal) -> Option<Value> {
+    pub(super) fn check_default(
+        &mut self,
+        file: FileId,
+        ty: &Type,
+        literal: &Literal,
+    ) -> Option<Value> {
         let span = literal.span();
         let value = match literal {
             Literal::Number(n) => match n.value {
@@ -25,9 +30,17 @@ impl Resolver<'_> {
                     if self.enumerators(e).iter().any(|n| *n == name.name) {
                         return Some(Value::Enumerator(name.name.clone()));
                     }
-                    if !matches!(self.decls.get(&name.name).map(|d| d.kind), Some(DeclKind::Const(_))) {
+                    if !matches!(
+                        self.decls.get(&name.name).map(|d| d.kind),
+                        Some(DeclKind::Const(_))
+                    ) {
                         let names = self.enumerators(e).join(", ");
-                        self.bad_default(file, span, format!("`{}` is not an enumerator of `{e}`", name.name), format!("`{e}` has {names}"));
+                        self.bad_default(
+                            file,
+                            span,
+                            format!("`{}` is not an enumerator of `{e}`", name.name),
+                            format!("`{e}` has {names}"),
+                        );
                         return None;
                     }
                 }
@@ -52,7 +65,15 @@ impl Resolver<'_> {
                 (min..=max).contains(v)
             }
             (Type::Float32 | Type::Float64, Value::Int(_) | Value::Real(_)) => true,
-            (Type::Numeric { min, max, min_inclusive, max_inclusive }, Value::Int(_) | Value::Real(_)) => {
+            (
+                Type::Numeric {
+                    min,
+                    max,
+                    min_inclusive,
+                    max_inclusive,
+                },
+                Value::Int(_) | Value::Real(_),
+            ) => {
                 let v = match value {
                     Value::Int(v) => v as f64,
                     Value::Real(v) => v,
@@ -66,7 +87,10 @@ impl Resolver<'_> {
                 max.is_none_or(|max| s.len() as u64 <= max)
             }
             (Type::Enum(e), Value::Enumerator(name)) => self.enumerators(e).contains(name),
-            (Type::Sequence { .. } | Type::Array { .. } | Type::Optional(_) | Type::Struct(_), _) => {
+            (
+                Type::Sequence { .. } | Type::Array { .. } | Type::Optional(_) | Type::Struct(_),
+                _,
+            ) => {
                 self.bad_default(
                     file,
                     span,

@@ -48,10 +48,7 @@ impl Resolver<'_> {
                 Some(idl) if i128::from(idl.value) != value => {
                     difference = Some((
                         enumerator.span,
-                        format!(
-                            "`{name}` is {value} here but {} in the IDL",
-                            idl.value
-                        ),
+                        format!("`{name}` is {value} here but {} in the IDL", idl.value),
                         "another value",
                     ));
                     break;

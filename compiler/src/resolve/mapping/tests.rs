@@ -1,7 +1,5 @@
 //! Unit tests of mapping resolution, on schemas built by hand.
 
-use indexmap::IndexMap;
-
 use super::resolve_mapping;
 use crate::diagnostics::{Diagnostic, FileId};
 use crate::front::span::Span;
@@ -77,7 +75,12 @@ fn numeric() -> Type {
 /// The design source's Character, with an Item, a Vec3 and a protocol.
 fn character() -> Schema {
     let mut schema = Schema::default();
-    strukt(&mut schema, "Item", StructKind::Struct, vec![field("kind", Type::Uint(16))]);
+    strukt(
+        &mut schema,
+        "Item",
+        StructKind::Struct,
+        vec![field("kind", Type::Uint(16))],
+    );
     strukt(
         &mut schema,
         "Vec3",
@@ -160,7 +163,11 @@ fn default_integer_types_of_ranges() {
         ("c", range(-1, 127), "i8"),
         ("d", range(-129, 0), "i16"),
         ("e", range(0, i128::from(u64::MAX)), "u64"),
-        ("f", range(i128::from(i64::MIN), i128::from(i64::MAX)), "i64"),
+        (
+            "f",
+            range(i128::from(i64::MIN), i128::from(i64::MAX)),
+            "i64",
+        ),
         ("g", range(0, 70_000), "u32"),
         ("h", Type::Uint(16), "u16"),
         ("i", Type::Int(32), "i32"),
@@ -196,7 +203,10 @@ fn built_in_types_and_names() {
                     len: 3,
                 },
             ),
-            field("maybe", Type::Optional(Box::new(Type::Struct("Item".into())))),
+            field(
+                "maybe",
+                Type::Optional(Box::new(Type::Struct("Item".into()))),
+            ),
         ],
     );
     enumeration(&mut schema, "team_color", &[("RED", 0), ("self", 1)]);
@@ -215,12 +225,18 @@ fn built_in_types_and_names() {
         ty(&mapping, "my_struct", "grid").to_string(),
         "[f32; 3]".to_owned()
     );
-    assert_eq!(ty(&mapping, "my_struct", "maybe").to_string(), "Option<Item>");
+    assert_eq!(
+        ty(&mapping, "my_struct", "maybe").to_string(),
+        "Option<Item>"
+    );
     assert_eq!(ty(&mapping, "Character", "angle"), &RustType::F64);
     assert_eq!(ty(&mapping, "Character", "mass"), &RustType::F64);
     assert_eq!(ty(&mapping, "Character", "anim").to_string(), "Animation");
     assert_eq!(ty(&mapping, "Character", "animation_frame"), &ints("u8"));
-    assert_eq!(ty(&mapping, "Character", "inventory").to_string(), "Vec<Item>");
+    assert_eq!(
+        ty(&mapping, "Character", "inventory").to_string(),
+        "Vec<Item>"
+    );
     assert_eq!(ty(&mapping, "Character", "position").to_string(), "Vec3");
     let team = &mapping.enums["team_color"];
     assert_eq!(team.rust_name, "TeamColor");
@@ -248,7 +264,10 @@ fn overrides_apply_on_their_side_only() {
     assert!(diagnostics.is_empty(), "{diagnostics:?}");
     assert_eq!(ty(&client, "Character", "angle"), &RustType::F32);
     assert_eq!(ty(&client, "Character", "animation_frame"), &ints("u64"));
-    assert_eq!(ty(&client, "Character", "inventory").to_string(), "Vec<Item>");
+    assert_eq!(
+        ty(&client, "Character", "inventory").to_string(),
+        "Vec<Item>"
+    );
     let (server, _) = run(&schema, map, Some("Server"));
     assert_eq!(ty(&server, "Character", "angle"), &RustType::F64);
     assert_eq!(ty(&server, "Character", "character_id"), &ints("i128"));
@@ -377,7 +396,10 @@ fn existing_types() {
     assert_eq!(vec3.fields["z"].rust_name, "r#type");
     assert_eq!(vec3.fields["x"].ty, RustType::F64);
     // Fields of that type, on that side, are the existing type.
-    assert_eq!(ty(&mapping, "Character", "position").to_string(), "glam::Vec3");
+    assert_eq!(
+        ty(&mapping, "Character", "position").to_string(),
+        "glam::Vec3"
+    );
     let (other, _) = run(&schema, map, Some("S"));
     assert_eq!(other.structs["Vec3"].rust_name, "Vec3");
     assert_eq!(ty(&other, "Character", "position").to_string(), "Vec3");
@@ -387,7 +409,10 @@ fn existing_types() {
         MAPPING("Rust","C") STRUCT Item { kind => k; }
     "#;
     let (_, diagnostics) = run(&schema, map, Some("C"));
-    assert_eq!(codes(&diagnostics), ["E0404", "E0405", "E0420", "E0412", "E0413"]);
+    assert_eq!(
+        codes(&diagnostics),
+        ["E0404", "E0405", "E0420", "E0412", "E0413"]
+    );
     assert!(diagnostics[3].message.contains("`z`"));
 }
 
@@ -417,7 +442,11 @@ fn extended_fields_have_their_latest_type() {
     });
     let (mapping, _) = resolve_mapping(&schema, &[], None);
     assert_eq!(ty(&mapping, "Item", "kind"), &ints("u32"));
-    let (_, diagnostics) = run(&schema, r#"MAPPING("Rust","C") STRUCT Item { u16 kind; }"#, None);
+    let (_, diagnostics) = run(
+        &schema,
+        r#"MAPPING("Rust","C") STRUCT Item { u16 kind; }"#,
+        None,
+    );
     assert_eq!(codes(&diagnostics), ["E0409"]);
 }
 
@@ -463,16 +492,29 @@ fn restated_enums() {
     assert!(diagnostics.is_empty(), "{diagnostics:?}");
     for (restated, what) in [
         ("Standing, Walking", "lacks `Running`"),
-        ("Standing, Walking, Running, Jumping", "no enumerator `Jumping`"),
-        ("Standing = 1, Walking, Running", "`Standing` is 1 here but 0"),
-        ("Standing, Running, Walking", "`Running` stands where the IDL has `Walking`"),
+        (
+            "Standing, Walking, Running, Jumping",
+            "no enumerator `Jumping`",
+        ),
+        (
+            "Standing = 1, Walking, Running",
+            "`Standing` is 1 here but 0",
+        ),
+        (
+            "Standing, Running, Walking",
+            "`Running` stands where the IDL has `Walking`",
+        ),
     ] {
         let map = format!(
             r#"MAPPING("Rust","C") PUBLISHABLE_STRUCT Character {{ enum Animation {{ {restated} }} }}"#
         );
         let (_, diagnostics) = run(&schema, &map, Some("C"));
         assert_eq!(codes(&diagnostics), ["E0414"], "{restated}");
-        assert!(diagnostics[0].message.contains(what), "{}", diagnostics[0].message);
+        assert!(
+            diagnostics[0].message.contains(what),
+            "{}",
+            diagnostics[0].message
+        );
     }
     let map = r#"
         MAPPING("Rust","C") PUBLISHABLE_STRUCT Character { enum Animation { Standing, Walking, Running } mass; }
@@ -496,9 +538,16 @@ fn targets() {
     let (mapping, diagnostics) = run(&schema, map, Some("C"));
     assert_eq!(
         codes(&diagnostics),
-        ["E0402", "E0403", "E0403", "E0403", "E0421", "E0421", "E0418"]
+        [
+            "E0402", "E0403", "E0403", "E0403", "E0421", "E0421", "E0418"
+        ]
     );
-    assert!(diagnostics[0].notes.iter().any(|n| n.contains("`Character`")));
+    assert!(
+        diagnostics[0]
+            .notes
+            .iter()
+            .any(|n| n.contains("`Character`"))
+    );
     // The first item of a target wins.
     assert_eq!(ty(&mapping, "Item", "kind"), &ints("u32"));
 }
@@ -535,7 +584,10 @@ fn qualifiers_unknown_fields_and_duplicates() {
     let (mapping, diagnostics) = run(&schema, map, Some("S"));
     assert_eq!(codes(&diagnostics), ["E0406", "E0404", "E0405"]);
     assert!(diagnostics[1].notes.iter().any(|n| n.contains("`angle`")));
-    assert_eq!(ty(&mapping, "Character", "inventory").to_string(), "MyInventory");
+    assert_eq!(
+        ty(&mapping, "Character", "inventory").to_string(),
+        "MyInventory"
+    );
     assert_eq!(ty(&mapping, "Character", "angle"), &RustType::F32);
 }
 
@@ -556,5 +608,80 @@ fn rust_name_clashes() {
     assert_eq!(diagnostics[0].labels.len(), 2);
     // Still complete.
     assert_eq!(mapping.structs.len(), 2);
-    let _: &IndexMap<String, _> = &mapping.enums;
+    assert_eq!(mapping.enums["E"].variants.len(), 3);
+}
+
+#[test]
+fn optionals_that_lead_back_are_boxed() {
+    let mut schema = Schema::default();
+    let node = || Type::Struct("Node".into());
+    strukt(
+        &mut schema,
+        "Node",
+        StructKind::Struct,
+        vec![
+            field("next", Type::Optional(Box::new(node()))),
+            field(
+                "children",
+                Type::Sequence {
+                    element: Box::new(node()),
+                    max: None,
+                },
+            ),
+            field(
+                "leaf",
+                Type::Optional(Box::new(Type::Struct("Leaf".into()))),
+            ),
+            field(
+                "pair",
+                Type::Optional(Box::new(Type::Struct("Pair".into()))),
+            ),
+        ],
+    );
+    strukt(
+        &mut schema,
+        "Leaf",
+        StructKind::Struct,
+        vec![field("v", Type::Bool)],
+    );
+    strukt(
+        &mut schema,
+        "Pair",
+        StructKind::Struct,
+        vec![field(
+            "nodes",
+            Type::Array {
+                element: Box::new(Type::Optional(Box::new(node()))),
+                len: 2,
+            },
+        )],
+    );
+    let (mapping, diagnostics) = resolve_mapping(&schema, &[], None);
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    assert_eq!(
+        ty(&mapping, "Node", "next").to_string(),
+        "Option<Box<Node>>"
+    );
+    assert_eq!(ty(&mapping, "Node", "children").to_string(), "Vec<Node>");
+    assert_eq!(ty(&mapping, "Node", "leaf").to_string(), "Option<Leaf>");
+    assert_eq!(
+        ty(&mapping, "Node", "pair").to_string(),
+        "Option<Box<Pair>>"
+    );
+    assert_eq!(
+        ty(&mapping, "Pair", "nodes").to_string(),
+        "[Option<Box<Node>>; 2]"
+    );
+    let map =
+        r#"MAPPING("Rust","C") STRUCT Node { Option<Box<Node>> next; Option<Box<Leaf>> leaf; }"#;
+    let (mapping, diagnostics) = run(&schema, map, Some("C"));
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    assert_eq!(
+        ty(&mapping, "Node", "next").to_string(),
+        "Option<Box<Node>>"
+    );
+    assert_eq!(
+        ty(&mapping, "Node", "leaf").to_string(),
+        "Option<Box<Leaf>>"
+    );
 }

@@ -1,9 +1,12 @@
 //! Checking a Rust type written in a mapping (`f32 angle;`) against the field's IDL type.
 
-use super::{Resolver, error};
+use std::collections::HashSet;
+
+use super::{Resolver, error, latest_type};
 use crate::diagnostics::{FileId, codes, primary, secondary};
 use crate::front::map::ast;
 use crate::ir::{Loc, RustType, Type};
+use crate::resolve::names;
 
 /// The Rust integer types a field may be mapped to: name, signed, bits.
 const INTS: &[(&str, bool, u32)] = &[
@@ -81,8 +84,11 @@ pub(super) struct Subject<'f> {
 impl Subject<'_> {
     /// A secondary label at the IDL field: "`angle` is NUMERIC[0,360]".
     fn label(&self) -> codespan_reporting::diagnostic::Label<FileId> {
-        secondary(self.loc.file, self.loc.span)
-            .with_message(format!("`{}` is {}", self.name, describe(self.ty)))
+        secondary(self.loc.file, self.loc.span).with_message(format!(
+            "`{}` is {}",
+            self.name,
+            describe(self.ty)
+        ))
     }
 }
 
@@ -112,6 +118,8 @@ enum Written<'t> {
     Vec(&'t [ast::RustType]),
     /// `Option<...>` with its arguments.
     Option(&'t [ast::RustType]),
+    /// `Box<...>` with its arguments.
+    Boxed(&'t [ast::RustType]),
     /// Any other path: a user type.
     Path,
 }
@@ -129,6 +137,7 @@ fn classify(ty: &ast::RustType) -> Written<'_> {
     match segments.as_slice() {
         ["Vec"] | ["std" | "alloc", "vec", "Vec"] => return Written::Vec(args),
         ["Option"] | ["std" | "core", "option", "Option"] => return Written::Option(args),
+        ["Box"] | ["std" | "alloc", "boxed", "Box"] => return Written::Boxed(args),
         _ => {}
     }
     if !args.is_empty() {
@@ -153,6 +162,71 @@ fn classify(ty: &ast::RustType) -> Written<'_> {
 }
 
 impl Resolver<'_> {
+    /// The built-in Rust type of `ty` on `side`.
+    pub(super) fn default_type(&self, side: Option<&str>, ty: &Type) -> RustType {
+        match ty {
+            Type::Bool => RustType::Bool,
+            Type::Uint(bits) => RustType::Int(format!("u{bits}")),
+            Type::Int(bits) => RustType::Int(format!("i{bits}")),
+            Type::Float32 => RustType::F32,
+            Type::Float64 | Type::Numeric { .. } => RustType::F64,
+            Type::IntRange { min, max } => RustType::Int(smallest_int(*min, *max).to_owned()),
+            Type::String { .. } => RustType::String,
+            Type::Bytes { .. } => RustType::Bytes,
+            Type::Sequence { element, .. } => {
+                RustType::Vec(Box::new(self.default_type(side, element)))
+            }
+            Type::Array { element, len } => {
+                RustType::Array(Box::new(self.default_type(side, element)), *len)
+            }
+            Type::Optional(inner) => RustType::Option(Box::new(self.default_type(side, inner))),
+            Type::Struct(name) => RustType::Named(self.struct_rust_name(side, name)),
+            Type::Enum(name) => RustType::Named(names::type_name(name)),
+        }
+    }
+
+    /// `rust`, the Rust type of a value of `idl` inside struct `owner`, with `Box` around what an
+    /// OPTIONAL holds when it leads back to `owner` by value (else the Rust type has no size).
+    pub(super) fn box_cycles(&self, owner: &str, idl: &Type, rust: RustType) -> RustType {
+        match (idl, rust) {
+            (Type::Optional(inner), RustType::Option(held)) => {
+                let held = self.box_cycles(owner, inner, *held);
+                let held = if !matches!(held, RustType::Boxed(_)) && self.leads_back(owner, inner) {
+                    RustType::Boxed(Box::new(held))
+                } else {
+                    held
+                };
+                RustType::Option(Box::new(held))
+            }
+            (Type::Array { element, .. }, RustType::Array(held, len)) => {
+                RustType::Array(Box::new(self.box_cycles(owner, element, *held)), len)
+            }
+            (_, rust) => rust,
+        }
+    }
+
+    /// Whether a value of `ty` holds a struct `owner` by value: through struct fields, ARRAYs
+    /// and OPTIONALs, not through SEQUENCEs (which are on the heap).
+    pub(super) fn leads_back(&self, owner: &str, ty: &Type) -> bool {
+        let mut stack = vec![ty];
+        let mut seen: HashSet<&str> = HashSet::new();
+        while let Some(ty) = stack.pop() {
+            match ty {
+                Type::Struct(name) if name == owner => return true,
+                Type::Struct(name) => {
+                    let first_visit = seen.insert(name);
+                    if let (true, Some(def)) = (first_visit, self.schema.structs.get(name)) {
+                        stack.extend(def.fields().map(|f| latest_type(def, f)));
+                    }
+                }
+                Type::Array { element, .. } => stack.push(element),
+                Type::Optional(inner) => stack.push(inner),
+                _ => {}
+            }
+        }
+        false
+    }
+
     /// Checks the Rust type `written` for a value of IDL type `idl` (the whole field, or an
     /// element of it) on `side`; returns the Rust type, or reports why it does not fit.
     pub(super) fn check_type(
@@ -166,7 +240,10 @@ impl Resolver<'_> {
         let kind = classify(written);
         match (idl, kind) {
             (Type::Bool, Written::Bool) => Some(RustType::Bool),
-            (Type::Uint(_) | Type::Int(_) | Type::IntRange { .. }, Written::Int(name, signed, bits)) => {
+            (
+                Type::Uint(_) | Type::Int(_) | Type::IntRange { .. },
+                Written::Int(name, signed, bits),
+            ) => {
                 let (min, max) = idl.int_range()?;
                 if fits(signed, bits, min, max) {
                     return Some(RustType::Int(name.to_owned()));
@@ -253,6 +330,9 @@ impl Resolver<'_> {
             (Type::Optional(inner), Written::Option([arg])) => self
                 .check_type(file, side, inner, arg, field)
                 .map(|t| RustType::Option(Box::new(t))),
+            (Type::Struct(_), Written::Boxed([arg])) => self
+                .check_type(file, side, idl, arg, field)
+                .map(|t| RustType::Boxed(Box::new(t))),
             (Type::Struct(_) | Type::Enum(_), Written::Path) => {
                 let expected = self.default_type(Some(side), idl);
                 if written_text(written) == expected.to_string() {
@@ -319,7 +399,7 @@ impl Resolver<'_> {
         let diagnostic = if collection {
             error(
                 codes::MAP_NOT_A_SEQUENCE,
-                format!("`{text}` is a collection type, but {described} is not a SEQUENCE"),
+                format!("`{text}` cannot stand for {described}: only a SEQUENCE maps to a collection type"),
             )
             .with_labels(vec![
                 primary(file, written.span)
@@ -356,7 +436,10 @@ mod tests {
         assert_eq!(smallest_int(0, 65_535), "u16");
         assert_eq!(smallest_int(0, 65_536), "u32");
         assert_eq!(smallest_int(0, i128::from(u64::MAX)), "u64");
-        assert_eq!(smallest_int(i128::from(i64::MIN), i128::from(i64::MAX)), "i64");
+        assert_eq!(
+            smallest_int(i128::from(i64::MIN), i128::from(i64::MAX)),
+            "i64"
+        );
         assert_eq!(smallest_int(0, i128::from(u64::MAX) + 1), "u128");
         assert_eq!(smallest_int(i128::from(i64::MIN) - 1, 0), "i128");
     }

@@ -1,0 +1,151 @@
+//! `idlc::Builder`: generate code from build.rs, in the style of `prost_build::Config`.
+//!
+//! ```no_run
+//! // build.rs
+//! fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     idlc::Builder::new()
+//!         .encoding("schemas/s2c.enc")
+//!         .mapping("schemas/client.map")
+//!         .side("Client")
+//!         .compile(&["schemas/game.idl"])?;
+//!     Ok(())
+//! }
+//! ```
+//!
+//! and in the crate: `idlc_runtime::include_generated!("game");` or
+//! `include!(concat!(env!("OUT_DIR"), "/game.rs"));`.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use crate::codegen::{self, GenOptions};
+use crate::{Inputs, compile};
+
+/// Configures and runs code generation from a build script.
+#[derive(Debug, Clone, Default)]
+pub struct Builder {
+    encodings: Vec<PathBuf>,
+    mappings: Vec<PathBuf>,
+    side: Option<String>,
+    out_dir: Option<PathBuf>,
+    file_name: Option<String>,
+}
+
+/// Why a build-time generation failed: the rendered diagnostics, or an I/O problem.
+#[derive(Debug)]
+pub struct BuildError(String);
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+impl Builder {
+    /// A builder with no encoding (the built-in defaults), no mapping, no side.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds an Encoding file; the first one's first encoding is `DefaultEncoding`.
+    pub fn encoding(mut self, path: impl AsRef<Path>) -> Self {
+        self.encodings.push(path.as_ref().to_path_buf());
+        self
+    }
+
+    /// Adds a Mapping file.
+    pub fn mapping(mut self, path: impl AsRef<Path>) -> Self {
+        self.mappings.push(path.as_ref().to_path_buf());
+        self
+    }
+
+    /// Picks the side whose mappings apply.
+    pub fn side(mut self, side: impl Into<String>) -> Self {
+        self.side = Some(side.into());
+        self
+    }
+
+    /// Writes into `dir` instead of `$OUT_DIR`.
+    pub fn out_dir(mut self, dir: impl AsRef<Path>) -> Self {
+        self.out_dir = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// Names the output file (default: the first IDL file's stem, `.rs`).
+    pub fn file_name(mut self, name: impl Into<String>) -> Self {
+        self.file_name = Some(name.into());
+        self
+    }
+
+    /// Generates the module for `idl` and writes it (only if its content changed). Returns the
+    /// path written. Warnings are printed as `cargo:warning`s.
+    pub fn compile(&self, idl: &[impl AsRef<Path>]) -> Result<PathBuf, BuildError> {
+        let inputs = Inputs {
+            idl: idl.iter().map(|p| p.as_ref().to_path_buf()).collect(),
+            encodings: self.encodings.clone(),
+            mappings: self.mappings.clone(),
+            side: self.side.clone(),
+        };
+        let all_inputs: Vec<&PathBuf> = inputs.idl.iter().chain(&inputs.encodings).chain(&inputs.mappings).collect();
+        if std::env::var_os("CARGO").is_some() {
+            for path in &all_inputs {
+                println!("cargo:rerun-if-changed={}", path.display());
+            }
+        }
+        let compilation = compile(&inputs).map_err(|e| BuildError(e.to_string()))?;
+        let rendered = compilation.sources.render_plain(&compilation.diagnostics);
+        if compilation.has_errors() {
+            return Err(BuildError(rendered));
+        }
+        for line in rendered.lines().filter(|l| !l.trim().is_empty()) {
+            println!("cargo:warning={line}");
+        }
+        let options = GenOptions {
+            inputs: all_inputs.iter().map(|p| display_name(p)).collect(),
+        };
+        let code = codegen::generate(&compilation.ir, &options).map_err(|e| BuildError(e.to_string()))?;
+        let dir = match &self.out_dir {
+            Some(dir) => dir.clone(),
+            None => std::env::var_os("OUT_DIR")
+                .map(PathBuf::from)
+                .ok_or_else(|| BuildError("OUT_DIR is not set: call compile from build.rs or set out_dir".into()))?,
+        };
+        let name = match &self.file_name {
+            Some(name) => name.clone(),
+            None => default_file_name(&inputs.idl),
+        };
+        let path = dir.join(name);
+        write_if_changed(&path, &code).map_err(|e| BuildError(format!("cannot write {}: {e}", path.display())))?;
+        Ok(path)
+    }
+}
+
+/// `<stem of the first IDL>.rs`.
+pub fn default_file_name(idl: &[PathBuf]) -> String {
+    let stem = idl
+        .first()
+        .and_then(|p| p.file_stem())
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "idl".into());
+    format!("{stem}.rs")
+}
+
+/// The file name alone: generated headers must not depend on where the project sits.
+pub fn display_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string())
+}
+
+/// Writes `content` to `path` unless the file already holds exactly that.
+pub fn write_if_changed(path: &Path, content: &str) -> std::io::Result<()> {
+    if std::fs::read_to_string(path).is_ok_and(|old| old == content) {
+        return Ok(());
+    }
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    std::fs::write(path, content)
+}

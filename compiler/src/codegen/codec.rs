@@ -1,0 +1,286 @@
+//! `impl Codec<Encoding> for Struct`: the straight-line encoder and decoder of one struct in one
+//! encoding, segment by segment (a present bit before every segment after a FENCE).
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use super::idents::{ident, int_lit, rust_type, u32_lit};
+use super::rules::{Val, decode, encode};
+use super::values::default_value;
+use super::{CodegenError, Ctx};
+use crate::ir::{
+    Extend, FieldEncoding, FieldMapping, RustType, StructDef, StructEncoding, StructMapping, Type, WireItem,
+    WireRule,
+};
+
+/// A field as codegen sees it: IDL declaration, Rust form, and its EXTENDs.
+struct FieldView<'a> {
+    segment: usize,
+    field: &'a crate::ir::Field,
+    rust: &'a FieldMapping,
+    extends: Vec<(usize, &'a Extend)>,
+}
+
+impl FieldView<'_> {
+    fn local(&self) -> proc_macro2::Ident {
+        format_ident!("f_{}", self.rust.rust_name.trim_start_matches("r#"))
+    }
+
+    fn access(&self) -> Val {
+        let name = ident(&self.rust.rust_name);
+        Val::Place(quote!(self.#name))
+    }
+}
+
+fn views<'a>(def: &'a StructDef, mapping: &'a StructMapping) -> Result<Vec<FieldView<'a>>, CodegenError> {
+    let mut out = Vec::new();
+    for (segment, seg) in def.segments.iter().enumerate() {
+        for field in &seg.fields {
+            let rust = mapping.fields.get(&field.name).ok_or_else(|| {
+                CodegenError(format!("internal: no mapping of {}.{}", def.name, field.name))
+            })?;
+            let extends = def
+                .segments
+                .iter()
+                .enumerate()
+                .flat_map(|(i, s)| s.extends.iter().map(move |e| (i, e)))
+                .filter(|(_, e)| e.field == field.name)
+                .collect();
+            out.push(FieldView {
+                segment,
+                field,
+                rust,
+                extends,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// The `impl Codec<M> for T` of one struct.
+pub fn codec_impl(
+    ctx: &Ctx<'_>,
+    def: &StructDef,
+    mapping: &StructMapping,
+    encoding: &StructEncoding,
+) -> Result<TokenStream, CodegenError> {
+    let fields = views(def, mapping)?;
+    let find = |name: &str| fields.iter().find(|f| f.field.name == name);
+    let mut encode_body = Vec::new();
+    let mut decode_body = Vec::new();
+    for (index, segment) in encoding.segments.iter().enumerate() {
+        let present = format_ident!("present_{index}");
+        if index > 0 {
+            encode_body.push(quote!(w.write_presence(true)?;));
+            let previous = format_ident!("present_{}", index - 1);
+            let read = if index == 1 {
+                quote!(r.read_fence_present()?)
+            } else {
+                quote!(#previous && r.read_fence_present()?)
+            };
+            decode_body.push(quote!(let #present = #read;));
+        }
+        for field in flatten(&segment.items) {
+            match field {
+                Flat::Field(encoded) => {
+                    let view = find(&encoded.field).ok_or_else(|| {
+                        CodegenError(format!("internal: {} has no field {}", def.name, encoded.field))
+                    })?;
+                    encode_body.push(encode_field(ctx, view, &encoded.rule)?);
+                    decode_body.push(decode_field(ctx, view, &encoded.rule, index)?);
+                }
+                Flat::Extend(name, rule) => {
+                    let view = find(name).ok_or_else(|| {
+                        CodegenError(format!("internal: {} has no field {name}", def.name))
+                    })?;
+                    let (e, d) = extension(ctx, view, index, rule)?;
+                    encode_body.push(e);
+                    decode_body.push(d);
+                }
+                Flat::Align => {
+                    encode_body.push(quote!(w.align()?;));
+                    decode_body.push(quote!(r.align()?;));
+                }
+                Flat::Check => {
+                    encode_body.push(quote!(w.write_check()?;));
+                    decode_body.push(quote!(r.read_check()?;));
+                }
+            }
+        }
+    }
+    if def.open_end {
+        // The open extension point (WIRE.md): a present bit; a newer writer that added fields
+        // sets it and sends their bit length, which this reader skips.
+        encode_body.push(quote!(w.write_presence(false)?;));
+        decode_body.push(quote!(::idlc_runtime::skip_extension(r)?;));
+    }
+    let marker = &ctx.marker;
+    let (writer, reader) = ctx.stream_types();
+    let ty = rust_type(&mapping.rust_name)?;
+    let constructor = constructor(&ty, &fields);
+    let doc = format!(
+        " `{}` in the encoding `{}` ({:?}).",
+        def.name, ctx.encoding.name, ctx.encoding.style
+    );
+    Ok(quote! {
+        #[doc = #doc]
+        impl ::idlc_runtime::Codec<#marker> for #ty {
+            fn encode_to(&self, w: &mut #writer) -> Result<(), ::idlc_runtime::EncodeError> {
+                #(#encode_body)*
+                Ok(())
+            }
+
+            fn decode_from(r: &mut #reader) -> Result<Self, ::idlc_runtime::DecodeError> {
+                #(#decode_body)*
+                Ok(#constructor)
+            }
+        }
+    })
+}
+
+fn constructor(ty: &TokenStream, fields: &[FieldView<'_>]) -> TokenStream {
+    let inits = fields.iter().map(|f| {
+        let name = ident(&f.rust.rust_name);
+        let local = f.local();
+        quote!(#name: #local)
+    });
+    quote!(#ty { #(#inits),* })
+}
+
+/// Wire items with blocks opened: a full (non-delta) encoding sends every field of a DELTA or
+/// DEAD_RECKONING block in order, without changed-bits.
+enum Flat<'a> {
+    Field(&'a FieldEncoding),
+    Extend(&'a str, &'a WireRule),
+    Align,
+    Check,
+}
+
+fn flatten(items: &[WireItem]) -> Vec<Flat<'_>> {
+    let mut out = Vec::new();
+    for item in items {
+        match item {
+            WireItem::Field(f) => out.push(Flat::Field(f)),
+            WireItem::Extend(e) => out.push(Flat::Extend(&e.field, &e.rule)),
+            WireItem::DeltaBlock(inner) => out.extend(flatten(inner)),
+            WireItem::DeadReckoning(dr) => {
+                out.extend(dr.positions.iter().chain(&dr.velocities).map(Flat::Field))
+            }
+            WireItem::Align => out.push(Flat::Align),
+            WireItem::Check => out.push(Flat::Check),
+        }
+    }
+    out
+}
+
+/// The type a field has in the old slot, and the types of its later extensions.
+fn types_over_time<'a>(view: &'a FieldView<'_>) -> Vec<&'a Type> {
+    let mut types = vec![&view.field.ty];
+    types.extend(view.extends.iter().map(|(_, e)| &e.to));
+    types
+}
+
+/// Whether an EXTEND from `from` to `to` is an unsigned widening whose extension carries the
+/// high bits (WIRE.md: "the old slot holds the low bytes and the extension the high bytes").
+fn split_widening(from: &Type, to: &Type) -> Option<(u8, u8)> {
+    match (from, to) {
+        (Type::Uint(a), Type::Uint(b)) if a < b => Some((*a, *b)),
+        _ => None,
+    }
+}
+
+/// The value the slot of type `slot` carries, when the field has since been widened.
+fn narrowed(ctx: &Ctx<'_>, view: &FieldView<'_>, slot: &Type, next: Option<&Type>) -> Result<Val, CodegenError> {
+    let field = view.access();
+    let Some(next) = next else {
+        return Ok(field);
+    };
+    let access = field.by_val();
+    if let Some((bits, _)) = split_widening(slot, next) {
+        let bits = u32_lit(u32::from(bits));
+        return Ok(Val::Place(quote!(::idlc_runtime::low_bits(#access, #bits))));
+    }
+    if let Some((min, max)) = slot.int_range() {
+        let (min, max) = (int_lit(min), int_lit(max));
+        return Ok(Val::Place(quote!(::idlc_runtime::saturate(#access, #min, #max))));
+    }
+    match (slot, &view.rust.ty) {
+        (Type::Enum(old), RustType::Named(rust)) => {
+            let count = ctx
+                .ir
+                .schema
+                .enums
+                .get(old)
+                .map_or(1, |e| e.enumerators.len().max(1)) as u64;
+            let last = super::idents::u64_lit(count - 1);
+            let ty = rust_type(rust)?;
+            Ok(Val::Place(quote!(<#ty>::from_index(#access.index().min(#last)).unwrap_or_default())))
+        }
+        (Type::Numeric { min, max, .. }, _) => {
+            let (min, max) = (super::idents::f64_lit(*min), super::idents::f64_lit(*max));
+            Ok(Val::Place(quote!(#access.clamp(#min, #max))))
+        }
+        _ => Err(CodegenError(format!(
+            "EXTEND of `{}` from {} is not generated yet (fences issue)",
+            view.field.name,
+            slot.describe()
+        ))),
+    }
+}
+
+fn encode_field(ctx: &Ctx<'_>, view: &FieldView<'_>, rule: &WireRule) -> Result<TokenStream, CodegenError> {
+    let types = types_over_time(view);
+    let value = narrowed(ctx, view, types[0], types.get(1).copied())?;
+    encode(ctx, rule, &view.field.ty, &view.rust.ty, value)
+}
+
+fn decode_field(ctx: &Ctx<'_>, view: &FieldView<'_>, rule: &WireRule, segment: usize) -> Result<TokenStream, CodegenError> {
+    let local = view.local();
+    let ty = rust_type(&view.rust.ty.to_string())?;
+    let read = decode(ctx, rule, &view.field.ty, &view.rust.ty)?;
+    let mutable = if view.extends.is_empty() { quote!() } else { quote!(mut) };
+    if segment == 0 || view.segment == 0 {
+        return Ok(quote!(let #mutable #local: #ty = #read;));
+    }
+    let present = format_ident!("present_{segment}");
+    let default = default_value(ctx.ir, &view.field.ty, &view.rust.ty, view.field.default.as_ref())?;
+    Ok(quote!(let #mutable #local: #ty = if #present { #read } else { #default };))
+}
+
+fn extension(
+    ctx: &Ctx<'_>,
+    view: &FieldView<'_>,
+    segment: usize,
+    rule: &WireRule,
+) -> Result<(TokenStream, TokenStream), CodegenError> {
+    let position = view
+        .extends
+        .iter()
+        .position(|(s, _)| *s == segment)
+        .ok_or_else(|| CodegenError(format!("internal: no EXTEND of {} in segment {segment}", view.field.name)))?;
+    let (_, extend) = view.extends[position];
+    let types = types_over_time(view);
+    let next = types.get(position + 2).copied();
+    let local = view.local();
+    let present = format_ident!("present_{segment}");
+    let access = view.access().by_val();
+    if let Some((old, new)) = split_widening(&extend.from, &extend.to) {
+        let (low, width) = (u32_lit(u32::from(old)), u32_lit(u32::from(new - old)));
+        let encode = quote!(w.write_bits(::idlc_runtime::bit_slice(#access, #low, #width), #width)?;);
+        let decode = quote! {
+            if #present {
+                #local = ::idlc_runtime::with_bit_slice(r, #local, r.read_bits(#width)?, #low)?;
+            }
+        };
+        return Ok((encode, decode));
+    }
+    let value = narrowed(ctx, view, &extend.to, next)?;
+    let encode = encode(ctx, rule, &extend.to, &view.rust.ty, value)?;
+    let read = decode(ctx, rule, &extend.to, &view.rust.ty)?;
+    let decode = quote! {
+        if #present {
+            #local = #read;
+        }
+    };
+    Ok((encode, decode))
+}

@@ -1,0 +1,87 @@
+//! Rust identifiers, paths and literals as tokens.
+
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::{ToTokens, quote};
+
+use super::CodegenError;
+
+/// An identifier; `r#name` becomes a raw identifier.
+pub fn ident(name: &str) -> Ident {
+    match name.strip_prefix("r#") {
+        Some(raw) => Ident::new_raw(raw, Span::call_site()),
+        None => Ident::new(name, Span::call_site()),
+    }
+}
+
+/// Whether `name` can be an identifier without panicking `Ident::new`.
+pub fn is_ident(name: &str) -> bool {
+    let bare = name.strip_prefix("r#").unwrap_or(name);
+    let mut chars = bare.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && bare != "_"
+}
+
+/// A checked identifier: an error instead of a panic on a name that is not one.
+pub fn checked_ident(name: &str) -> Result<Ident, CodegenError> {
+    if is_ident(name) {
+        Ok(ident(name))
+    } else {
+        Err(CodegenError(format!("`{name}` is not a Rust identifier")))
+    }
+}
+
+/// A Rust type written as source text (`Vec<Item>`, `glam::Vec3`), parsed.
+pub fn rust_type(source: &str) -> Result<TokenStream, CodegenError> {
+    syn::parse_str::<syn::Type>(source)
+        .map(ToTokens::into_token_stream)
+        .map_err(|e| CodegenError(format!("`{source}` is not a Rust type: {e}")))
+}
+
+/// A `#[doc = "..."]` attribute.
+pub fn doc(text: &str) -> TokenStream {
+    let text = format!(" {text}");
+    quote!(#[doc = #text])
+}
+
+/// An unsuffixed integer literal.
+pub fn int_lit(value: i128) -> TokenStream {
+    let literal = proc_macro2::Literal::i128_unsuffixed(value.unsigned_abs() as i128);
+    if value < 0 {
+        if value == i128::MIN {
+            return quote!(i128::MIN);
+        }
+        quote!(-#literal)
+    } else {
+        literal.into_token_stream()
+    }
+}
+
+/// A `u32` literal.
+pub fn u32_lit(value: u32) -> TokenStream {
+    proc_macro2::Literal::u32_unsuffixed(value).into_token_stream()
+}
+
+/// A `u64` literal.
+pub fn u64_lit(value: u64) -> TokenStream {
+    proc_macro2::Literal::u64_unsuffixed(value).into_token_stream()
+}
+
+/// An `f64` literal that always reads back as the same value.
+pub fn f64_lit(value: f64) -> TokenStream {
+    if value.is_infinite() {
+        return if value > 0.0 {
+            quote!(f64::INFINITY)
+        } else {
+            quote!(f64::NEG_INFINITY)
+        };
+    }
+    let literal = proc_macro2::Literal::f64_unsuffixed(value.abs());
+    if value.is_sign_negative() {
+        quote!(-#literal)
+    } else {
+        literal.into_token_stream()
+    }
+}

@@ -1,0 +1,470 @@
+//! One wire rule as Rust code: the statements that write a value, the expression that reads one.
+//!
+//! Values to write are always given as an expression of type `&T` (a field `&self.x`, a
+//! sequence element `item`); reads are expressions of type `T` that use `?`.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::idents::{f64_lit, int_lit, rust_type, u32_lit, u64_lit};
+use super::size::min_bits;
+use super::{CodegenError, Ctx};
+use crate::ir::{RustType, Type, VlqMapping, WireRule};
+
+/// A value to write: a place (`self.x`) or a reference (`item`), so that both `&value` and
+/// `value` (for `Copy` types) can be written without `&*` or `*&`.
+#[derive(Clone)]
+pub enum Val {
+    /// A place expression of type `T`.
+    Place(TokenStream),
+    /// An expression of type `&T`.
+    Ref(TokenStream),
+}
+
+impl Val {
+    /// The value as `&T`.
+    pub fn by_ref(&self) -> TokenStream {
+        match self {
+            Val::Place(place) => quote!(&#place),
+            Val::Ref(reference) => reference.clone(),
+        }
+    }
+
+    /// The value as `T` (for `Copy` types).
+    pub fn by_val(&self) -> TokenStream {
+        match self {
+            Val::Place(place) => place.clone(),
+            Val::Ref(reference) => quote!(*#reference),
+        }
+    }
+}
+
+fn rt() -> TokenStream {
+    quote!(::idlc_runtime)
+}
+
+fn opt_u64(value: Option<u64>) -> TokenStream {
+    match value {
+        Some(n) => {
+            let n = u64_lit(n);
+            quote!(Some(#n))
+        }
+        None => quote!(None),
+    }
+}
+
+fn vlq_mode(mapping: VlqMapping) -> TokenStream {
+    let rt = rt();
+    match mapping {
+        VlqMapping::Plain => quote!(#rt::VlqMode::Plain),
+        VlqMapping::ZigZag => quote!(#rt::VlqMode::ZigZag),
+        VlqMapping::Offset => quote!(#rt::VlqMode::Offset),
+    }
+}
+
+/// The statements that write `*v` (`v: &T`, T the field's Rust type) with `rule`.
+pub fn encode(
+    ctx: &Ctx<'_>,
+    rule: &WireRule,
+    idl: &Type,
+    rust: &RustType,
+    v: Val,
+) -> Result<TokenStream, CodegenError> {
+    let rt = rt();
+    if let RustType::Boxed(inner) = rust {
+        let inner_ref = v.by_ref();
+        return encode(ctx, rule, idl, inner, Val::Ref(quote!(&**#inner_ref)));
+    }
+    let (r, c) = (v.by_ref(), v.by_val());
+    Ok(match rule {
+        WireRule::Bool { .. } => quote!(w.write_bool(#c)?;),
+        WireRule::Ranged { min, max, bits } => {
+            let (min, max, bits) = (int_lit(*min), int_lit(*max), u32_lit(*bits));
+            match idl {
+                Type::Enum(_) => quote!(#rt::write_ranged(w, #c.index(), #min, #max, #bits)?;),
+                _ => quote!(#rt::write_ranged(w, #c, #min, #max, #bits)?;),
+            }
+        }
+        WireRule::Fixed { bits, signed } => {
+            let (min, max) = idl.int_range().unwrap_or((0, 0));
+            let (min, max, bits) = (int_lit(min), int_lit(max), u32_lit(*bits));
+            quote!(#rt::write_fixed(w, #c, #min, #max, #bits, #signed)?;)
+        }
+        WireRule::Vlq {
+            group_bits,
+            mapping,
+            min,
+            max,
+            ..
+        } => {
+            let (min, max, group) = (int_lit(*min), int_lit(*max), u32_lit(*group_bits));
+            let mode = vlq_mode(*mapping);
+            let value = match idl {
+                Type::Enum(_) => quote!(#c.index()),
+                _ => c.clone(),
+            };
+            quote!(#rt::write_vlq_int(w, #value, #mode, #min, #max, #group)?;)
+        }
+        WireRule::EnumIndex { count, bits } => {
+            let (count, bits) = (u64_lit(u64::from(*count)), u32_lit(*bits));
+            quote!(#rt::write_enum(w, #c.index(), #count, #bits)?;)
+        }
+        WireRule::Huffman { codes } => {
+            let codes = huffman_table(codes);
+            quote!(#rt::write_huffman(w, #c.index(), #codes)?;)
+        }
+        WireRule::FixedPoint {
+            min,
+            max,
+            resolution,
+            ..
+        } => {
+            let value = as_f64(rust, &c);
+            let check = exclusive_check(idl, &value);
+            let (min, max, res) = (f64_lit(*min), f64_lit(*max), f64_lit(*resolution));
+            quote!(#check w.write_fixed_point(#value, #min, #max, #res)?;)
+        }
+        WireRule::Float32 | WireRule::Float64 => encode_float(rule, idl, rust, &c),
+        WireRule::Bytes { length, utf8, max } => encode_bytes(ctx, length, *utf8, *max, &r)?,
+        WireRule::Sequence {
+            count,
+            max,
+            element,
+            ..
+        } => {
+            let (element_idl, element_rust) = sequence_parts(idl, rust)?;
+            let count_code = encode_length(ctx, count, *max, Val::Place(quote!((#rt::Collection::len(#r) as u64))))?;
+            let item = encode(ctx, element, element_idl, element_rust, Val::Ref(quote!(item)))?;
+            quote! {
+                #count_code
+                for item in #rt::Collection::iter(#r) {
+                    #item
+                }
+            }
+        }
+        WireRule::Array { element, .. } => {
+            let (Type::Array { element: element_idl, .. }, RustType::Array(element_rust, _)) = (idl, rust) else {
+                return Err(mismatch(rule, idl, rust));
+            };
+            let item = encode(ctx, element, element_idl, element_rust, Val::Ref(quote!(item)))?;
+            quote! {
+                for item in #r {
+                    #item
+                }
+            }
+        }
+        WireRule::Optional(inner) => {
+            let (Type::Optional(inner_idl), RustType::Option(inner_rust)) = (idl, rust) else {
+                return Err(mismatch(rule, idl, rust));
+            };
+            let present = encode(ctx, inner, inner_idl, inner_rust, Val::Ref(quote!(value)))?;
+            quote! {
+                match #r {
+                    Some(value) => {
+                        w.write_presence(true)?;
+                        #present
+                    }
+                    None => w.write_presence(false)?,
+                }
+            }
+        }
+        WireRule::Struct(_) => {
+            let marker = &ctx.marker;
+            quote!(#rt::Codec::<#marker>::encode_to(#r, w)?;)
+        }
+    })
+}
+
+/// The expression (of the field's Rust type) that reads a value written with `rule`.
+pub fn decode(ctx: &Ctx<'_>, rule: &WireRule, idl: &Type, rust: &RustType) -> Result<TokenStream, CodegenError> {
+    let rt = rt();
+    if let RustType::Boxed(inner) = rust {
+        let inner = decode(ctx, rule, idl, inner)?;
+        return Ok(quote!(Box::new(#inner)));
+    }
+    Ok(match rule {
+        WireRule::Bool { .. } => quote!(r.read_bool()?),
+        WireRule::Ranged { min, max, bits } => {
+            let (min, max, bits) = (int_lit(*min), int_lit(*max), u32_lit(*bits));
+            match idl {
+                Type::Enum(_) => enum_from_index(ctx, idl, rust, quote!(#rt::read_ranged::<_, u64>(r, #min, #max, #bits)?))?,
+                _ => quote!(#rt::read_ranged(r, #min, #max, #bits)?),
+            }
+        }
+        WireRule::Fixed { bits, signed } => {
+            let (min, max) = idl.int_range().unwrap_or((0, 0));
+            let (min, max, bits) = (int_lit(min), int_lit(max), u32_lit(*bits));
+            quote!(#rt::read_fixed(r, #min, #max, #bits, #signed)?)
+        }
+        WireRule::Vlq {
+            group_bits,
+            mapping,
+            max_groups,
+            min,
+            max,
+        } => {
+            let (min, max, group, groups) = (int_lit(*min), int_lit(*max), u32_lit(*group_bits), u32_lit(*max_groups));
+            let mode = vlq_mode(*mapping);
+            match idl {
+                Type::Enum(_) => enum_from_index(
+                    ctx,
+                    idl,
+                    rust,
+                    quote!(#rt::read_vlq_int::<_, u64>(r, #mode, #min, #max, #group, #groups)?),
+                )?,
+                _ => quote!(#rt::read_vlq_int(r, #mode, #min, #max, #group, #groups)?),
+            }
+        }
+        WireRule::EnumIndex { count, bits } => {
+            let (count, bits) = (u64_lit(u64::from(*count)), u32_lit(*bits));
+            enum_from_index(ctx, idl, rust, quote!(#rt::read_enum(r, #count, #bits)?))?
+        }
+        WireRule::Huffman { codes } => {
+            let codes = huffman_table(codes);
+            enum_from_index(ctx, idl, rust, quote!(#rt::read_huffman(r, #codes)?))?
+        }
+        WireRule::FixedPoint {
+            min,
+            max,
+            resolution,
+            ..
+        } => {
+            let (min, max, res) = (f64_lit(*min), f64_lit(*max), f64_lit(*resolution));
+            from_f64(rust, quote!(r.read_fixed_point(#min, #max, #res)?))
+        }
+        WireRule::Float32 | WireRule::Float64 => decode_float(rule, idl, rust),
+        WireRule::Bytes { length, utf8, max } => decode_bytes(ctx, length, *utf8, *max)?,
+        WireRule::Sequence {
+            count,
+            max,
+            element,
+            ..
+        } => {
+            let (element_idl, element_rust) = sequence_parts(idl, rust)?;
+            let count_code = decode_length(ctx, count, *max)?;
+            let item = decode(ctx, element, element_idl, element_rust)?;
+            let min = u64_lit(min_bits(ctx.ir, ctx.encoding, element));
+            let collection = rust_type(&rust.to_string())?;
+            quote!(#rt::read_elements::<_, #collection, _>(r, #count_code, #min, |r| Ok(#item))?)
+        }
+        WireRule::Array { element, len } => {
+            let (Type::Array { element: element_idl, .. }, RustType::Array(element_rust, _)) = (idl, rust) else {
+                return Err(mismatch(rule, idl, rust));
+            };
+            let item = decode(ctx, element, element_idl, element_rust)?;
+            let min = u64_lit(min_bits(ctx.ir, ctx.encoding, element));
+            let len = proc_macro2::Literal::usize_unsuffixed(usize::try_from(*len).unwrap_or(usize::MAX));
+            quote!(#rt::read_array::<_, _, _, #len>(r, #min, |r| Ok(#item))?)
+        }
+        WireRule::Optional(inner) => {
+            let (Type::Optional(inner_idl), RustType::Option(inner_rust)) = (idl, rust) else {
+                return Err(mismatch(rule, idl, rust));
+            };
+            let value = decode(ctx, inner, inner_idl, inner_rust)?;
+            quote!(if r.read_presence()? { Some(#value) } else { None })
+        }
+        WireRule::Struct(_) => {
+            let marker = &ctx.marker;
+            let ty = rust_type(&rust.to_string())?;
+            quote!(<#ty as #rt::Codec<#marker>>::decode_from(r)?)
+        }
+    })
+}
+
+fn mismatch(rule: &WireRule, idl: &Type, rust: &RustType) -> CodegenError {
+    CodegenError(format!(
+        "internal: rule {rule:?} does not fit IDL type {} mapped to {rust}",
+        idl.describe()
+    ))
+}
+
+fn sequence_parts<'t>(idl: &'t Type, rust: &'t RustType) -> Result<(&'t Type, &'t RustType), CodegenError> {
+    let Type::Sequence { element, .. } = idl else {
+        return Err(CodegenError(format!("internal: {} is not a SEQUENCE", idl.describe())));
+    };
+    match rust {
+        RustType::Vec(e) | RustType::Collection { element: e, .. } => Ok((element, e)),
+        other => Err(CodegenError(format!("internal: SEQUENCE mapped to {other}"))),
+    }
+}
+
+fn enum_from_index(ctx: &Ctx<'_>, idl: &Type, rust: &RustType, index: TokenStream) -> Result<TokenStream, CodegenError> {
+    let rt = rt();
+    if !matches!(idl, Type::Enum(_)) {
+        return Err(CodegenError(format!("internal: enum rule on {}", idl.describe())));
+    }
+    let _ = ctx;
+    let ty = rust_type(&rust.to_string())?;
+    Ok(quote!(#rt::enumerator(r, <#ty>::from_index(#index))?))
+}
+
+fn huffman_table(codes: &[(u64, u32)]) -> TokenStream {
+    let entries = codes.iter().map(|(code, len)| {
+        let (code, len) = (u64_lit(*code), u32_lit(*len));
+        quote!((#code, #len))
+    });
+    quote!(&[#(#entries),*])
+}
+
+fn as_f64(rust: &RustType, c: &TokenStream) -> TokenStream {
+    match rust {
+        RustType::F32 => quote!(f64::from(#c)),
+        _ => c.clone(),
+    }
+}
+
+fn from_f64(rust: &RustType, value: TokenStream) -> TokenStream {
+    match rust {
+        RustType::F32 => quote!(#value as f32),
+        _ => value,
+    }
+}
+
+/// For a NUMERIC with an open end, the check that the value is not that end.
+fn exclusive_check(idl: &Type, value: &TokenStream) -> TokenStream {
+    let rt = rt();
+    match idl {
+        Type::Numeric {
+            min,
+            max,
+            min_inclusive,
+            max_inclusive,
+        } if !(*min_inclusive && *max_inclusive) => {
+            let (min, max) = (f64_lit(*min), f64_lit(*max));
+            quote!(#rt::check_numeric(w, #value, #min, #max, #min_inclusive, #max_inclusive)?;)
+        }
+        _ => TokenStream::new(),
+    }
+}
+
+fn encode_float(rule: &WireRule, idl: &Type, rust: &RustType, c: &TokenStream) -> TokenStream {
+    let rt = rt();
+    let single = matches!(rule, WireRule::Float32);
+    if let Type::Numeric {
+        min,
+        max,
+        min_inclusive,
+        max_inclusive,
+    } = idl
+    {
+        let value = as_f64(rust, c);
+        let (min, max) = (f64_lit(*min), f64_lit(*max));
+        let write = if single {
+            quote!(w.write_f32(checked as f32)?;)
+        } else {
+            quote!(w.write_f64(checked)?;)
+        };
+        return quote! {
+            let checked = #rt::check_numeric(w, #value, #min, #max, #min_inclusive, #max_inclusive)?;
+            #write
+        };
+    }
+    match (single, rust) {
+        (true, RustType::F32) => quote!(w.write_f32(#c)?;),
+        (true, _) => quote!(w.write_f32(#c as f32)?;),
+        (false, RustType::F32) => quote!(w.write_f64(f64::from(#c))?;),
+        (false, _) => quote!(w.write_f64(#c)?;),
+    }
+}
+
+fn decode_float(rule: &WireRule, idl: &Type, rust: &RustType) -> TokenStream {
+    let rt = rt();
+    let single = matches!(rule, WireRule::Float32);
+    let raw = if single {
+        quote!(f64::from(r.read_f32()?))
+    } else {
+        quote!(r.read_f64()?)
+    };
+    if let Type::Numeric {
+        min,
+        max,
+        min_inclusive,
+        max_inclusive,
+    } = idl
+    {
+        let (min, max) = (f64_lit(*min), f64_lit(*max));
+        return from_f64(
+            rust,
+            quote!(#rt::numeric_in_range(r, #raw, #min, #max, #min_inclusive, #max_inclusive)?),
+        );
+    }
+    match (single, rust) {
+        (true, RustType::F32) => quote!(r.read_f32()?),
+        (true, _) => quote!(f64::from(r.read_f32()?)),
+        (false, RustType::F32) => quote!(r.read_f64()? as f32),
+        (false, _) => quote!(r.read_f64()?),
+    }
+}
+
+/// Whether a length rule is the built-in one (`bits_required(0, max)` bits, else VLQ(7)), which
+/// the runtime's string and byte helpers write themselves.
+fn is_default_length(length: &WireRule, max: Option<u64>) -> bool {
+    match (length, max) {
+        (WireRule::Ranged { min: 0, max: m, bits }, Some(max)) => {
+            *m == i128::from(max) && *bits == crate::ir::bits_required(0, i128::from(max))
+        }
+        (
+            WireRule::Vlq {
+                group_bits: 7,
+                mapping: VlqMapping::Plain | VlqMapping::Offset,
+                ..
+            },
+            None,
+        ) => true,
+        _ => false,
+    }
+}
+
+fn length_type(max: Option<u64>) -> Type {
+    Type::IntRange {
+        min: 0,
+        max: max.map_or(i128::from(u64::MAX), i128::from),
+    }
+}
+
+fn encode_length(ctx: &Ctx<'_>, length: &WireRule, max: Option<u64>, v: Val) -> Result<TokenStream, CodegenError> {
+    if is_default_length(length, max) {
+        let max = opt_u64(max);
+        let count = v.by_val();
+        return Ok(quote!(w.write_count(#count, #max)?;));
+    }
+    encode(ctx, length, &length_type(max), &RustType::Int("u64".into()), v)
+}
+
+fn decode_length(ctx: &Ctx<'_>, length: &WireRule, max: Option<u64>) -> Result<TokenStream, CodegenError> {
+    if is_default_length(length, max) {
+        let max = opt_u64(max);
+        return Ok(quote!(r.read_length(#max)?));
+    }
+    decode(ctx, length, &length_type(max), &RustType::Int("u64".into()))
+}
+
+fn encode_bytes(ctx: &Ctx<'_>, length: &WireRule, utf8: bool, max: Option<u64>, v: &TokenStream) -> Result<TokenStream, CodegenError> {
+    let bytes = if utf8 { quote!(#v.as_bytes()) } else { quote!(#v.as_slice()) };
+    if is_default_length(length, max) {
+        let max = opt_u64(max);
+        return Ok(quote!(w.write_bytes(#bytes, #max)?;));
+    }
+    let rt = rt();
+    let length_code = encode_length(ctx, length, max, Val::Place(quote!((#bytes.len() as u64))))?;
+    Ok(quote! {
+        #length_code
+        #rt::write_aligned_bytes(w, #bytes)?;
+    })
+}
+
+fn decode_bytes(ctx: &Ctx<'_>, length: &WireRule, utf8: bool, max: Option<u64>) -> Result<TokenStream, CodegenError> {
+    let rt = rt();
+    let raw = if is_default_length(length, max) {
+        let max = opt_u64(max);
+        quote!(r.read_bytes(#max)?)
+    } else {
+        let length_code = decode_length(ctx, length, max)?;
+        quote!(#rt::read_aligned_bytes(r, #length_code)?)
+    };
+    Ok(if utf8 {
+        quote!(#rt::utf8(r, #raw)?.to_owned())
+    } else {
+        quote!(#raw.to_vec())
+    })
+}

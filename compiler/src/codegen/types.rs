@@ -1,0 +1,150 @@
+//! The generated Rust types: one struct per IDL struct (unless mapped to an existing type),
+//! one enum per IDL enum.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::idents::{checked_ident, doc, ident, rust_type, u64_lit};
+use super::values::{default_value, zero_is_valid};
+use super::CodegenError;
+use crate::ir::{EnumDef, Ir, StructDef, StructKind, StructMapping};
+
+fn derives(ir: &Ir, base: &[&str]) -> Result<TokenStream, CodegenError> {
+    let mut paths = Vec::new();
+    for name in base.iter().map(|s| s.to_string()).chain(ir.mapping.derives.iter().cloned()) {
+        paths.push(rust_type(&name)?);
+    }
+    Ok(quote!(#[derive(#(#paths),*)]))
+}
+
+fn kind_name(kind: StructKind) -> &'static str {
+    match kind {
+        StructKind::Struct => "STRUCT",
+        StructKind::Publishable => "PUBLISHABLE_STRUCT",
+        StructKind::Message => "MESSAGE",
+        StructKind::RpcParams => "RPC parameters",
+    }
+}
+
+/// The struct definition (and a `Default` impl when the zero value would be out of range).
+pub fn struct_def(ir: &Ir, def: &StructDef, mapping: &StructMapping) -> Result<TokenStream, CodegenError> {
+    let name = checked_ident(&mapping.rust_name)?;
+    let mut fields = Vec::new();
+    let mut defaults = Vec::new();
+    let mut needs_manual_default = false;
+    for field in def.fields() {
+        let rust = mapping
+            .fields
+            .get(&field.name)
+            .ok_or_else(|| CodegenError(format!("internal: no mapping of {}.{}", def.name, field.name)))?;
+        let field_name = ident(&rust.rust_name);
+        let ty = rust_type(&rust.ty.to_string())?;
+        let current = current_type(def, &field.name).unwrap_or(&field.ty);
+        let field_doc = doc(&format!("`{}`: {}.", field.name, current.describe()));
+        fields.push(quote!(#field_doc pub #field_name: #ty));
+        needs_manual_default |= field.default.is_some() || !zero_is_valid(&field.ty);
+        let value = default_value(ir, &field.ty, &rust.ty, field.default.as_ref())?;
+        defaults.push(quote!(#field_name: #value));
+    }
+    let struct_doc = doc(&format!("`{}`: {} of the IDL.", def.name, kind_name(def.kind)));
+    let (derive, default_impl) = if needs_manual_default {
+        let default_doc = doc("The IDL's DEFAULTs; fields without one take the value nearest zero in their range.");
+        (
+            derives(ir, &["Debug", "Clone", "PartialEq"])?,
+            quote! {
+                impl Default for #name {
+                    #default_doc
+                    fn default() -> Self {
+                        Self { #(#defaults),* }
+                    }
+                }
+            },
+        )
+    } else {
+        (derives(ir, &["Debug", "Clone", "PartialEq", "Default"])?, quote!())
+    };
+    Ok(quote! {
+        #struct_doc
+        #derive
+        pub struct #name {
+            #(#fields),*
+        }
+        #default_impl
+    })
+}
+
+/// The IDL type a field has after its last EXTEND.
+fn current_type<'a>(def: &'a StructDef, field: &str) -> Option<&'a crate::ir::Type> {
+    def.segments
+        .iter()
+        .flat_map(|s| &s.extends)
+        .filter(|e| e.field == field)
+        .last()
+        .map(|e| &e.to)
+}
+
+/// The enum definition with its index conversions.
+pub fn enum_def(ir: &Ir, def: &EnumDef) -> Result<TokenStream, CodegenError> {
+    let mapping = ir
+        .mapping
+        .enums
+        .get(&def.name)
+        .ok_or_else(|| CodegenError(format!("internal: no mapping of enum {}", def.name)))?;
+    let name = checked_ident(&mapping.rust_name)?;
+    let mut variants = Vec::new();
+    let mut to_index = Vec::new();
+    let mut from_index = Vec::new();
+    let mut values = Vec::new();
+    for (index, enumerator) in def.enumerators.iter().enumerate() {
+        let variant = mapping
+            .variants
+            .get(&enumerator.name)
+            .ok_or_else(|| CodegenError(format!("internal: no variant {}", enumerator.name)))?;
+        let variant = checked_ident(variant)?;
+        let index = u64_lit(index as u64);
+        let value = super::idents::int_lit(i128::from(enumerator.value));
+        let variant_doc = doc(&format!("`{}` = {}.", enumerator.name, enumerator.value));
+        let default = if variants.is_empty() { quote!(#[default]) } else { quote!() };
+        variants.push(quote!(#variant_doc #default #variant));
+        to_index.push(quote!(Self::#variant => #index));
+        from_index.push(quote!(#index => Some(Self::#variant)));
+        values.push(quote!(Self::#variant => #value));
+    }
+    let derive = derives(ir, &["Debug", "Clone", "Copy", "PartialEq", "Eq", "Hash", "Default"])?;
+    let enum_doc = doc(&format!("`{}`: enum of the IDL. On the wire: the enumerator's index.", def.name));
+    let count = u64_lit(def.enumerators.len() as u64);
+    Ok(quote! {
+        #enum_doc
+        #derive
+        pub enum #name {
+            #(#variants),*
+        }
+
+        impl #name {
+            /// Number of enumerators.
+            pub const COUNT: u64 = #count;
+
+            /// The enumerator's index among the declared ones: what goes on the wire.
+            pub const fn index(self) -> u64 {
+                match self {
+                    #(#to_index),*
+                }
+            }
+
+            /// The enumerator at `index`, if there is one.
+            pub const fn from_index(index: u64) -> Option<Self> {
+                match index {
+                    #(#from_index,)*
+                    _ => None,
+                }
+            }
+
+            /// The enumerator's value as the IDL declares it.
+            pub const fn value(self) -> i64 {
+                match self {
+                    #(#values),*
+                }
+            }
+        }
+    })
+}

@@ -1,0 +1,86 @@
+//! IDL values (DEFAULTs) as Rust expressions of the field's Rust type.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::CodegenError;
+use super::idents::{f64_lit, ident, int_lit, rust_type};
+use crate::ir::{Ir, RustType, Type, Value};
+
+/// The value a field takes when it was not sent (its DEFAULT) or when a struct is made with
+/// `Default::default()`: the DEFAULT if the IDL gives one, else the zero value if the field's
+/// range holds it, else the range's lower end.
+pub fn default_value(ir: &Ir, idl: &Type, rust: &RustType, value: Option<&Value>) -> Result<TokenStream, CodegenError> {
+    if let Some(value) = value {
+        return literal(ir, idl, rust, value);
+    }
+    Ok(match (idl, rust) {
+        (Type::IntRange { min, max }, _) if !(*min..=*max).contains(&0) => int_lit(*min),
+        (Type::Numeric { min, .. }, _) if !numeric_holds_zero(idl) => float(*min, rust),
+        _ => quote!(Default::default()),
+    })
+}
+
+/// Whether the zero value of a type lies in its IDL range, so that `#[derive(Default)]` gives a
+/// value that can be sent.
+pub fn zero_is_valid(idl: &Type) -> bool {
+    match idl {
+        Type::IntRange { min, max } => (*min..=*max).contains(&0),
+        Type::Numeric { .. } => numeric_holds_zero(idl),
+        _ => true,
+    }
+}
+
+fn numeric_holds_zero(idl: &Type) -> bool {
+    let Type::Numeric {
+        min,
+        max,
+        min_inclusive,
+        max_inclusive,
+    } = idl
+    else {
+        return true;
+    };
+    let above = if *min_inclusive { *min <= 0.0 } else { *min < 0.0 };
+    let below = if *max_inclusive { 0.0 <= *max } else { 0.0 < *max };
+    above && below
+}
+
+fn float(value: f64, rust: &RustType) -> TokenStream {
+    let literal = f64_lit(value);
+    match rust {
+        RustType::F32 => quote!(#literal as f32),
+        _ => literal,
+    }
+}
+
+fn literal(ir: &Ir, idl: &Type, rust: &RustType, value: &Value) -> Result<TokenStream, CodegenError> {
+    Ok(match (value, rust) {
+        (Value::Int(v), RustType::F32 | RustType::F64) => float(*v as f64, rust),
+        (Value::Int(v), _) => int_lit(*v),
+        (Value::Real(v), _) => float(*v, rust),
+        (Value::Bool(b), _) => quote!(#b),
+        (Value::Str(s), RustType::Bytes) => {
+            let bytes = proc_macro2::Literal::byte_string(s.as_bytes());
+            quote!(#bytes.to_vec())
+        }
+        (Value::Str(s), _) => quote!(String::from(#s)),
+        (Value::Enumerator(name), RustType::Named(path)) => {
+            let Type::Enum(enum_name) = idl else {
+                return Err(CodegenError(format!("internal: enumerator DEFAULT on {}", idl.describe())));
+            };
+            let variant = ir
+                .mapping
+                .enums
+                .get(enum_name)
+                .and_then(|e| e.variants.get(name))
+                .ok_or_else(|| CodegenError(format!("internal: no variant {name} of {enum_name}")))?;
+            let ty = rust_type(path)?;
+            let variant = ident(variant);
+            quote!(<#ty>::#variant)
+        }
+        (value, rust) => {
+            return Err(CodegenError(format!("internal: DEFAULT {value:?} for a field of Rust type {rust}")));
+        }
+    })
+}

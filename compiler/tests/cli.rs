@@ -1,0 +1,254 @@
+//! The `idlc` binary, run for real: exit codes, what goes to stderr, colour only on a terminal.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use assert_cmd::Command;
+
+const SEED_EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/seed-examples/");
+
+fn seed(name: &str) -> String {
+    format!("{SEED_EXAMPLES}{name}")
+}
+
+/// A fresh directory under the system's temp dir, removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new() -> TempDir {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let path = std::env::temp_dir().join(format!("idlc-cli-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).expect("create a temp dir");
+        TempDir(path)
+    }
+
+    /// Writes `content` to `name` inside the directory and returns its path.
+    fn file(&self, name: &str, content: impl AsRef<[u8]>) -> String {
+        let path = self.0.join(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).expect("create a temp subdir");
+        }
+        std::fs::write(&path, content).expect("write a temp file");
+        path.to_string_lossy().into_owned()
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A file of our own that declares the `Item` character.idl uses.
+const ITEM: &str = "PUBLISHABLE_STRUCT Item { UINT32 item_id; FENCE }\n";
+
+fn idlc() -> Command {
+    Command::cargo_bin("idlc").expect("the idlc binary is built")
+}
+
+/// Runs `idlc args...`; returns (exit code, stderr).
+fn run(args: &[&str]) -> (i32, String) {
+    run_in(None, args)
+}
+
+fn run_in(dir: Option<&Path>, args: &[&str]) -> (i32, String) {
+    let mut command = idlc();
+    if let Some(dir) = dir {
+        command.current_dir(dir);
+    }
+    let output = command.args(args).output().expect("run idlc");
+    let stderr = String::from_utf8(output.stderr).expect("stderr is UTF-8");
+    assert!(
+        !stderr.contains('\x1b'),
+        "colour codes on a pipe:\n{stderr}"
+    );
+    (output.status.code().expect("exited, not killed"), stderr)
+}
+
+#[test]
+fn clean_input_exits_0_silently() {
+    let dir = TempDir::new();
+    let item = dir.file("item.idl", ITEM);
+    let (code, stderr) = run(&["check", &item]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stderr, "");
+}
+
+#[test]
+fn character_with_an_item_checks_clean() {
+    let dir = TempDir::new();
+    let item = dir.file("item.idl", ITEM);
+    let (code, stderr) = run(&["check", &seed("character.idl"), &item]);
+    assert_eq!(code, 0, "{stderr}");
+}
+
+#[test]
+fn character_alone_reports_item_undeclared() {
+    let (code, stderr) = run(&["check", &seed("character.idl")]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("Item"), "{stderr}");
+    assert!(stderr.contains("character.idl:16:12"), "{stderr}");
+    assert!(
+        stderr.ends_with("error: could not check: 1 error emitted\n"),
+        "{stderr}"
+    );
+}
+
+#[test]
+#[ignore = "needs resolve"]
+fn myencoding1_checks_with_one_warning() {
+    let dir = TempDir::new();
+    let item = dir.file("item.idl", ITEM);
+    let (code, stderr) = run(&[
+        "check",
+        &seed("character.idl"),
+        &item,
+        "--encoding",
+        &seed("myencoding1.enc"),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("anim"), "{stderr}");
+    assert!(stderr.ends_with("warning: 1 warning emitted\n"), "{stderr}");
+}
+
+#[test]
+fn every_seed_example_parses() {
+    let dir = TempDir::new();
+    let item = dir.file("item.idl", ITEM);
+    for (flag, name) in [
+        ("-e", "myencoding1.enc"),
+        ("-e", "myencoding2.enc"),
+        ("--encoding", "myencodinga.enc"),
+        ("--encoding", "myencodinga_extended.enc"),
+        ("-m", "client.cpp.map"),
+        ("--mapping", "server.cpp.map"),
+    ] {
+        let (code, stderr) = run(&["check", &seed("character.idl"), &item, flag, &seed(name)]);
+        assert!(code <= 1, "{name}: exit {code}\n{stderr}");
+        assert!(
+            !stderr.contains("error[E01"),
+            "{name} has syntax errors:\n{stderr}"
+        );
+    }
+}
+
+#[test]
+fn syntax_error_exits_1_with_a_plain_diagnostic() {
+    let dir = TempDir::new();
+    let bad = dir.file("bad.idl", "STRUCT A {\n  UINT8 ;\n}\n");
+    let (code, stderr) = run(&["check", &bad]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("error[E0102]"), "{stderr}");
+    assert!(stderr.contains("bad.idl:2:9"), "{stderr}");
+    assert!(
+        stderr.ends_with("error: could not check: 1 error emitted\n"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn syntax_errors_in_encoding_and_mapping_exit_1() {
+    let dir = TempDir::new();
+    let item = dir.file("item.idl", ITEM);
+    let enc = dir.file("bad.enc", "ENCODING(X) STRUCT Item { VLQ }\n");
+    let map = dir.file("bad.map", "MAPPING(\"Rust\" \"Client\") STRUCT Item {}\n");
+    let (code, stderr) = run(&["check", &item, "-e", &enc, "--mapping", &map]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("bad.enc:1:"), "{stderr}");
+    assert!(stderr.contains("bad.map:1:"), "{stderr}");
+}
+
+#[test]
+fn missing_named_file_exits_2() {
+    let dir = TempDir::new();
+    let missing = dir.path().join("missing.idl");
+    let (code, stderr) = run(&["check", &missing.to_string_lossy()]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.starts_with("error: cannot read `"), "{stderr}");
+    assert!(stderr.contains("missing.idl"), "{stderr}");
+
+    let item = dir.file("item.idl", ITEM);
+    let (code, stderr) = run(&["check", &item, "--encoding", "no/such.enc"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("no/such.enc"), "{stderr}");
+}
+
+#[test]
+fn unknown_flag_exits_2() {
+    let (code, stderr) = run(&["check", "--frobnicate", "x.idl"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("--frobnicate"), "{stderr}");
+    let (code, _) = run(&["no-such-command"]);
+    assert_eq!(code, 2);
+    let (code, _) = run(&[]);
+    assert_eq!(code, 2);
+}
+
+#[test]
+fn no_idl_and_no_idlc_toml_exits_2() {
+    let dir = TempDir::new();
+    let (code, stderr) = run_in(Some(dir.path()), &["check"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("no IDL files given"), "{stderr}");
+    assert!(stderr.contains("idlc.toml"), "{stderr}");
+    assert!(stderr.contains("Usage: idlc check"), "{stderr}");
+}
+
+#[test]
+fn import_of_a_missing_file_exits_1() {
+    let dir = TempDir::new();
+    let main = dir.file(
+        "schemas/main.idl",
+        "IMPORT \"item.idl\";\nIMPORT \"sub/../gone.idl\";\n",
+    );
+    dir.file("schemas/item.idl", ITEM);
+    let (code, stderr) = run(&["check", &main]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("error[E0501]"), "{stderr}");
+    assert!(stderr.contains("schemas/gone.idl"), "{stderr}");
+    assert!(stderr.contains("main.idl:2:8"), "{stderr}");
+    assert!(
+        stderr.ends_with("error: could not check: 1 error emitted\n"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn imports_resolve_relative_to_the_importer() {
+    let dir = TempDir::new();
+    let main = dir.file(
+        "a/main.idl",
+        "IMPORT \"../b/lib.idl\";\nSTRUCT Bag { SEQUENCE<Item> items; }\n",
+    );
+    dir.file("b/lib.idl", format!("IMPORT \"../a/main.idl\";\n{ITEM}"));
+    let (code, stderr) = run(&["check", &main]);
+    assert_eq!(code, 0, "{stderr}");
+}
+
+#[test]
+fn non_utf8_file_exits_1() {
+    let dir = TempDir::new();
+    let bad = dir.file("latin1.idl", b"// caf\xE9\nSTRUCT A { UINT8 x; }\n");
+    let (code, stderr) = run(&["check", &bad]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("error[E0502]"), "{stderr}");
+    assert!(stderr.contains("latin1.idl:1:7"), "{stderr}");
+}
+
+#[test]
+fn version_and_help_exit_0() {
+    let output = idlc().arg("--version").output().unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&output.stdout).starts_with("idlc "));
+    let output = idlc().args(["check", "--help"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let help = String::from_utf8_lossy(&output.stdout);
+    assert!(help.contains("--encoding"), "{help}");
+    assert!(help.contains("--mapping"), "{help}");
+}

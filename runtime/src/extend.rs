@@ -1,0 +1,163 @@
+//! Helpers for `EXTEND f TO T` (WIRE.md): the old slot keeps the old encoding, holding the low
+//! bits of an unsigned widening or the value saturated into the old range; the extension carries
+//! the rest.
+
+use crate::error::{DecodeError, DecodeErrorKind};
+use crate::int::mask;
+use crate::wire::WireRead;
+
+/// The Rust integer types generated code maps IDL integers to: `u8`..`u64`, `i8`..`i64`,
+/// `usize`, `isize`. Gives their value as `i128` (exact) and their bit pattern (the type's own
+/// width in two's complement: `-1i16` is `0xffff`).
+///
+/// ```
+/// use idlc_runtime::WireInt;
+/// assert_eq!((-1i16).to_bit_pattern(), 0xffff);
+/// assert_eq!(i16::from_bit_pattern(0xffff), Some(-1));
+/// assert_eq!(u8::from_bit_pattern(0x100), None);
+/// assert_eq!(u64::MAX.to_i128(), u64::MAX as i128);
+/// assert_eq!(i8::from_i128(128), None);
+/// ```
+pub trait WireInt: Copy {
+    /// Width of the type in bits.
+    const BITS: u32;
+    /// The type's bits, zero-extended to 64.
+    fn to_bit_pattern(self) -> u64;
+    /// The value with bit pattern `bits`, or `None` if `bits` is wider than the type.
+    fn from_bit_pattern(bits: u64) -> Option<Self>;
+    /// The value, exactly.
+    fn to_i128(self) -> i128;
+    /// The value `v`, or `None` if the type cannot hold it.
+    fn from_i128(v: i128) -> Option<Self>;
+}
+
+macro_rules! wire_int {
+    ($($t:ty => $u:ty),*) => {$(
+        impl WireInt for $t {
+            const BITS: u32 = <$t>::BITS;
+            #[inline]
+            fn to_bit_pattern(self) -> u64 {
+                // Reinterpret as the unsigned type of the same width, then widen.
+                self as $u as u64
+            }
+            #[inline]
+            fn from_bit_pattern(bits: u64) -> Option<Self> {
+                <$u>::try_from(bits).ok().map(|u| u as $t)
+            }
+            #[inline]
+            fn to_i128(self) -> i128 {
+                // Every listed type fits i128 exactly.
+                self as i128
+            }
+            #[inline]
+            fn from_i128(v: i128) -> Option<Self> {
+                <$t>::try_from(v).ok()
+            }
+        }
+    )*};
+}
+
+wire_int!(u8 => u8, u16 => u16, u32 => u32, u64 => u64, usize => usize,
+    i8 => u8, i16 => u16, i32 => u32, i64 => u64, isize => usize);
+
+/// The value made of the low `bits` bits of `value` (the old slot of an unsigned widening
+/// `UINT16 TO UINT32` holds `low_bits(v, 16)`).
+///
+/// ```
+/// use idlc_runtime::low_bits;
+/// assert_eq!(low_bits(0x1234_5678u32, 16), 0x5678);
+/// assert_eq!(low_bits(7u8, 64), 7);
+/// ```
+#[inline]
+#[must_use]
+pub fn low_bits<T: WireInt>(value: T, bits: u32) -> T {
+    let low = value.to_bit_pattern() & mask(bits);
+    // `low` has no more bits than `value`, so it always fits back.
+    T::from_bit_pattern(low).unwrap_or(value)
+}
+
+/// `value` clamped into `min..=max` (the old slot of a non-splittable widening). Never panics,
+/// even if `min > max` (then `min` wins).
+///
+/// ```
+/// use idlc_runtime::saturate;
+/// assert_eq!(saturate(300i32, 0, 255), 255);
+/// assert_eq!(saturate(-5i32, 0, 255), 0);
+/// assert_eq!(saturate(17i32, 0, 255), 17);
+/// ```
+#[inline]
+#[must_use]
+pub fn saturate<T: PartialOrd>(value: T, min: T, max: T) -> T {
+    if value < min {
+        min
+    } else if value > max {
+        max
+    } else {
+        value
+    }
+}
+
+/// Bits `low..low + width` of `value`'s bit pattern, for writing with
+/// `write_bits(_, width)` (the extension of an unsigned widening holds the high bits).
+///
+/// ```
+/// use idlc_runtime::bit_slice;
+/// assert_eq!(bit_slice(0x1234_5678u32, 16, 16), 0x1234);
+/// assert_eq!(bit_slice(u64::MAX, 60, 8), 0xf);
+/// ```
+#[inline]
+#[must_use]
+pub fn bit_slice<T: WireInt>(value: T, low: u32, width: u32) -> u64 {
+    value.to_bit_pattern().checked_shr(low).unwrap_or(0) & mask(width)
+}
+
+/// `base` with `slice` placed at bit `low` (the decoder of an unsigned widening joins the old
+/// slot's low bits and the extension's high bits). A result that does not fit `T` is
+/// [`DecodeErrorKind::ValueOutOfRange`] at `r`'s position.
+///
+/// ```
+/// use idlc_runtime::{with_bit_slice, BitReader};
+/// let r = BitReader::new(&[]);
+/// assert_eq!(with_bit_slice(&r, 0x5678u32, 0x1234, 16), Ok(0x1234_5678));
+/// assert!(with_bit_slice(&r, 0u16, 0x1, 16).is_err());
+/// ```
+#[inline]
+pub fn with_bit_slice<'a, R: WireRead<'a>, T: WireInt>(
+    r: &R,
+    base: T,
+    slice: u64,
+    low: u32,
+) -> Result<T, DecodeError> {
+    let high = match slice.checked_shl(low) {
+        Some(h) if h.checked_shr(low) == Some(slice) => h,
+        _ if slice == 0 => 0,
+        _ => return Err(DecodeError::new(DecodeErrorKind::ValueOutOfRange, r.bits_read())),
+    };
+    T::from_bit_pattern(base.to_bit_pattern() | high)
+        .ok_or_else(|| DecodeError::new(DecodeErrorKind::ValueOutOfRange, r.bits_read()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::BitReader;
+
+    #[test]
+    fn patterns() {
+        assert_eq!(i64::MIN.to_bit_pattern(), 1 << 63);
+        assert_eq!(i64::from_bit_pattern(1 << 63), Some(i64::MIN));
+        assert_eq!(i8::from_bit_pattern(0x80), Some(-128));
+        assert_eq!(u64::from_bit_pattern(u64::MAX), Some(u64::MAX));
+        assert_eq!(low_bits(-1i32, 8), 0xff);
+        assert_eq!(low_bits(-1i32, 0), 0);
+        assert_eq!(bit_slice(1u8, 64, 8), 0);
+        assert_eq!(saturate(f64::NAN, 0.0, 1.0).is_nan(), true);
+        assert_eq!(saturate(5, 10, 0), 10);
+        let r = BitReader::new(&[]);
+        assert!(with_bit_slice(&r, 0u64, 2, 63).is_err());
+        assert_eq!(with_bit_slice(&r, 0u64, 1, 63), Ok(1 << 63));
+        assert_eq!(with_bit_slice(&r, 3u8, 0, 200), Ok(3));
+        assert!(with_bit_slice(&r, 0u64, 1, 64).is_err());
+        assert_eq!(with_bit_slice(&r, 0xffi16, 0xff, 8), Ok(-1));
+    }
+}

@@ -1,0 +1,642 @@
+//! Free functions the code generator emits calls to, generic over the stream and over the Rust
+//! integer type of a field ([`WireInt`]). IDL ranges are passed as `i128` so that every range
+//! of `INT64` and `UINT64` is exact.
+
+use crate::collection::Collection;
+use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
+use crate::extend::WireInt;
+use crate::int::{bits_required, mask, zigzag_decode, zigzag_encode};
+use crate::wire::{WireRead, WireWrite};
+
+#[inline]
+fn span_u64(min: i128, max: i128) -> Option<u64> {
+    if min > max {
+        return None;
+    }
+    u64::try_from(max.checked_sub(min)?).ok()
+}
+
+/// Writes a ranged integer `INT[min,max]` as `value - min` in `bits` bits (`bits` is
+/// `bits_required(min, max)`, or more with a `BIT(n)` rule). A value outside the range is
+/// [`EncodeErrorKind::ValueOutOfRange`]; a span over 64 bits [`EncodeErrorKind::InvalidArgument`].
+///
+/// ```
+/// use idlc_runtime::{read_ranged, write_ranged, BitReader, BitWriter, WireWrite};
+/// let mut w = BitWriter::new();
+/// write_ranged(&mut w, 17u8, 0, 119, 7).unwrap();
+/// assert!(write_ranged(&mut w, 120u8, 0, 119, 7).is_err());
+/// let bytes = w.into_bytes();
+/// assert_eq!(read_ranged::<_, u8>(&mut BitReader::new(&bytes), 0, 119, 7), Ok(17));
+/// ```
+#[inline]
+pub fn write_ranged<W: WireWrite, T: WireInt>(
+    w: &mut W,
+    value: T,
+    min: i128,
+    max: i128,
+    bits: u32,
+) -> Result<(), EncodeError> {
+    let Some(_) = span_u64(min, max) else {
+        return Err(w.error(EncodeErrorKind::InvalidArgument));
+    };
+    let v = value.to_i128();
+    if v < min || v > max {
+        return Err(w.error(EncodeErrorKind::ValueOutOfRange));
+    }
+    // 0 <= v - min <= max - min <= u64::MAX.
+    w.write_bits((v - min) as u64, bits)
+}
+
+/// Reads a ranged integer written by [`write_ranged`]: an offset that puts the value above
+/// `max`, or a value the Rust type `T` cannot hold, is [`DecodeErrorKind::ValueOutOfRange`].
+///
+/// ```
+/// use idlc_runtime::{read_ranged, BitReader, DecodeErrorKind};
+/// let mut r = BitReader::new(&[0x7f]);
+/// assert_eq!(read_ranged::<_, i8>(&mut r, -10, 10, 7).unwrap_err().kind, DecodeErrorKind::ValueOutOfRange);
+/// ```
+#[inline]
+pub fn read_ranged<'a, R: WireRead<'a>, T: WireInt>(
+    r: &mut R,
+    min: i128,
+    max: i128,
+    bits: u32,
+) -> Result<T, DecodeError> {
+    let start = r.bits_read();
+    let Some(span) = span_u64(min, max) else {
+        return Err(r.error(DecodeErrorKind::InvalidArgument));
+    };
+    let offset = r.read_bits(bits)?;
+    if offset > span {
+        return Err(DecodeError::new(DecodeErrorKind::ValueOutOfRange, start));
+    }
+    T::from_i128(min + i128::from(offset))
+        .ok_or(DecodeError::new(DecodeErrorKind::ValueOutOfRange, start))
+}
+
+/// Writes a fixed-width integer (`UINTn`, `INTn`, a `UINT16` rule, ...): its `bits`-bit two's
+/// complement pattern when `signed`, else its unsigned value, after checking the IDL range
+/// `[min, max]` and that it fits `bits` ([`EncodeErrorKind::ValueOutOfRange`]).
+///
+/// ```
+/// use idlc_runtime::{read_fixed, write_fixed, BitReader, BitWriter, WireWrite};
+/// let mut w = BitWriter::new();
+/// write_fixed(&mut w, -2i16, -32768, 32767, 16, true).unwrap();
+/// assert_eq!(w.finish(), &[0xfe, 0xff]);
+/// let bytes = w.into_bytes();
+/// assert_eq!(read_fixed::<_, i16>(&mut BitReader::new(&bytes), -32768, 32767, 16, true), Ok(-2));
+/// ```
+#[inline]
+pub fn write_fixed<W: WireWrite, T: WireInt>(
+    w: &mut W,
+    value: T,
+    min: i128,
+    max: i128,
+    bits: u32,
+    signed: bool,
+) -> Result<(), EncodeError> {
+    if bits > 64 {
+        return Err(w.error(EncodeErrorKind::InvalidArgument));
+    }
+    let v = value.to_i128();
+    let fits = if signed {
+        bits > 0 && v >= -(1i128 << (bits - 1)) && v < (1i128 << (bits - 1)) || bits == 0 && v == 0
+    } else {
+        v >= 0 && v <= i128::from(mask(bits))
+    };
+    if v < min || v > max || !fits {
+        return Err(w.error(EncodeErrorKind::ValueOutOfRange));
+    }
+    // v fits `bits` (<= 64) bits: its low 64 bits are its pattern.
+    w.write_bits((v as u64) & mask(bits), bits)
+}
+
+/// Reads a fixed-width integer written by [`write_fixed`] (sign-extending when `signed`) and
+/// checks it against `[min, max]` and the Rust type ([`DecodeErrorKind::ValueOutOfRange`]).
+///
+/// ```
+/// use idlc_runtime::{read_fixed, BitReader};
+/// let mut r = BitReader::new(&[0xff]);
+/// assert_eq!(read_fixed::<_, i8>(&mut r, -128, 127, 8, true), Ok(-1));
+/// ```
+#[inline]
+pub fn read_fixed<'a, R: WireRead<'a>, T: WireInt>(
+    r: &mut R,
+    min: i128,
+    max: i128,
+    bits: u32,
+    signed: bool,
+) -> Result<T, DecodeError> {
+    let start = r.bits_read();
+    let raw = r.read_bits(bits)?;
+    let v = if signed && bits > 0 {
+        let shift = 64 - bits;
+        i128::from(((raw << shift) as i64) >> shift)
+    } else {
+        i128::from(raw)
+    };
+    if v < min || v > max {
+        return Err(DecodeError::new(DecodeErrorKind::ValueOutOfRange, start));
+    }
+    T::from_i128(v).ok_or(DecodeError::new(DecodeErrorKind::ValueOutOfRange, start))
+}
+
+/// How an integer is mapped to the unsigned value a `VLQ` rule sends.
+///
+/// ```
+/// use idlc_runtime::VlqMode;
+/// assert_ne!(VlqMode::Plain, VlqMode::ZigZag);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum VlqMode {
+    /// The value itself (it must not be negative).
+    Plain,
+    /// Zigzag: 0, -1, 1, -2, ... as 0, 1, 2, 3, ... (for signed types).
+    ZigZag,
+    /// `value - min` (for ranges that do not start at 0).
+    Offset,
+}
+
+#[inline]
+fn vlq_map(v: i128, mode: VlqMode, min: i128) -> Option<u64> {
+    match mode {
+        VlqMode::Plain => u64::try_from(v).ok(),
+        VlqMode::ZigZag => i64::try_from(v).ok().map(zigzag_encode),
+        VlqMode::Offset => u64::try_from(v.checked_sub(min)?).ok(),
+    }
+}
+
+/// Writes an integer of `[min, max]` as a `VLQ(group_bits)` of its [`VlqMode`] mapping.
+///
+/// ```
+/// use idlc_runtime::{read_vlq_int, write_vlq_int, BitReader, BitWriter, VlqMode, WireWrite};
+/// let mut w = BitWriter::new();
+/// write_vlq_int(&mut w, -3i32, VlqMode::ZigZag, i32::MIN.into(), i32::MAX.into(), 7).unwrap();
+/// let bytes = w.into_bytes();
+/// assert_eq!(bytes, [5]);
+/// let v: i32 = read_vlq_int(&mut BitReader::new(&bytes), VlqMode::ZigZag, i32::MIN.into(), i32::MAX.into(), 7, 5).unwrap();
+/// assert_eq!(v, -3);
+/// ```
+#[inline]
+pub fn write_vlq_int<W: WireWrite, T: WireInt>(
+    w: &mut W,
+    value: T,
+    mode: VlqMode,
+    min: i128,
+    max: i128,
+    group_bits: u32,
+) -> Result<(), EncodeError> {
+    let v = value.to_i128();
+    if v < min || v > max {
+        return Err(w.error(EncodeErrorKind::ValueOutOfRange));
+    }
+    match vlq_map(v, mode, min) {
+        Some(mapped) => w.write_vlq(mapped, group_bits),
+        None => Err(w.error(EncodeErrorKind::ValueOutOfRange)),
+    }
+}
+
+/// Reads an integer written by [`write_vlq_int`]. More than `max_groups` groups (what the type
+/// needs) is [`DecodeErrorKind::OverlongVlq`]; a value outside `[min, max]` or the Rust type
+/// [`DecodeErrorKind::ValueOutOfRange`].
+///
+/// ```
+/// use idlc_runtime::{read_vlq_int, BitReader, DecodeErrorKind, VlqMode};
+/// // 3 groups where the type needs at most 2.
+/// let mut r = BitReader::new(&[0x80, 0x80, 0x01]);
+/// let e = read_vlq_int::<_, u16>(&mut r, VlqMode::Plain, 0, 1000, 7, 2).unwrap_err();
+/// assert_eq!(e.kind, DecodeErrorKind::OverlongVlq);
+/// ```
+#[inline]
+pub fn read_vlq_int<'a, R: WireRead<'a>, T: WireInt>(
+    r: &mut R,
+    mode: VlqMode,
+    min: i128,
+    max: i128,
+    group_bits: u32,
+    max_groups: u32,
+) -> Result<T, DecodeError> {
+    let start = r.bits_read();
+    if max_groups == 0 {
+        return Err(r.error(DecodeErrorKind::InvalidArgument));
+    }
+    let type_bits = max_groups.saturating_mul(group_bits).min(64);
+    let raw = r.read_vlq_width(group_bits, type_bits)?;
+    let v = match mode {
+        VlqMode::Plain => i128::from(raw),
+        VlqMode::ZigZag => i128::from(zigzag_decode(raw)),
+        VlqMode::Offset => min.saturating_add(i128::from(raw)),
+    };
+    if v < min || v > max {
+        return Err(DecodeError::new(DecodeErrorKind::ValueOutOfRange, start));
+    }
+    T::from_i128(v).ok_or(DecodeError::new(DecodeErrorKind::ValueOutOfRange, start))
+}
+
+/// Writes an enumerator index among `count` in `bits` bits (`bits_required(0, count - 1)`, or
+/// the width of a `BIT(n)` rule). `index >= count` is [`EncodeErrorKind::BadEnumerator`].
+///
+/// ```
+/// use idlc_runtime::{read_enum, write_enum, BitReader, BitWriter, WireWrite};
+/// let mut w = BitWriter::new();
+/// write_enum(&mut w, 2u32, 3, 2).unwrap();
+/// let bytes = w.into_bytes();
+/// assert_eq!(read_enum(&mut BitReader::new(&bytes), 3, 2), Ok(2));
+/// ```
+#[inline]
+pub fn write_enum<W: WireWrite, T: WireInt>(
+    w: &mut W,
+    index: T,
+    count: u64,
+    bits: u32,
+) -> Result<(), EncodeError> {
+    match u64::try_from(index.to_i128()) {
+        Ok(i) if i < count => w.write_bits(i, bits),
+        _ => Err(w.error(EncodeErrorKind::BadEnumerator)),
+    }
+}
+
+/// Reads an enumerator index written by [`write_enum`]; `>= count` is
+/// [`DecodeErrorKind::BadEnumerator`].
+///
+/// ```
+/// use idlc_runtime::{read_enum, BitReader, DecodeErrorKind};
+/// let e = read_enum(&mut BitReader::new(&[3]), 3, 2).unwrap_err();
+/// assert_eq!(e.kind, DecodeErrorKind::BadEnumerator);
+/// ```
+#[inline]
+pub fn read_enum<'a, R: WireRead<'a>>(r: &mut R, count: u64, bits: u32) -> Result<u64, DecodeError> {
+    let start = r.bits_read();
+    let index = r.read_bits(bits)?;
+    if index >= count {
+        return Err(DecodeError::new(DecodeErrorKind::BadEnumerator, start));
+    }
+    Ok(index)
+}
+
+/// Turns the result of a generated `from_index` into the enumerator, or
+/// [`DecodeErrorKind::BadEnumerator`] at `r`'s position. (Read the index into a local first:
+/// `r` cannot be borrowed here and by the read in the same call.)
+///
+/// ```
+/// use idlc_runtime::{enumerator, read_enum, BitReader};
+/// let mut r = BitReader::new(&[1]);
+/// let index = read_enum(&mut r, 2, 1).unwrap();
+/// let mood = enumerator(&r, ["calm", "angry"].get(index as usize).copied()).unwrap();
+/// assert_eq!(mood, "angry");
+/// assert!(enumerator::<_, u8>(&r, None).is_err());
+/// ```
+#[inline]
+pub fn enumerator<'a, R: WireRead<'a>, E>(r: &R, value: Option<E>) -> Result<E, DecodeError> {
+    value.ok_or_else(|| r.error(DecodeErrorKind::BadEnumerator))
+}
+
+/// Writes an enumerator with a static prefix code, `codes[index] = (code, len)`: the `len` bits
+/// of `code`, most significant first (BITSTREAM). A BYTESTREAM sends the index as
+/// [`write_enum`] does, in `byte_width(bits_required(0, count - 1))` bytes.
+///
+/// ```
+/// use idlc_runtime::{read_huffman, write_huffman, BitReader, BitWriter, WireWrite};
+/// let codes = [(0b0, 1), (0b10, 2), (0b11, 2)];
+/// let mut w = BitWriter::new();
+/// for i in [0u8, 2, 1, 0] {
+///     write_huffman(&mut w, i, &codes).unwrap();
+/// }
+/// assert_eq!(w.bits_written(), 6);
+/// let bytes = w.into_bytes();
+/// let mut r = BitReader::new(&bytes);
+/// let got: Vec<u64> = (0..4).map(|_| read_huffman(&mut r, &codes).unwrap()).collect();
+/// assert_eq!(got, [0, 2, 1, 0]);
+/// ```
+pub fn write_huffman<W: WireWrite, T: WireInt>(
+    w: &mut W,
+    index: T,
+    codes: &[(u64, u32)],
+) -> Result<(), EncodeError> {
+    let count = codes.len() as u64;
+    let Ok(i) = u64::try_from(index.to_i128()) else {
+        return Err(w.error(EncodeErrorKind::BadEnumerator));
+    };
+    let Some(&(code, len)) = usize::try_from(i).ok().and_then(|i| codes.get(i)) else {
+        return Err(w.error(EncodeErrorKind::BadEnumerator));
+    };
+    if W::BYTE_STREAM {
+        return w.write_bits(i, bits_required(0, count.saturating_sub(1)));
+    }
+    if len > 64 || code & !mask(len) != 0 {
+        return Err(w.error(EncodeErrorKind::InvalidArgument));
+    }
+    let reversed = if len == 0 {
+        0
+    } else {
+        code.reverse_bits() >> (64 - len)
+    };
+    w.write_bits(reversed, len)
+}
+
+/// Reads an enumerator written by [`write_huffman`] with the same table; a bit string that is
+/// no code is [`DecodeErrorKind::BadEnumerator`].
+///
+/// ```
+/// use idlc_runtime::{read_huffman, BitReader, DecodeErrorKind};
+/// let codes = [(0b0, 1), (0b10, 2)]; // "11" is no code
+/// let e = read_huffman(&mut BitReader::new(&[0b11]), &codes).unwrap_err();
+/// assert_eq!(e.kind, DecodeErrorKind::BadEnumerator);
+/// ```
+pub fn read_huffman<'a, R: WireRead<'a>>(r: &mut R, codes: &[(u64, u32)]) -> Result<u64, DecodeError> {
+    let start = r.bits_read();
+    let count = codes.len() as u64;
+    if R::BYTE_STREAM {
+        let index = r.read_bits(bits_required(0, count.saturating_sub(1)))?;
+        if index >= count {
+            return Err(DecodeError::new(DecodeErrorKind::BadEnumerator, start));
+        }
+        return Ok(index);
+    }
+    let longest = codes.iter().map(|&(_, len)| len).max().unwrap_or(0).min(64);
+    let mut acc = 0u64;
+    for len in 0..=longest {
+        if len > 0 {
+            acc = acc << 1 | u64::from(r.read_bool()?);
+        }
+        if let Some(i) = codes.iter().position(|&(c, l)| l == len && c == acc) {
+            return Ok(i as u64);
+        }
+    }
+    Err(DecodeError::new(DecodeErrorKind::BadEnumerator, start))
+}
+
+#[inline]
+fn in_numeric_range(v: f64, min: f64, max: f64, min_inclusive: bool, max_inclusive: bool) -> bool {
+    let above = if min_inclusive { v >= min } else { v > min };
+    let below = if max_inclusive { v <= max } else { v < max };
+    above && below
+}
+
+/// Checks a real before it is sent raw: NaN is [`EncodeErrorKind::NotANumber`], a value outside
+/// the range (each end inclusive or not) [`EncodeErrorKind::ValueOutOfRange`].
+///
+/// ```
+/// use idlc_runtime::{check_numeric, BitWriter};
+/// let w = BitWriter::new();
+/// assert_eq!(check_numeric(&w, 1.0, 0.0, 1.0, true, true), Ok(1.0));
+/// assert!(check_numeric(&w, 1.0, 0.0, 1.0, true, false).is_err());
+/// assert!(check_numeric(&w, f64::NAN, 0.0, 1.0, true, true).is_err());
+/// ```
+#[inline]
+pub fn check_numeric<W: WireWrite>(
+    w: &W,
+    value: f64,
+    min: f64,
+    max: f64,
+    min_inclusive: bool,
+    max_inclusive: bool,
+) -> Result<f64, EncodeError> {
+    if value.is_nan() {
+        return Err(w.error(EncodeErrorKind::NotANumber));
+    }
+    if !in_numeric_range(value, min, max, min_inclusive, max_inclusive) {
+        return Err(w.error(EncodeErrorKind::ValueOutOfRange));
+    }
+    Ok(value)
+}
+
+/// Checks a real just read raw against its IDL range ([`DecodeErrorKind::ValueOutOfRange`],
+/// also for NaN).
+///
+/// ```
+/// use idlc_runtime::{numeric_in_range, BitReader};
+/// let r = BitReader::new(&[]);
+/// assert_eq!(numeric_in_range(&r, 0.5, 0.0, 1.0, true, true), Ok(0.5));
+/// assert!(numeric_in_range(&r, f64::NAN, 0.0, 1.0, true, true).is_err());
+/// ```
+#[inline]
+pub fn numeric_in_range<'a, R: WireRead<'a>>(
+    r: &R,
+    value: f64,
+    min: f64,
+    max: f64,
+    min_inclusive: bool,
+    max_inclusive: bool,
+) -> Result<f64, DecodeError> {
+    if in_numeric_range(value, min, max, min_inclusive, max_inclusive) {
+        Ok(value)
+    } else {
+        Err(r.error(DecodeErrorKind::ValueOutOfRange))
+    }
+}
+
+/// ALIGN, then the bytes (no length): for a STRING / BYTES whose length has its own rule.
+///
+/// ```
+/// use idlc_runtime::{write_aligned_bytes, BitWriter, WireWrite};
+/// let mut w = BitWriter::new();
+/// w.write_bool(true).unwrap();
+/// write_aligned_bytes(&mut w, b"ab").unwrap();
+/// assert_eq!(w.finish(), &[1, b'a', b'b']);
+/// ```
+#[inline]
+pub fn write_aligned_bytes<W: WireWrite>(w: &mut W, bytes: &[u8]) -> Result<(), EncodeError> {
+    w.write_raw_bytes(bytes)
+}
+
+/// ALIGN (verifying the padding), then borrows `len` bytes; `len` beyond the bytes left is
+/// [`DecodeErrorKind::UnexpectedEnd`].
+///
+/// ```
+/// use idlc_runtime::{read_aligned_bytes, BitReader};
+/// let mut r = BitReader::new(&[b'a', b'b']);
+/// assert_eq!(read_aligned_bytes(&mut r, 2).unwrap(), b"ab");
+/// assert!(read_aligned_bytes(&mut r, 1).is_err());
+/// ```
+#[inline]
+pub fn read_aligned_bytes<'a, R: WireRead<'a>>(r: &mut R, len: u64) -> Result<&'a [u8], DecodeError> {
+    r.read_raw_bytes(len)
+}
+
+/// `bytes` as UTF-8, or [`DecodeErrorKind::BadUtf8`] at `r`'s position.
+///
+/// ```
+/// use idlc_runtime::{utf8, BitReader};
+/// let r = BitReader::new(&[]);
+/// assert_eq!(utf8(&r, b"ok"), Ok("ok"));
+/// assert!(utf8(&r, &[0xff]).is_err());
+/// ```
+#[inline]
+pub fn utf8<'a, 'b, R: WireRead<'a>>(r: &R, bytes: &'b [u8]) -> Result<&'b str, DecodeError> {
+    core::str::from_utf8(bytes).map_err(|_| r.error(DecodeErrorKind::BadUtf8))
+}
+
+/// Reads `count` elements (a count already read and checked against its bound) into a new
+/// collection, after checking `count * min_element_bits <= bits left`
+/// ([`DecodeErrorKind::LengthOverBound`]) so that the reservation is bounded by the input.
+/// With `min_element_bits == 0` only the count's own bound limits it; prefer
+/// [`WireRead::read_count`] for unbounded sequences of zero-size elements.
+///
+/// ```
+/// use idlc_runtime::{read_elements, BitReader, DecodeErrorKind, WireRead};
+/// let mut r = BitReader::new(&[1, 2, 3]);
+/// let v: Vec<u64> = read_elements(&mut r, 3, 8, |r| r.read_bits(8)).unwrap();
+/// assert_eq!(v, [1, 2, 3]);
+/// let e = read_elements::<_, Vec<u64>, _>(&mut BitReader::new(&[1]), 1 << 40, 8, |r| r.read_bits(8));
+/// assert_eq!(e.unwrap_err().kind, DecodeErrorKind::LengthOverBound);
+/// ```
+pub fn read_elements<'a, R, C, F>(
+    r: &mut R,
+    count: u64,
+    min_element_bits: u64,
+    mut read_item: F,
+) -> Result<C, DecodeError>
+where
+    R: WireRead<'a>,
+    C: Collection + Default,
+    F: FnMut(&mut R) -> Result<C::Item, DecodeError>,
+{
+    let fits = count
+        .checked_mul(min_element_bits)
+        .is_some_and(|need| need <= r.bits_remaining());
+    let count = match usize::try_from(count) {
+        Ok(count) if fits => count,
+        _ => return Err(r.error(DecodeErrorKind::LengthOverBound)),
+    };
+    let hint = if min_element_bits == 0 {
+        count.min(usize::try_from(r.bits_remaining()).unwrap_or(usize::MAX))
+    } else {
+        count
+    };
+    let mut out = C::default();
+    out.reserve(hint);
+    for _ in 0..count {
+        out.push(read_item(r)?);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{BitReader, BitWriter, ByteReader, ByteWriter};
+
+    #[test]
+    fn ranged_ends() {
+        for (min, max, v) in [
+            (i128::from(i64::MIN), i128::from(i64::MAX), i64::MIN),
+            (i128::from(i64::MIN), i128::from(i64::MAX), i64::MAX),
+            (5, 5, 5),
+        ] {
+            let mut w = BitWriter::new();
+            let bits = if min == max { 0 } else { 64 };
+            write_ranged(&mut w, v, min, max, bits).unwrap();
+            assert_eq!(w.bits_written(), u64::from(bits));
+            let bytes = w.into_bytes();
+            assert_eq!(read_ranged::<_, i64>(&mut BitReader::new(&bytes), min, max, bits), Ok(v));
+        }
+        let mut w = BitWriter::new();
+        write_ranged(&mut w, u64::MAX, 0, i128::from(u64::MAX), 64).unwrap();
+        assert_eq!(
+            write_ranged(&mut w, 0u8, 0, i128::from(u64::MAX) + 1, 64).unwrap_err().kind,
+            EncodeErrorKind::InvalidArgument
+        );
+        // A value the Rust type cannot hold.
+        let mut r = BitReader::new(&[0xff]);
+        assert_eq!(read_ranged::<_, u8>(&mut r, 0, 300, 8), Ok(255));
+        let mut r = ByteReader::new(&[0x2c, 0x01]);
+        assert_eq!(read_ranged::<_, u8>(&mut r, 0, 300, 9).unwrap_err().kind, DecodeErrorKind::ValueOutOfRange);
+    }
+
+    #[test]
+    fn fixed_widths() {
+        for (v, bits) in [(i64::MIN, 64u32), (i64::MAX, 64), (-1, 1), (0, 1), (-128, 8), (127, 8)] {
+            let mut w = ByteWriter::new();
+            write_fixed(&mut w, v, i128::from(i64::MIN), i128::from(i64::MAX), bits, true).unwrap();
+            let bytes = w.into_bytes();
+            assert_eq!(read_fixed::<_, i64>(&mut ByteReader::new(&bytes), i128::from(i64::MIN), i128::from(i64::MAX), bits, true), Ok(v));
+        }
+        let mut w = BitWriter::new();
+        assert!(write_fixed(&mut w, 128i32, -1000, 1000, 8, true).is_err());
+        assert!(write_fixed(&mut w, -1i32, -1000, 1000, 8, false).is_err());
+        assert!(write_fixed(&mut w, 1i32, 0, 0, 8, false).is_err());
+        assert!(write_fixed(&mut w, 0i32, 0, 0, 65, false).is_err());
+        write_fixed(&mut w, u64::MAX, 0, i128::from(u64::MAX), 64, false).unwrap();
+        write_fixed(&mut w, 0u8, 0, 0, 0, true).unwrap();
+        let bytes = w.into_bytes();
+        let mut r = BitReader::new(&bytes);
+        assert_eq!(read_fixed::<_, u64>(&mut r, 0, i128::from(u64::MAX), 64, false), Ok(u64::MAX));
+        assert_eq!(read_fixed::<_, u8>(&mut r, 0, 0, 0, true), Ok(0));
+        // Range checked on read.
+        let mut r = BitReader::new(&[200]);
+        assert_eq!(read_fixed::<_, u8>(&mut r, 0, 100, 8, false).unwrap_err().kind, DecodeErrorKind::ValueOutOfRange);
+    }
+
+    #[test]
+    fn vlq_modes() {
+        for mode in [VlqMode::Plain, VlqMode::ZigZag, VlqMode::Offset] {
+            for v in [-5i64, 0, 7, 1000] {
+                let (min, max) = (-5, 1000);
+                let mut w = BitWriter::new();
+                let res = write_vlq_int(&mut w, v, mode, min, max, 3);
+                if mode == VlqMode::Plain && v < 0 {
+                    assert!(res.is_err());
+                    continue;
+                }
+                res.unwrap();
+                let bytes = w.into_bytes();
+                assert_eq!(read_vlq_int::<_, i64>(&mut BitReader::new(&bytes), mode, min, max, 3, 4), Ok(v));
+            }
+        }
+        let mut w = BitWriter::new();
+        assert!(write_vlq_int(&mut w, 2000i64, VlqMode::Plain, 0, 1000, 7).is_err());
+        w.write_vlq(2000, 7).unwrap();
+        let bytes = w.into_bytes();
+        assert_eq!(
+            read_vlq_int::<_, u16>(&mut BitReader::new(&bytes), VlqMode::Plain, 0, 1000, 7, 2).unwrap_err().kind,
+            DecodeErrorKind::ValueOutOfRange
+        );
+        assert_eq!(
+            read_vlq_int::<_, u16>(&mut BitReader::new(&bytes), VlqMode::Plain, 0, 1000, 7, 0).unwrap_err().kind,
+            DecodeErrorKind::InvalidArgument
+        );
+    }
+
+    #[test]
+    fn enums_and_huffman() {
+        let mut w = BitWriter::new();
+        assert_eq!(write_enum(&mut w, 3u8, 3, 2).unwrap_err().kind, EncodeErrorKind::BadEnumerator);
+        assert_eq!(write_enum(&mut w, -1i8, 3, 2).unwrap_err().kind, EncodeErrorKind::BadEnumerator);
+        let codes = [(0b0, 1), (0b10, 2), (0b110, 3), (0b111, 3)];
+        assert_eq!(write_huffman(&mut w, 4u8, &codes).unwrap_err().kind, EncodeErrorKind::BadEnumerator);
+        assert_eq!(write_huffman(&mut w, 0u8, &[(2, 1)]).unwrap_err().kind, EncodeErrorKind::InvalidArgument);
+        for i in 0..4u8 {
+            write_huffman(&mut w, i, &codes).unwrap();
+        }
+        assert_eq!(w.bits_written(), 1 + 2 + 3 + 3);
+        let bytes = w.into_bytes();
+        let mut r = BitReader::new(&bytes);
+        for i in 0..4 {
+            assert_eq!(read_huffman(&mut r, &codes), Ok(i));
+        }
+        // Single-enumerator code of length 0: nothing sent.
+        let mut w = BitWriter::new();
+        write_huffman(&mut w, 0u8, &[(0, 0)]).unwrap();
+        assert_eq!(w.bits_written(), 0);
+        assert_eq!(read_huffman(&mut BitReader::new(&[]), &[(0, 0)]), Ok(0));
+        // Byte stream: the index.
+        let mut w = ByteWriter::new();
+        write_huffman(&mut w, 3u8, &codes).unwrap();
+        let bytes = w.into_bytes();
+        assert_eq!(bytes, [3]);
+        assert_eq!(read_huffman(&mut ByteReader::new(&bytes), &codes), Ok(3));
+        assert_eq!(read_huffman(&mut ByteReader::new(&[4]), &codes).unwrap_err().kind, DecodeErrorKind::BadEnumerator);
+        assert_eq!(read_huffman(&mut BitReader::new(&[]), &codes).unwrap_err().kind, DecodeErrorKind::UnexpectedEnd);
+    }
+
+    #[test]
+    fn numeric_ranges() {
+        let w = BitWriter::new();
+        assert!(check_numeric(&w, 0.0, 0.0, 1.0, false, true).is_err());
+        assert_eq!(check_numeric(&w, -0.0, 0.0, 1.0, true, true), Ok(-0.0));
+        assert!(check_numeric(&w, f64::INFINITY, 0.0, f64::INFINITY, true, false).is_err());
+        let r = BitReader::new(&[]);
+        assert!(numeric_in_range(&r, 1.0, 0.0, 1.0, true, false).is_err());
+    }
+}

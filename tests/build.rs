@@ -1,0 +1,56 @@
+//! Generates Rust code from the project's schemas (and the seed examples) with `idlc::Builder`,
+//! so that the tests compile and run it.
+
+use std::path::{Path, PathBuf};
+
+fn schemas(name: &str) -> PathBuf {
+    Path::new("../schemas").join(name)
+}
+
+fn seed(name: &str) -> PathBuf {
+    Path::new("../../shared/seed-examples").join(name)
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let character = [seed("character.idl"), schemas("item.idl")];
+    let seed_encodings = [
+        seed("myencoding1.enc"),
+        seed("myencoding2.enc"),
+        seed("myencodinga.enc"),
+    ];
+    for (side, map, file) in [
+        ("Client", "client.map", "character_client.rs"),
+        ("Server", "server.map", "character_server.rs"),
+    ] {
+        let mut builder = idlc::Builder::new().side(side).mapping(schemas(map)).file_name(file);
+        for encoding in &seed_encodings {
+            builder = builder.encoding(encoding);
+        }
+        builder.compile(&character)?;
+    }
+    idlc::Builder::new()
+        .encoding(seed("myencodinga_extended.enc"))
+        .mapping(schemas("client.map"))
+        .side("Client")
+        .file_name("character_v2_client.rs")
+        .compile(&[schemas("character_v2.idl")])?;
+    idlc::Builder::new()
+        .file_name("character_builtin.rs")
+        .compile(&character)?;
+    for (side, map, file) in [
+        ("Client", "arena_client.map", "arena_client.rs"),
+        ("Server", "arena_server.map", "arena_server.rs"),
+    ] {
+        idlc::Builder::new()
+            .encoding(schemas("arena_s2c.enc"))
+            .encoding(schemas("arena_s2s.enc"))
+            .mapping(schemas(map))
+            .side(side)
+            .file_name(file)
+            .compile(&[schemas("arena.idl")])?;
+    }
+    idlc::Builder::new()
+        .file_name("arena_builtin.rs")
+        .compile(&[schemas("arena.idl")])?;
+    Ok(())
+}
