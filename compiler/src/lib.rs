@@ -11,10 +11,12 @@
 pub mod cli;
 pub mod builder;
 pub mod codegen;
+pub mod config;
 pub mod diagnostics;
 pub mod front;
 pub mod ir;
 pub mod load;
+pub mod report;
 pub mod resolve;
 
 use std::path::PathBuf;

@@ -101,7 +101,6 @@ fn character_alone_reports_item_undeclared() {
 }
 
 #[test]
-#[ignore = "needs resolve"]
 fn myencoding1_checks_with_one_warning() {
     let dir = TempDir::new();
     let item = dir.file("item.idl", ITEM);

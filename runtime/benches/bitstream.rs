@@ -140,7 +140,10 @@ fn read_mixed(bytes: &[u8], d: &Data) -> u64 {
 }
 
 fn read_mixed_naive(bytes: &[u8], d: &Data) -> u64 {
-    let mut r = NaiveReader { data: bytes, bits: 0 };
+    let mut r = NaiveReader {
+        data: bytes,
+        bits: 0,
+    };
     let mut sum = 0u64;
     for &(_, n) in &d.mixed {
         match r.read_bits(n) {
@@ -182,7 +185,10 @@ fn read_vlqs(bytes: &[u8]) -> u64 {
 }
 
 fn read_vlqs_naive(bytes: &[u8]) -> u64 {
-    let mut r = NaiveReader { data: bytes, bits: 0 };
+    let mut r = NaiveReader {
+        data: bytes,
+        bits: 0,
+    };
     let mut sum = 0u64;
     for _ in 0..FIELDS {
         match r.read_vlq(7) {
@@ -211,9 +217,15 @@ fn prepare() -> Prepared {
     let vlq_bytes = w.finish().to_vec();
     write_vlqs_naive(&mut naive, &d);
     assert_eq!(naive.buf, vlq_bytes, "the two VLQ implementations disagree");
-    assert_eq!(read_mixed(&mixed_bytes, &d), read_mixed_naive(&mixed_bytes, &d));
+    assert_eq!(
+        read_mixed(&mixed_bytes, &d),
+        read_mixed_naive(&mixed_bytes, &d)
+    );
     assert_eq!(read_vlqs(&vlq_bytes), read_vlqs_naive(&vlq_bytes));
-    assert_eq!(read_vlqs(&vlq_bytes), d.vlqs.iter().fold(0u64, |a, &v| a.wrapping_add(v)));
+    assert_eq!(
+        read_vlqs(&vlq_bytes),
+        d.vlqs.iter().fold(0u64, |a, &v| a.wrapping_add(v))
+    );
     Prepared {
         d,
         mixed_bytes,
@@ -329,7 +341,9 @@ fn report_ratios(p: &Prepared) {
     println!("\nspeed-up over bit-at-a-time ({clock}; target >= 5x):");
     for (name, fast, slow) in cases {
         let ratio = slow.as_secs_f64() / fast.as_secs_f64().max(1e-12);
-        println!("  {name:<30} runtime {fast:>10.2?}  bit-at-a-time {slow:>10.2?}  ratio {ratio:>5.1}x");
+        println!(
+            "  {name:<30} runtime {fast:>10.2?}  bit-at-a-time {slow:>10.2?}  ratio {ratio:>5.1}x"
+        );
     }
 }
 

@@ -189,7 +189,10 @@ impl WireWrite for BitWriter {
                 self.put(chunk & ((1u64 << (bits - 1)) - 1), bits);
                 return Ok(());
             }
-            self.put(chunk & ((1u64 << (per_word * group_len)) - 1), per_word * group_len);
+            self.put(
+                chunk & ((1u64 << (per_word * group_len)) - 1),
+                per_word * group_len,
+            );
             left -= per_word;
             // per_word * n < 64.
             rest >>= per_word * n;
@@ -229,11 +232,17 @@ impl WireWrite for BitWriter {
         };
         let at = self.bits_written() + 1;
         f(&mut ext).map_err(|mut e| {
-            e.bit_offset = e.bit_offset.saturating_sub(u64::from(phase)).saturating_add(at);
+            e.bit_offset = e
+                .bit_offset
+                .saturating_sub(u64::from(phase))
+                .saturating_add(at);
             e
         })?;
         self.write_bool(true)?;
-        self.write_vlq(ext.bits_written() - u64::from(phase), DEFAULT_VLQ_GROUP_BITS)?;
+        self.write_vlq(
+            ext.bits_written() - u64::from(phase),
+            DEFAULT_VLQ_GROUP_BITS,
+        )?;
         self.append_phased(&ext, phase);
         Ok(())
     }
@@ -271,7 +280,11 @@ struct GroupMasks {
 }
 
 const fn ones(bits: u32) -> u64 {
-    if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 }
+    if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    }
 }
 
 // Evaluated at compile time: the indexing below cannot fail at run time.
@@ -573,11 +586,11 @@ impl<'a> WireRead<'a> for BitReader<'a> {
                 let last = (w >> ((here - 1) * group_len)) & mask(n);
                 let room = type_bits.saturating_sub((total - 1) * n);
                 let keep = u64::MAX >> (64 - (total * n).min(64));
-                let mut value = spread_back(w0, n);
-                if !first {
-                    value |= spread_back(w1, n) << (per_word * n);
-                }
-                let value = value & keep;
+                // Both words' payloads, the second's masked off when unused: no branch to
+                // mispredict on the VLQ's length.
+                let second = spread_back(w1, n) << (per_word * n);
+                let value =
+                    (spread_back(w0, n) | (second & u64::from(first).wrapping_sub(1))) & keep;
                 let bad = (total > max_groups)
                     | ((room < n) & (last >> room.min(63) != 0))
                     | ((total > 1) & (last == 0));
@@ -692,7 +705,11 @@ mod tests {
         for offset in 0..64u32 {
             for bits in 0..=64u32 {
                 let value = 0xA5C3_96F0_0F69_3C5Au64 & mask(bits);
-                let fields = [(mask(offset) & 0x5555_5555_5555_5555, offset), (value, bits), (1, 1)];
+                let fields = [
+                    (mask(offset) & 0x5555_5555_5555_5555, offset),
+                    (value, bits),
+                    (1, 1),
+                ];
                 let mut w = BitWriter::new();
                 for &(v, n) in &fields {
                     w.write_bits(v, n).unwrap();
@@ -739,14 +756,23 @@ mod tests {
         assert_eq!(r.read_bits(0).unwrap(), 0);
         r.read_bits(7).unwrap();
         assert_eq!(r.read_bits(64).unwrap(), u64::MAX);
-        assert_eq!(r.read_bits(2).unwrap_err(), DecodeError::new(DecodeErrorKind::UnexpectedEnd, 71));
+        assert_eq!(
+            r.read_bits(2).unwrap_err(),
+            DecodeError::new(DecodeErrorKind::UnexpectedEnd, 71)
+        );
         assert_eq!(r.read_bits(1).unwrap(), 1);
         assert!(r.read_bool().is_err());
         assert_eq!(r.read_bits(0).unwrap(), 0);
         let mut empty = BitReader::new(&[]);
         assert_eq!(empty.read_bits(0).unwrap(), 0);
-        assert_eq!(empty.read_bits(1).unwrap_err().kind, DecodeErrorKind::UnexpectedEnd);
-        assert_eq!(empty.read_bits(64).unwrap_err().kind, DecodeErrorKind::UnexpectedEnd);
+        assert_eq!(
+            empty.read_bits(1).unwrap_err().kind,
+            DecodeErrorKind::UnexpectedEnd
+        );
+        assert_eq!(
+            empty.read_bits(64).unwrap_err().kind,
+            DecodeErrorKind::UnexpectedEnd
+        );
     }
 
     #[test]
@@ -785,18 +811,27 @@ mod tests {
     fn padding_is_verified() {
         let mut r = BitReader::new(&[0b0000_0101]);
         r.read_bool().unwrap();
-        assert_eq!(r.finish().unwrap_err(), DecodeError::new(DecodeErrorKind::BadPadding, 1));
+        assert_eq!(
+            r.finish().unwrap_err(),
+            DecodeError::new(DecodeErrorKind::BadPadding, 1)
+        );
         let mut r = BitReader::new(&[0b1000_0001]);
         r.read_bool().unwrap();
         assert_eq!(r.align().unwrap_err().kind, DecodeErrorKind::BadPadding);
         let mut r = BitReader::new(&[0b1000_0001]);
         r.read_bool().unwrap();
-        assert_eq!(r.read_raw_bytes(0).unwrap_err().kind, DecodeErrorKind::BadPadding);
+        assert_eq!(
+            r.read_raw_bytes(0).unwrap_err().kind,
+            DecodeErrorKind::BadPadding
+        );
         let mut r = BitReader::new(&[1, 2]);
         r.read_bool().unwrap();
         r.finish().unwrap();
         assert_eq!(r.bits_read(), 8);
-        assert_eq!(r.expect_end().unwrap_err().kind, DecodeErrorKind::TrailingBytes);
+        assert_eq!(
+            r.expect_end().unwrap_err().kind,
+            DecodeErrorKind::TrailingBytes
+        );
         let mut r = BitReader::new(&[]);
         r.finish().unwrap();
         r.expect_end().unwrap();
@@ -806,15 +841,33 @@ mod tests {
     #[test]
     fn raw_bytes_bounds() {
         let mut r = BitReader::new(&[1, 2, 3]);
-        assert_eq!(r.read_raw_bytes(4).unwrap_err().kind, DecodeErrorKind::UnexpectedEnd);
-        assert_eq!(r.read_raw_bytes(u64::MAX).unwrap_err().kind, DecodeErrorKind::UnexpectedEnd);
+        assert_eq!(
+            r.read_raw_bytes(4).unwrap_err().kind,
+            DecodeErrorKind::UnexpectedEnd
+        );
+        assert_eq!(
+            r.read_raw_bytes(u64::MAX).unwrap_err().kind,
+            DecodeErrorKind::UnexpectedEnd
+        );
         assert_eq!(r.read_raw_bytes(3).unwrap(), &[1, 2, 3]);
         assert_eq!(r.read_raw_bytes(0).unwrap(), &[] as &[u8]);
     }
 
     #[test]
     fn vlq_every_group_size() {
-        let values = [0, 1, 2, 63, 64, 127, 128, 300, 1 << 32, u64::MAX >> 1, u64::MAX];
+        let values = [
+            0,
+            1,
+            2,
+            63,
+            64,
+            127,
+            128,
+            300,
+            1 << 32,
+            u64::MAX >> 1,
+            u64::MAX,
+        ];
         for n in 1..=32 {
             let mut w = BitWriter::new();
             for &v in &values {
@@ -824,7 +877,8 @@ mod tests {
             let expected: u64 = values
                 .iter()
                 .map(|&v| {
-                    crate::vlq::vlq_bits(v, n) + crate::vlq::vlq_bits(crate::zigzag_encode(v as i64), n)
+                    crate::vlq::vlq_bits(v, n)
+                        + crate::vlq::vlq_bits(crate::zigzag_encode(v as i64), n)
                 })
                 .sum();
             assert_eq!(w.bits_written(), expected);
@@ -837,12 +891,27 @@ mod tests {
             r.expect_end().unwrap();
         }
         let mut w = BitWriter::new();
-        assert_eq!(w.write_vlq(1, 0).unwrap_err().kind, EncodeErrorKind::InvalidArgument);
-        assert_eq!(w.write_vlq(1, 33).unwrap_err().kind, EncodeErrorKind::InvalidArgument);
+        assert_eq!(
+            w.write_vlq(1, 0).unwrap_err().kind,
+            EncodeErrorKind::InvalidArgument
+        );
+        assert_eq!(
+            w.write_vlq(1, 33).unwrap_err().kind,
+            EncodeErrorKind::InvalidArgument
+        );
         let mut r = BitReader::new(&[0]);
-        assert_eq!(r.read_vlq(0).unwrap_err().kind, DecodeErrorKind::InvalidArgument);
-        assert_eq!(r.read_vlq_width(7, 0).unwrap_err().kind, DecodeErrorKind::InvalidArgument);
-        assert_eq!(r.read_vlq_width(7, 65).unwrap_err().kind, DecodeErrorKind::InvalidArgument);
+        assert_eq!(
+            r.read_vlq(0).unwrap_err().kind,
+            DecodeErrorKind::InvalidArgument
+        );
+        assert_eq!(
+            r.read_vlq_width(7, 0).unwrap_err().kind,
+            DecodeErrorKind::InvalidArgument
+        );
+        assert_eq!(
+            r.read_vlq_width(7, 65).unwrap_err().kind,
+            DecodeErrorKind::InvalidArgument
+        );
     }
 
     /// The one-load fast path of `read_vlq_width` agrees with the group-by-group definition
@@ -860,7 +929,8 @@ mod tests {
                 1 => {
                     // A valid or slightly broken VLQ of a random value.
                     let mut w = BitWriter::new();
-                    w.write_vlq(rng.random::<u64>() >> rng.random_range(0..64), n).unwrap();
+                    w.write_vlq(rng.random::<u64>() >> rng.random_range(0..64), n)
+                        .unwrap();
                     let b = w.into_bytes();
                     let k = b.len().min(24);
                     data[..k].copy_from_slice(&b[..k]);
@@ -894,7 +964,10 @@ mod tests {
                 Ok((g, more))
             })
             .map_err(|e| e.kind);
-            assert_eq!(got, expected, "n={n} t={t} offset={offset} data={data:02x?}");
+            assert_eq!(
+                got, expected,
+                "n={n} t={t} offset={offset} data={data:02x?}"
+            );
             if got.is_ok() {
                 assert_eq!(fast.bits_read(), pos);
             }
@@ -913,7 +986,10 @@ mod tests {
                 }
                 assert_eq!(spread, slow, "n={n} v={v:x}");
                 assert_eq!(spread_back(spread, n), v & mask(per_word * n), "n={n}");
-                assert_eq!(spread_back(spread | vlq_continuation_mask(n), n), v & mask(per_word * n));
+                assert_eq!(
+                    spread_back(spread | vlq_continuation_mask(n), n),
+                    v & mask(per_word * n)
+                );
             }
         }
     }
@@ -929,19 +1005,31 @@ mod tests {
     fn vlq_rejections() {
         // Truncated.
         let mut r = BitReader::new(&[0x80]);
-        assert_eq!(r.read_vlq(7).unwrap_err(), DecodeError::new(DecodeErrorKind::UnexpectedEnd, 0));
+        assert_eq!(
+            r.read_vlq(7).unwrap_err(),
+            DecodeError::new(DecodeErrorKind::UnexpectedEnd, 0)
+        );
         // Redundant zero group.
         let mut r = BitReader::new(&[0x81, 0x00]);
-        assert_eq!(r.read_vlq(7).unwrap_err().kind, DecodeErrorKind::OverlongVlq);
+        assert_eq!(
+            r.read_vlq(7).unwrap_err().kind,
+            DecodeErrorKind::OverlongVlq
+        );
         // Eleven groups for a u64.
         let mut r = BitReader::new(&[0xff; 16]);
-        assert_eq!(r.read_vlq(7).unwrap_err().kind, DecodeErrorKind::OverlongVlq);
+        assert_eq!(
+            r.read_vlq(7).unwrap_err().kind,
+            DecodeErrorKind::OverlongVlq
+        );
         // u64::MAX is fine, one more bit is not.
         let mut bytes = [0xff; 10];
         bytes[9] = 0x01;
         assert_eq!(BitReader::new(&bytes).read_vlq(7).unwrap(), u64::MAX);
         bytes[9] = 0x02;
-        assert_eq!(BitReader::new(&bytes).read_vlq(7).unwrap_err().kind, DecodeErrorKind::OverlongVlq);
+        assert_eq!(
+            BitReader::new(&bytes).read_vlq(7).unwrap_err().kind,
+            DecodeErrorKind::OverlongVlq
+        );
         // A VLQ across the end of a long buffer, groups of 32 bits (33 with the continuation).
         let mut w = BitWriter::new();
         w.write_bits(0, 5).unwrap();
@@ -952,7 +1040,10 @@ mod tests {
         assert_eq!(r.read_vlq(32).unwrap(), u64::MAX);
         let mut r = BitReader::new(bytes.get(..8).unwrap());
         r.read_bits(5).unwrap();
-        assert_eq!(r.read_vlq(32).unwrap_err(), DecodeError::new(DecodeErrorKind::UnexpectedEnd, 5));
+        assert_eq!(
+            r.read_vlq(32).unwrap_err(),
+            DecodeError::new(DecodeErrorKind::UnexpectedEnd, 5)
+        );
     }
 
     #[test]
@@ -972,7 +1063,14 @@ mod tests {
         let mut r = BitReader::new(&bytes);
         r.read_bits(3).unwrap();
         let ext = r
-            .read_extension(|r| Ok((r.read_bits(16)?, r.read_bits(3)?, r.read_vlq(7)?, r.read_fence_present()?)))
+            .read_extension(|r| {
+                Ok((
+                    r.read_bits(16)?,
+                    r.read_bits(3)?,
+                    r.read_vlq(7)?,
+                    r.read_fence_present()?,
+                ))
+            })
             .unwrap();
         assert_eq!(ext, Some((0x1234, 5, 1 << 40, false)));
         assert_eq!(r.read_extension(|r| r.read_bool()).unwrap(), None);
@@ -999,7 +1097,9 @@ mod tests {
         w.write_vlq(100, 7).unwrap();
         let bytes = w.into_bytes();
         assert_eq!(
-            BitReader::new(&bytes).read_extension(|_| Ok(())).unwrap_err(),
+            BitReader::new(&bytes)
+                .read_extension(|_| Ok(()))
+                .unwrap_err(),
             DecodeError::new(DecodeErrorKind::UnexpectedEnd, 1)
         );
     }
@@ -1032,7 +1132,11 @@ mod tests {
             let mut r = BitReader::new(&bytes);
             r.read_bits(prefix).unwrap();
             let got = r
-                .read_extension(|r| (0..40).map(|_| r.read_bits(7)).collect::<Result<Vec<_>, _>>())
+                .read_extension(|r| {
+                    (0..40)
+                        .map(|_| r.read_bits(7))
+                        .collect::<Result<Vec<_>, _>>()
+                })
                 .unwrap()
                 .unwrap();
             assert_eq!(got, (0..40).collect::<Vec<_>>());

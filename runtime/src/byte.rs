@@ -384,23 +384,44 @@ mod tests {
     #[test]
     fn bits_above_width_rejected() {
         let mut r = ByteReader::new(&[0x08]);
-        assert_eq!(r.read_bits(3).unwrap_err(), DecodeError::new(DecodeErrorKind::ValueOutOfRange, 0));
+        assert_eq!(
+            r.read_bits(3).unwrap_err(),
+            DecodeError::new(DecodeErrorKind::ValueOutOfRange, 0)
+        );
         let mut r = ByteReader::new(&[0xff, 0xff, 0xff, 0x01]);
-        assert_eq!(r.read_bits(24).unwrap_err().kind, DecodeErrorKind::ValueOutOfRange);
+        assert_eq!(
+            r.read_bits(24).unwrap_err().kind,
+            DecodeErrorKind::ValueOutOfRange
+        );
         let mut r = ByteReader::new(&[0xff, 0xff, 0xff, 0x00]);
         assert_eq!(r.read_bits(24).unwrap(), 0xff_ffff);
         let mut r = ByteReader::new(&[0xff, 0xff, 0xff]);
-        assert_eq!(r.read_bits(24).unwrap_err().kind, DecodeErrorKind::UnexpectedEnd);
-        assert_eq!(r.read_bits(65).unwrap_err().kind, DecodeErrorKind::InvalidArgument);
+        assert_eq!(
+            r.read_bits(24).unwrap_err().kind,
+            DecodeErrorKind::UnexpectedEnd
+        );
+        assert_eq!(
+            r.read_bits(65).unwrap_err().kind,
+            DecodeErrorKind::InvalidArgument
+        );
         assert_eq!(r.read_bits(0).unwrap(), 0);
     }
 
     #[test]
     fn write_checks() {
         let mut w = ByteWriter::new();
-        assert_eq!(w.write_bits(0, 65).unwrap_err().kind, EncodeErrorKind::InvalidArgument);
-        assert_eq!(w.write_bits(2, 1).unwrap_err().kind, EncodeErrorKind::ValueOutOfRange);
-        assert_eq!(w.write_vlq(2, 0).unwrap_err().kind, EncodeErrorKind::InvalidArgument);
+        assert_eq!(
+            w.write_bits(0, 65).unwrap_err().kind,
+            EncodeErrorKind::InvalidArgument
+        );
+        assert_eq!(
+            w.write_bits(2, 1).unwrap_err().kind,
+            EncodeErrorKind::ValueOutOfRange
+        );
+        assert_eq!(
+            w.write_vlq(2, 0).unwrap_err().kind,
+            EncodeErrorKind::InvalidArgument
+        );
         assert_eq!(w.bits_written(), 0);
     }
 
@@ -409,8 +430,14 @@ mod tests {
         let mut r = ByteReader::new(&[0, 1, 2]);
         assert!(!r.read_bool().unwrap());
         assert!(r.read_bool().unwrap());
-        assert_eq!(r.read_bool().unwrap_err(), DecodeError::new(DecodeErrorKind::ValueOutOfRange, 16));
-        assert_eq!(r.read_bool().unwrap_err().kind, DecodeErrorKind::UnexpectedEnd);
+        assert_eq!(
+            r.read_bool().unwrap_err(),
+            DecodeError::new(DecodeErrorKind::ValueOutOfRange, 16)
+        );
+        assert_eq!(
+            r.read_bool().unwrap_err().kind,
+            DecodeErrorKind::UnexpectedEnd
+        );
     }
 
     #[test]
@@ -431,22 +458,52 @@ mod tests {
         let mut w = ByteWriter::new();
         w.write_vlq(624_485, 7).unwrap();
         assert_eq!(w.finish(), &[0xE5, 0x8E, 0x26]);
-        assert_eq!(ByteReader::new(&[0x80]).read_vlq(7).unwrap_err().kind, DecodeErrorKind::UnexpectedEnd);
-        assert_eq!(ByteReader::new(&[0x80, 0]).read_vlq(7).unwrap_err().kind, DecodeErrorKind::OverlongVlq);
-        assert_eq!(ByteReader::new(&[0xff; 11]).read_vlq(7).unwrap_err().kind, DecodeErrorKind::OverlongVlq);
-        assert_eq!(ByteReader::new(&[0x80, 0x80, 0x04]).read_vlq_width(7, 16).unwrap_err().kind, DecodeErrorKind::OverlongVlq);
-        assert_eq!(ByteReader::new(&[0]).read_vlq(33).unwrap_err().kind, DecodeErrorKind::InvalidArgument);
+        assert_eq!(
+            ByteReader::new(&[0x80]).read_vlq(7).unwrap_err().kind,
+            DecodeErrorKind::UnexpectedEnd
+        );
+        assert_eq!(
+            ByteReader::new(&[0x80, 0]).read_vlq(7).unwrap_err().kind,
+            DecodeErrorKind::OverlongVlq
+        );
+        assert_eq!(
+            ByteReader::new(&[0xff; 11]).read_vlq(7).unwrap_err().kind,
+            DecodeErrorKind::OverlongVlq
+        );
+        assert_eq!(
+            ByteReader::new(&[0x80, 0x80, 0x04])
+                .read_vlq_width(7, 16)
+                .unwrap_err()
+                .kind,
+            DecodeErrorKind::OverlongVlq
+        );
+        assert_eq!(
+            ByteReader::new(&[0]).read_vlq(33).unwrap_err().kind,
+            DecodeErrorKind::InvalidArgument
+        );
     }
 
     #[test]
     fn raw_and_skip() {
         let mut r = ByteReader::new(&[1, 2, 3, 4]);
         assert_eq!(r.read_raw_bytes(2).unwrap(), &[1, 2]);
-        assert_eq!(r.skip_bits(4).unwrap_err().kind, DecodeErrorKind::InvalidArgument);
-        assert_eq!(r.read_raw_bytes(3).unwrap_err().kind, DecodeErrorKind::UnexpectedEnd);
-        assert_eq!(r.read_raw_bytes(u64::MAX).unwrap_err().kind, DecodeErrorKind::UnexpectedEnd);
+        assert_eq!(
+            r.skip_bits(4).unwrap_err().kind,
+            DecodeErrorKind::InvalidArgument
+        );
+        assert_eq!(
+            r.read_raw_bytes(3).unwrap_err().kind,
+            DecodeErrorKind::UnexpectedEnd
+        );
+        assert_eq!(
+            r.read_raw_bytes(u64::MAX).unwrap_err().kind,
+            DecodeErrorKind::UnexpectedEnd
+        );
         r.skip_bits(8).unwrap();
-        assert_eq!(r.expect_end().unwrap_err().kind, DecodeErrorKind::TrailingBytes);
+        assert_eq!(
+            r.expect_end().unwrap_err().kind,
+            DecodeErrorKind::TrailingBytes
+        );
         r.skip_bits(8).unwrap();
         r.expect_end().unwrap();
         assert!(r.skip_bits(8).is_err());
@@ -472,7 +529,10 @@ mod tests {
             .unwrap();
         assert_eq!(ext, Some((7, "new", false)));
         let mut r = ByteReader::new(&[1, 9, 0]);
-        assert_eq!(r.read_extension(|_| Ok(())).unwrap_err(), DecodeError::new(DecodeErrorKind::UnexpectedEnd, 8));
+        assert_eq!(
+            r.read_extension(|_| Ok(())).unwrap_err(),
+            DecodeError::new(DecodeErrorKind::UnexpectedEnd, 8)
+        );
         let mut r = ByteReader::new(&[0]);
         assert_eq!(r.read_extension(|_| Ok(())).unwrap(), None);
     }

@@ -231,16 +231,21 @@ where
     Ok(())
 }
 
-/// Reads an `ARRAY<T, N>` of `N` elements into `[T; N]` (no `Default` or `Copy` needed).
+/// Reads an `ARRAY<T, N>` of `N` elements into `[T; N]` (no `Default` or `Copy` needed). When
+/// the bits left cannot hold `N * min_element_bits`, it fails with
+/// [`DecodeErrorKind::UnexpectedEnd`] before allocating anything.
 ///
 /// ```
-/// use idlc_runtime::{read_array, BitReader, WireRead};
+/// use idlc_runtime::{read_array, BitReader, DecodeErrorKind, WireRead};
 /// let mut r = BitReader::new(&[0b101]);
-/// let a: [bool; 3] = read_array(&mut r, |r| r.read_bool()).unwrap();
+/// let a: [bool; 3] = read_array(&mut r, 1, |r| r.read_bool()).unwrap();
 /// assert_eq!(a, [true, false, true]);
+/// let e = read_array::<_, u64, _, 100_000>(&mut r, 8, |r| r.read_bits(8)).unwrap_err();
+/// assert_eq!(e.kind, DecodeErrorKind::UnexpectedEnd);
 /// ```
 pub fn read_array<'a, R, T, F, const N: usize>(
     r: &mut R,
+    min_element_bits: u64,
     mut read_item: F,
 ) -> Result<[T; N], DecodeError>
 where
@@ -248,12 +253,17 @@ where
     F: FnMut(&mut R) -> Result<T, DecodeError>,
 {
     let start = r.bits_read();
+    let fits = (N as u64)
+        .checked_mul(min_element_bits)
+        .is_some_and(|need| need <= r.bits_remaining());
+    if !fits {
+        return Err(DecodeError::new(DecodeErrorKind::UnexpectedEnd, start));
+    }
     let mut items = Vec::with_capacity(N);
     for _ in 0..N {
         items.push(read_item(r)?);
     }
-    <[T; N]>::try_from(items)
-        .map_err(|_| DecodeError::new(DecodeErrorKind::InvalidArgument, start))
+    <[T; N]>::try_from(items).map_err(|_| DecodeError::new(DecodeErrorKind::InvalidArgument, start))
 }
 
 #[cfg(test)]
@@ -291,7 +301,10 @@ mod tests {
         let mut r = BitReader::new(&[3, 0, 0, 0]);
         assert_eq!(r.read_count(None, 8), Ok(3));
         let mut r = BitReader::new(&[4, 0, 0, 0]);
-        assert_eq!(r.read_count(None, 8).unwrap_err().kind, DecodeErrorKind::LengthOverBound);
+        assert_eq!(
+            r.read_count(None, 8).unwrap_err().kind,
+            DecodeErrorKind::LengthOverBound
+        );
         // Overflow of count * min_element_bits.
         let mut w = BitWriter::new();
         w.write_vlq(u64::MAX, 7).unwrap();
@@ -304,7 +317,10 @@ mod tests {
         let mut r = BitReader::new(&[0xff]);
         assert_eq!(r.read_count(Some(255), 0), Ok(255));
         let mut r = BitReader::new(&[100]);
-        assert_eq!(r.read_count(None, 0).unwrap_err().kind, DecodeErrorKind::LengthOverBound);
+        assert_eq!(
+            r.read_count(None, 0).unwrap_err().kind,
+            DecodeErrorKind::LengthOverBound
+        );
         let mut r = BitReader::new(&[0]);
         let v: Vec<()> = read_sequence(&mut r, None, 0, |_| Ok(())).unwrap();
         assert!(v.is_empty());
@@ -317,12 +333,17 @@ mod tests {
         let bytes = w.into_bytes();
         assert_eq!(bytes.len(), 8);
         let mut r = ByteReader::new(&bytes);
-        let a: [u64; 4] = read_array(&mut r, |r| r.read_bits(16)).unwrap();
+        let a: [u64; 4] = read_array(&mut r, 16, |r| r.read_bits(16)).unwrap();
         assert_eq!(a, [1, 2, 3, 4]);
         let mut r = ByteReader::new(&bytes);
-        let e = read_array::<_, u64, _, 5>(&mut r, |r| r.read_bits(16)).unwrap_err();
+        let e = read_array::<_, u64, _, 5>(&mut r, 0, |r| r.read_bits(16)).unwrap_err();
         assert_eq!(e.kind, DecodeErrorKind::UnexpectedEnd);
-        let empty: [String; 0] = read_array(&mut r, |_| Ok(String::new())).unwrap();
+        let e = read_array::<_, u64, _, 5>(&mut ByteReader::new(&bytes), 16, |r| r.read_bits(16));
+        assert_eq!(
+            e.unwrap_err(),
+            DecodeError::new(DecodeErrorKind::UnexpectedEnd, 0)
+        );
+        let empty: [String; 0] = read_array(&mut r, 0, |_| Ok(String::new())).unwrap();
         assert!(empty.is_empty());
     }
 }

@@ -413,11 +413,15 @@ mod tests {
     fn round_trip_bit(base: &[u64], cur: &[u64]) -> (bool, usize, Option<Vec<u64>>) {
         let (base, cur) = (base.to_vec(), cur.to_vec());
         let mut w = BitWriter::new();
-        let changed =
-            write_delta_sequence(&mut w, &base, &cur, Some(1000), |a, b| a == b, |w, &x, _| {
-                w.write_vlq(x, 7)
-            })
-            .unwrap();
+        let changed = write_delta_sequence(
+            &mut w,
+            &base,
+            &cur,
+            Some(1000),
+            |a, b| a == b,
+            |w, &x, _| w.write_vlq(x, 7),
+        )
+        .unwrap();
         let bytes = w.into_bytes();
         let mut r = BitReader::new(&bytes);
         let got: Option<Vec<u64>> =
@@ -433,7 +437,10 @@ mod tests {
         assert_eq!(round_trip_bit(&[1, 2], &[1]).2, Some(vec![1]));
         assert_eq!(round_trip_bit(&[1, 2], &[]).2, Some(vec![]));
         assert_eq!(round_trip_bit(&[], &[5, 6, 7]).2, Some(vec![5, 6, 7]));
-        assert_eq!(round_trip_bit(&[1, 2, 3], &[1, 9, 3, 4]).2, Some(vec![1, 9, 3, 4]));
+        assert_eq!(
+            round_trip_bit(&[1, 2, 3], &[1, 9, 3, 4]).2,
+            Some(vec![1, 9, 3, 4])
+        );
         let base: Vec<u64> = (0..500).collect();
         let mut cur = base.clone();
         cur[3] = 1000;
@@ -451,15 +458,24 @@ mod tests {
         cur[9] = 99;
         cur.push_back(100);
         let mut w = ByteWriter::new();
-        write_delta_sequence(&mut w, &base, &cur, None, |a, b| a == b, |w, &x, b| {
-            assert_eq!(b.is_some(), x == 99);
-            w.write_bits(x, 8)
-        })
+        write_delta_sequence(
+            &mut w,
+            &base,
+            &cur,
+            None,
+            |a, b| a == b,
+            |w, &x, b| {
+                assert_eq!(b.is_some(), x == 99);
+                w.write_bits(x, 8)
+            },
+        )
         .unwrap();
         let bytes = w.into_bytes();
         let got: Option<VecDeque<u64>> =
-            read_delta_sequence(&mut ByteReader::new(&bytes), &base, None, 8, |r, _| r.read_bits(8))
-                .unwrap();
+            read_delta_sequence(&mut ByteReader::new(&bytes), &base, None, 8, |r, _| {
+                r.read_bits(8)
+            })
+            .unwrap();
         assert_eq!(got, Some(cur));
     }
 
@@ -467,9 +483,13 @@ mod tests {
     fn delta_sequence_rejections() {
         let base = vec![1u64, 2];
         let read = |bytes: &[u8]| {
-            read_delta_sequence::<_, Vec<u64>, _>(&mut BitReader::new(bytes), &base, Some(100), 8, |r, _| {
-                r.read_bits(8)
-            })
+            read_delta_sequence::<_, Vec<u64>, _>(
+                &mut BitReader::new(bytes),
+                &base,
+                Some(100),
+                8,
+                |r, _| r.read_bits(8),
+            )
             .map_err(|e| e.kind)
         };
         // count 3 (7 bits), listed 0 (2 bits): the new element is not listed.
@@ -510,7 +530,12 @@ mod tests {
         w.write_bool(false).unwrap();
         w.write_vlq(u64::MAX, INDEX_GAP_GROUP_BITS).unwrap();
         let bytes = w.into_bytes();
-        assert_eq!(read_index_gap(&mut BitReader::new(&bytes)).unwrap_err().kind, DecodeErrorKind::ValueOutOfRange);
+        assert_eq!(
+            read_index_gap(&mut BitReader::new(&bytes))
+                .unwrap_err()
+                .kind,
+            DecodeErrorKind::ValueOutOfRange
+        );
     }
 
     #[test]
@@ -537,10 +562,19 @@ mod tests {
         let v_zero = axis.velocity.quantize(0.0).unwrap();
         assert_eq!(axis.extrapolate(100, v_zero, &DeltaContext::new(1e9)), 100);
         assert_eq!(axis.extrapolate(100, v_neg, &DeltaContext::new(1e9)), 0);
-        assert_eq!(axis.extrapolate(100, v_neg, &DeltaContext::new(f64::NAN)), 100);
-        assert_eq!(axis.extrapolate(100, v_neg, &DeltaContext::new(f64::INFINITY)), 100);
+        assert_eq!(
+            axis.extrapolate(100, v_neg, &DeltaContext::new(f64::NAN)),
+            100
+        );
+        assert_eq!(
+            axis.extrapolate(100, v_neg, &DeltaContext::new(f64::INFINITY)),
+            100
+        );
         assert_eq!(axis.extrapolate(100, v_neg, &DeltaContext::new(-1.0)), 150);
-        assert_eq!(axis.extrapolate(u64::MAX, v_zero, &DeltaContext::new(0.0)), 200);
+        assert_eq!(
+            axis.extrapolate(u64::MAX, v_zero, &DeltaContext::new(0.0)),
+            200
+        );
         assert!(axis.needs_update(f64::NAN, 100, v_zero, &DeltaContext::new(0.0), 1.0));
     }
 }

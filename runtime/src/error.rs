@@ -328,7 +328,10 @@ mod tests {
             InvalidArgument,
         ] {
             let e = EncodeError::new(k, 9).in_field("f");
-            assert_eq!(e.to_string(), format!("{} at bit 9 in field `f`", k.as_str()));
+            assert_eq!(
+                e.to_string(),
+                format!("{} at bit 9 in field `f`", k.as_str())
+            );
         }
     }
 

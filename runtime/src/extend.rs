@@ -131,7 +131,12 @@ pub fn with_bit_slice<'a, R: WireRead<'a>, T: WireInt>(
     let high = match slice.checked_shl(low) {
         Some(h) if h.checked_shr(low) == Some(slice) => h,
         _ if slice == 0 => 0,
-        _ => return Err(DecodeError::new(DecodeErrorKind::ValueOutOfRange, r.bits_read())),
+        _ => {
+            return Err(DecodeError::new(
+                DecodeErrorKind::ValueOutOfRange,
+                r.bits_read(),
+            ));
+        }
     };
     T::from_bit_pattern(base.to_bit_pattern() | high)
         .ok_or_else(|| DecodeError::new(DecodeErrorKind::ValueOutOfRange, r.bits_read()))
@@ -151,7 +156,7 @@ mod tests {
         assert_eq!(low_bits(-1i32, 8), 0xff);
         assert_eq!(low_bits(-1i32, 0), 0);
         assert_eq!(bit_slice(1u8, 64, 8), 0);
-        assert_eq!(saturate(f64::NAN, 0.0, 1.0).is_nan(), true);
+        assert!(saturate(f64::NAN, 0.0, 1.0).is_nan());
         assert_eq!(saturate(5, 10, 0), 10);
         let r = BitReader::new(&[]);
         assert!(with_bit_slice(&r, 0u64, 2, 63).is_err());

@@ -258,9 +258,18 @@ mod tests {
         assert_eq!(fp.quantize(0.0), Ok(10));
         assert_eq!(fp.quantize(f64::MIN_POSITIVE), Ok(10));
         assert_eq!(fp.quantize(5e-324), Ok(10)); // subnormal
-        assert_eq!(fp.quantize(f64::INFINITY), Err(EncodeErrorKind::ValueOutOfRange));
-        assert_eq!(fp.quantize(f64::NEG_INFINITY), Err(EncodeErrorKind::ValueOutOfRange));
-        assert_eq!(fp.quantize(1.0 + 1e-15), Err(EncodeErrorKind::ValueOutOfRange));
+        assert_eq!(
+            fp.quantize(f64::INFINITY),
+            Err(EncodeErrorKind::ValueOutOfRange)
+        );
+        assert_eq!(
+            fp.quantize(f64::NEG_INFINITY),
+            Err(EncodeErrorKind::ValueOutOfRange)
+        );
+        assert_eq!(
+            fp.quantize(1.0 + 1e-15),
+            Err(EncodeErrorKind::ValueOutOfRange)
+        );
         // min == max: zero steps, zero bits.
         let one = FixedPoint::new(3.0, 3.0, 0.1).unwrap();
         assert_eq!((one.steps(), one.bits()), (0, 0));
@@ -286,7 +295,17 @@ mod tests {
                 x = x.fract() + 0.49999999999999994;
             }
         }
-        for x in [0.0, -0.0, 0.5, 1.5, 2.5, 0.49999999999999994, 4503599627370495.5, 9007199254740992.0, 5e-324] {
+        for x in [
+            0.0,
+            -0.0,
+            0.5,
+            1.5,
+            2.5,
+            0.49999999999999994,
+            4503599627370495.5,
+            9007199254740992.0,
+            5e-324,
+        ] {
             assert_eq!(round_non_negative(x), x.round() as u64, "{x}");
         }
     }
@@ -295,7 +314,10 @@ mod tests {
     fn requantize_is_identity() {
         let fp = FixedPoint::new(-10000.0, 10000.0, 0.01).unwrap();
         for q in (0..=fp.steps()).step_by(997).chain([fp.steps()]) {
-            assert_eq!(fp.quantize(fp.dequantize(q).clamp(fp.min(), fp.max())), Ok(q));
+            assert_eq!(
+                fp.quantize(fp.dequantize(q).clamp(fp.min(), fp.max())),
+                Ok(q)
+            );
         }
     }
 }

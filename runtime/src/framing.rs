@@ -113,14 +113,23 @@ mod tests {
             for bit in 0..8 {
                 let mut bad = packet.clone();
                 bad[i] ^= 1 << bit;
-                assert_eq!(unframe(42, &bad).unwrap_err().kind, DecodeErrorKind::CrcMismatch);
+                assert_eq!(
+                    unframe(42, &bad).unwrap_err().kind,
+                    DecodeErrorKind::CrcMismatch
+                );
             }
         }
-        assert_eq!(unframe(43, &packet).unwrap_err(), DecodeError::new(DecodeErrorKind::CrcMismatch, 0));
+        assert_eq!(
+            unframe(43, &packet).unwrap_err(),
+            DecodeError::new(DecodeErrorKind::CrcMismatch, 0)
+        );
         let empty = frame(9, &[]);
         assert_eq!(empty.len(), 4);
         assert_eq!(unframe(9, &empty), Ok(&[][..]));
-        assert_eq!(unframe(9, &[]).unwrap_err(), DecodeError::new(DecodeErrorKind::UnexpectedEnd, 0));
+        assert_eq!(
+            unframe(9, &[]).unwrap_err(),
+            DecodeError::new(DecodeErrorKind::UnexpectedEnd, 0)
+        );
         // Known value: CRC-32 of "123456789" is 0xCBF43926; with an id prefix it differs.
         let mut h = crc32fast::Hasher::new();
         h.update(b"123456789");

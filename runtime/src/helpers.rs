@@ -6,7 +6,7 @@ use crate::collection::Collection;
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 use crate::extend::WireInt;
 use crate::int::{bits_required, mask, zigzag_decode, zigzag_encode};
-use crate::wire::{WireRead, WireWrite};
+use crate::wire::{WireRead, WireWrite, as_bad_enumerator};
 
 #[inline]
 fn span_u64(min: i128, max: i128) -> Option<u64> {
@@ -265,9 +265,13 @@ pub fn write_enum<W: WireWrite, T: WireInt>(
 /// assert_eq!(e.kind, DecodeErrorKind::BadEnumerator);
 /// ```
 #[inline]
-pub fn read_enum<'a, R: WireRead<'a>>(r: &mut R, count: u64, bits: u32) -> Result<u64, DecodeError> {
+pub fn read_enum<'a, R: WireRead<'a>>(
+    r: &mut R,
+    count: u64,
+    bits: u32,
+) -> Result<u64, DecodeError> {
     let start = r.bits_read();
-    let index = r.read_bits(bits)?;
+    let index = r.read_bits(bits).map_err(as_bad_enumerator)?;
     if index >= count {
         return Err(DecodeError::new(DecodeErrorKind::BadEnumerator, start));
     }
@@ -343,11 +347,16 @@ pub fn write_huffman<W: WireWrite, T: WireInt>(
 /// let e = read_huffman(&mut BitReader::new(&[0b11]), &codes).unwrap_err();
 /// assert_eq!(e.kind, DecodeErrorKind::BadEnumerator);
 /// ```
-pub fn read_huffman<'a, R: WireRead<'a>>(r: &mut R, codes: &[(u64, u32)]) -> Result<u64, DecodeError> {
+pub fn read_huffman<'a, R: WireRead<'a>>(
+    r: &mut R,
+    codes: &[(u64, u32)],
+) -> Result<u64, DecodeError> {
     let start = r.bits_read();
     let count = codes.len() as u64;
     if R::BYTE_STREAM {
-        let index = r.read_bits(bits_required(0, count.saturating_sub(1)))?;
+        let index = r
+            .read_bits(bits_required(0, count.saturating_sub(1)))
+            .map_err(as_bad_enumerator)?;
         if index >= count {
             return Err(DecodeError::new(DecodeErrorKind::BadEnumerator, start));
         }
@@ -450,11 +459,32 @@ pub fn write_aligned_bytes<W: WireWrite>(w: &mut W, bytes: &[u8]) -> Result<(), 
 /// assert!(read_aligned_bytes(&mut r, 1).is_err());
 /// ```
 #[inline]
-pub fn read_aligned_bytes<'a, R: WireRead<'a>>(r: &mut R, len: u64) -> Result<&'a [u8], DecodeError> {
+pub fn read_aligned_bytes<'a, R: WireRead<'a>>(
+    r: &mut R,
+    len: u64,
+) -> Result<&'a [u8], DecodeError> {
     r.read_raw_bytes(len)
 }
 
-/// `bytes` as UTF-8, or [`DecodeErrorKind::BadUtf8`] at `r`'s position.
+/// [`read_aligned_bytes`] as UTF-8 ([`DecodeErrorKind::BadUtf8`]): a STRING whose length has
+/// its own rule.
+///
+/// ```
+/// use idlc_runtime::{read_aligned_str, BitReader};
+/// let mut r = BitReader::new(&[b'h', b'i', 0xff]);
+/// assert_eq!(read_aligned_str(&mut r, 2).unwrap(), "hi");
+/// assert!(read_aligned_str(&mut r, 1).is_err());
+/// ```
+#[inline]
+pub fn read_aligned_str<'a, R: WireRead<'a>>(r: &mut R, len: u64) -> Result<&'a str, DecodeError> {
+    let start = r.bits_read();
+    let bytes = r.read_raw_bytes(len)?;
+    core::str::from_utf8(bytes).map_err(|_| DecodeError::new(DecodeErrorKind::BadUtf8, start))
+}
+
+/// `bytes` as UTF-8, or [`DecodeErrorKind::BadUtf8`] at `r`'s position. (Read the bytes into a
+/// local first: `r` cannot be borrowed here and by the read in the same call; or use
+/// [`read_aligned_str`] / [`WireRead::read_str`].)
 ///
 /// ```
 /// use idlc_runtime::{utf8, BitReader};
@@ -529,28 +559,60 @@ mod tests {
             write_ranged(&mut w, v, min, max, bits).unwrap();
             assert_eq!(w.bits_written(), u64::from(bits));
             let bytes = w.into_bytes();
-            assert_eq!(read_ranged::<_, i64>(&mut BitReader::new(&bytes), min, max, bits), Ok(v));
+            assert_eq!(
+                read_ranged::<_, i64>(&mut BitReader::new(&bytes), min, max, bits),
+                Ok(v)
+            );
         }
         let mut w = BitWriter::new();
         write_ranged(&mut w, u64::MAX, 0, i128::from(u64::MAX), 64).unwrap();
         assert_eq!(
-            write_ranged(&mut w, 0u8, 0, i128::from(u64::MAX) + 1, 64).unwrap_err().kind,
+            write_ranged(&mut w, 0u8, 0, i128::from(u64::MAX) + 1, 64)
+                .unwrap_err()
+                .kind,
             EncodeErrorKind::InvalidArgument
         );
         // A value the Rust type cannot hold.
         let mut r = BitReader::new(&[0xff]);
         assert_eq!(read_ranged::<_, u8>(&mut r, 0, 300, 8), Ok(255));
         let mut r = ByteReader::new(&[0x2c, 0x01]);
-        assert_eq!(read_ranged::<_, u8>(&mut r, 0, 300, 9).unwrap_err().kind, DecodeErrorKind::ValueOutOfRange);
+        assert_eq!(
+            read_ranged::<_, u8>(&mut r, 0, 300, 9).unwrap_err().kind,
+            DecodeErrorKind::ValueOutOfRange
+        );
     }
 
     #[test]
     fn fixed_widths() {
-        for (v, bits) in [(i64::MIN, 64u32), (i64::MAX, 64), (-1, 1), (0, 1), (-128, 8), (127, 8)] {
+        for (v, bits) in [
+            (i64::MIN, 64u32),
+            (i64::MAX, 64),
+            (-1, 1),
+            (0, 1),
+            (-128, 8),
+            (127, 8),
+        ] {
             let mut w = ByteWriter::new();
-            write_fixed(&mut w, v, i128::from(i64::MIN), i128::from(i64::MAX), bits, true).unwrap();
+            write_fixed(
+                &mut w,
+                v,
+                i128::from(i64::MIN),
+                i128::from(i64::MAX),
+                bits,
+                true,
+            )
+            .unwrap();
             let bytes = w.into_bytes();
-            assert_eq!(read_fixed::<_, i64>(&mut ByteReader::new(&bytes), i128::from(i64::MIN), i128::from(i64::MAX), bits, true), Ok(v));
+            assert_eq!(
+                read_fixed::<_, i64>(
+                    &mut ByteReader::new(&bytes),
+                    i128::from(i64::MIN),
+                    i128::from(i64::MAX),
+                    bits,
+                    true
+                ),
+                Ok(v)
+            );
         }
         let mut w = BitWriter::new();
         assert!(write_fixed(&mut w, 128i32, -1000, 1000, 8, true).is_err());
@@ -561,11 +623,19 @@ mod tests {
         write_fixed(&mut w, 0u8, 0, 0, 0, true).unwrap();
         let bytes = w.into_bytes();
         let mut r = BitReader::new(&bytes);
-        assert_eq!(read_fixed::<_, u64>(&mut r, 0, i128::from(u64::MAX), 64, false), Ok(u64::MAX));
+        assert_eq!(
+            read_fixed::<_, u64>(&mut r, 0, i128::from(u64::MAX), 64, false),
+            Ok(u64::MAX)
+        );
         assert_eq!(read_fixed::<_, u8>(&mut r, 0, 0, 0, true), Ok(0));
         // Range checked on read.
         let mut r = BitReader::new(&[200]);
-        assert_eq!(read_fixed::<_, u8>(&mut r, 0, 100, 8, false).unwrap_err().kind, DecodeErrorKind::ValueOutOfRange);
+        assert_eq!(
+            read_fixed::<_, u8>(&mut r, 0, 100, 8, false)
+                .unwrap_err()
+                .kind,
+            DecodeErrorKind::ValueOutOfRange
+        );
     }
 
     #[test]
@@ -581,7 +651,10 @@ mod tests {
                 }
                 res.unwrap();
                 let bytes = w.into_bytes();
-                assert_eq!(read_vlq_int::<_, i64>(&mut BitReader::new(&bytes), mode, min, max, 3, 4), Ok(v));
+                assert_eq!(
+                    read_vlq_int::<_, i64>(&mut BitReader::new(&bytes), mode, min, max, 3, 4),
+                    Ok(v)
+                );
             }
         }
         let mut w = BitWriter::new();
@@ -589,11 +662,15 @@ mod tests {
         w.write_vlq(2000, 7).unwrap();
         let bytes = w.into_bytes();
         assert_eq!(
-            read_vlq_int::<_, u16>(&mut BitReader::new(&bytes), VlqMode::Plain, 0, 1000, 7, 2).unwrap_err().kind,
+            read_vlq_int::<_, u16>(&mut BitReader::new(&bytes), VlqMode::Plain, 0, 1000, 7, 2)
+                .unwrap_err()
+                .kind,
             DecodeErrorKind::ValueOutOfRange
         );
         assert_eq!(
-            read_vlq_int::<_, u16>(&mut BitReader::new(&bytes), VlqMode::Plain, 0, 1000, 7, 0).unwrap_err().kind,
+            read_vlq_int::<_, u16>(&mut BitReader::new(&bytes), VlqMode::Plain, 0, 1000, 7, 0)
+                .unwrap_err()
+                .kind,
             DecodeErrorKind::InvalidArgument
         );
     }
@@ -601,11 +678,23 @@ mod tests {
     #[test]
     fn enums_and_huffman() {
         let mut w = BitWriter::new();
-        assert_eq!(write_enum(&mut w, 3u8, 3, 2).unwrap_err().kind, EncodeErrorKind::BadEnumerator);
-        assert_eq!(write_enum(&mut w, -1i8, 3, 2).unwrap_err().kind, EncodeErrorKind::BadEnumerator);
+        assert_eq!(
+            write_enum(&mut w, 3u8, 3, 2).unwrap_err().kind,
+            EncodeErrorKind::BadEnumerator
+        );
+        assert_eq!(
+            write_enum(&mut w, -1i8, 3, 2).unwrap_err().kind,
+            EncodeErrorKind::BadEnumerator
+        );
         let codes = [(0b0, 1), (0b10, 2), (0b110, 3), (0b111, 3)];
-        assert_eq!(write_huffman(&mut w, 4u8, &codes).unwrap_err().kind, EncodeErrorKind::BadEnumerator);
-        assert_eq!(write_huffman(&mut w, 0u8, &[(2, 1)]).unwrap_err().kind, EncodeErrorKind::InvalidArgument);
+        assert_eq!(
+            write_huffman(&mut w, 4u8, &codes).unwrap_err().kind,
+            EncodeErrorKind::BadEnumerator
+        );
+        assert_eq!(
+            write_huffman(&mut w, 0u8, &[(2, 1)]).unwrap_err().kind,
+            EncodeErrorKind::InvalidArgument
+        );
         for i in 0..4u8 {
             write_huffman(&mut w, i, &codes).unwrap();
         }
@@ -626,8 +715,18 @@ mod tests {
         let bytes = w.into_bytes();
         assert_eq!(bytes, [3]);
         assert_eq!(read_huffman(&mut ByteReader::new(&bytes), &codes), Ok(3));
-        assert_eq!(read_huffman(&mut ByteReader::new(&[4]), &codes).unwrap_err().kind, DecodeErrorKind::BadEnumerator);
-        assert_eq!(read_huffman(&mut BitReader::new(&[]), &codes).unwrap_err().kind, DecodeErrorKind::UnexpectedEnd);
+        assert_eq!(
+            read_huffman(&mut ByteReader::new(&[4]), &codes)
+                .unwrap_err()
+                .kind,
+            DecodeErrorKind::BadEnumerator
+        );
+        assert_eq!(
+            read_huffman(&mut BitReader::new(&[]), &codes)
+                .unwrap_err()
+                .kind,
+            DecodeErrorKind::UnexpectedEnd
+        );
     }
 
     #[test]

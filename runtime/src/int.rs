@@ -160,7 +160,10 @@ mod tests {
         assert_eq!(bits_required_signed(3, -3), 0);
         assert_eq!(bits_required_i128(i128::MIN, i128::MAX), None);
         assert_eq!(bits_required_i128(5, 4), Some(0));
-        assert_eq!(bits_required_i128(i64::MIN as i128, i64::MAX as i128), Some(64));
+        assert_eq!(
+            bits_required_i128(i64::MIN as i128, i64::MAX as i128),
+            Some(64)
+        );
     }
 
     #[test]
@@ -178,7 +181,17 @@ mod tests {
 
     #[test]
     fn zigzag_ends() {
-        for v in [0, 1, -1, 2, -2, i64::MAX, i64::MIN, i64::MIN + 1, i64::MAX - 1] {
+        for v in [
+            0,
+            1,
+            -1,
+            2,
+            -2,
+            i64::MAX,
+            i64::MIN,
+            i64::MIN + 1,
+            i64::MAX - 1,
+        ] {
             assert_eq!(zigzag_decode(zigzag_encode(v)), v);
         }
         assert_eq!(zigzag_encode(0), 0);

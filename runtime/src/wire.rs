@@ -225,7 +225,10 @@ pub trait WireWrite: Default {
         if value < min || value > max {
             return Err(self.error(EncodeErrorKind::ValueOutOfRange));
         }
-        self.write_bits(range_span(min, value), bits_required(0, range_span(min, max)))
+        self.write_bits(
+            range_span(min, value),
+            bits_required(0, range_span(min, max)),
+        )
     }
 
     /// Writes a signed value as a zigzag-mapped `VLQ(group_bits)`.
@@ -792,7 +795,12 @@ pub trait WireRead<'a>: Sized {
     /// assert_eq!(r.read_fixed_point(0.0, 1.0, 0.25).unwrap(), 0.5);
     /// ```
     #[inline]
-    fn read_fixed_point(&mut self, min: f64, max: f64, resolution: f64) -> Result<f64, DecodeError> {
+    fn read_fixed_point(
+        &mut self,
+        min: f64,
+        max: f64,
+        resolution: f64,
+    ) -> Result<f64, DecodeError> {
         match FixedPoint::new(min, max, resolution) {
             Some(fp) => self.read_quantized(&fp).map(|q| fp.dequantize(q)),
             None => Err(self.error(DecodeErrorKind::InvalidArgument)),
@@ -840,7 +848,9 @@ pub trait WireRead<'a>: Sized {
             return Err(self.error(DecodeErrorKind::BadEnumerator));
         }
         let start = self.bits_read();
-        let index = self.read_bits(bits_required(0, count - 1))?;
+        let index = self
+            .read_bits(bits_required(0, count - 1))
+            .map_err(as_bad_enumerator)?;
         if index >= count {
             return Err(DecodeError::new(DecodeErrorKind::BadEnumerator, start));
         }
@@ -917,7 +927,11 @@ pub trait WireRead<'a>: Sized {
     /// assert_eq!(r.read_count(None, 8).unwrap(), 2);
     /// ```
     #[inline]
-    fn read_count(&mut self, max: Option<u64>, min_element_bits: u64) -> Result<usize, DecodeError> {
+    fn read_count(
+        &mut self,
+        max: Option<u64>,
+        min_element_bits: u64,
+    ) -> Result<usize, DecodeError> {
         let start = self.bits_read();
         let count = self.read_length(max)?;
         let per = if max.is_none() {
@@ -1039,4 +1053,13 @@ impl Style for ByteStream {
     const NAME: &'static str = "BYTESTREAM";
     type Writer = crate::ByteWriter;
     type Reader<'a> = crate::ByteReader<'a>;
+}
+
+/// A BYTESTREAM index with bits set above its width is an unknown enumerator too.
+#[inline]
+pub(crate) fn as_bad_enumerator(mut e: DecodeError) -> DecodeError {
+    if e.kind == DecodeErrorKind::ValueOutOfRange {
+        e.kind = DecodeErrorKind::BadEnumerator;
+    }
+    e
 }

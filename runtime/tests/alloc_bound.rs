@@ -82,7 +82,9 @@ struct Elem {
     inner: Metered<u8>,
 }
 
-fn decode_nested<'a, R: WireRead<'a>>(r: &mut R) -> Result<Metered<Elem>, idlc_runtime::DecodeError> {
+fn decode_nested<'a, R: WireRead<'a>>(
+    r: &mut R,
+) -> Result<Metered<Elem>, idlc_runtime::DecodeError> {
     read_sequence(r, None, R::width_bits(1) + R::width_bits(8), |r| {
         Ok(Elem {
             flag: r.read_bool()?,
@@ -109,7 +111,11 @@ fn claimed_counts_never_exceed_the_bits_left() {
         let bytes = w.into_bytes();
         reset();
         let res = decode_nested(&mut BitReader::new(&bytes));
-        assert!(reserved() <= nested_bound(bytes.len()), "shift {shift}: {} bytes", reserved());
+        assert!(
+            reserved() <= nested_bound(bytes.len()),
+            "shift {shift}: {} bytes",
+            reserved()
+        );
         if shift > 5 {
             assert_eq!(res.unwrap_err().kind, DecodeErrorKind::LengthOverBound);
         }
@@ -129,7 +135,9 @@ fn five_bytes_never_reserve_a_gigabyte() {
     // schema's max (see docs/WIRE_FORMAT.md); the up-front reservation by the bits left.
     reset();
     let r: Result<Metered<u8>, _> =
-        read_sequence(&mut BitReader::new(&[0xe8, 0x03]), Some(1000), 0, |_| Ok(7u8));
+        read_sequence(&mut BitReader::new(&[0xe8, 0x03]), Some(1000), 0, |_| {
+            Ok(7u8)
+        });
     assert_eq!(r.map(|m| m.0.len()).ok(), Some(1000));
     assert!(reserved() <= 2 * 1000);
     // Without a bound, each counts as one bit.
@@ -142,8 +150,14 @@ fn five_bytes_never_reserve_a_gigabyte() {
     let mut w = BitWriter::new();
     w.write_vlq(u64::MAX >> 1, 7).unwrap();
     let bytes = w.into_bytes();
-    assert_eq!(BitReader::new(&bytes).read_str(None).unwrap_err().kind, DecodeErrorKind::UnexpectedEnd);
-    assert_eq!(ByteReader::new(&bytes).read_bytes(None).unwrap_err().kind, DecodeErrorKind::UnexpectedEnd);
+    assert_eq!(
+        BitReader::new(&bytes).read_str(None).unwrap_err().kind,
+        DecodeErrorKind::UnexpectedEnd
+    );
+    assert_eq!(
+        ByteReader::new(&bytes).read_bytes(None).unwrap_err().kind,
+        DecodeErrorKind::UnexpectedEnd
+    );
 }
 
 #[test]
@@ -157,9 +171,15 @@ fn delta_sequences_grow_only_with_the_input() {
         w.write_bits(0, 40).unwrap();
         let bytes = w.into_bytes();
         reset();
-        let r = read_delta_sequence(&mut BitReader::new(&bytes), &base, None, 8, |r, _| Ok(r.read_bits(8)? as u8));
+        let r = read_delta_sequence(&mut BitReader::new(&bytes), &base, None, 8, |r, _| {
+            Ok(r.read_bits(8)? as u8)
+        });
         assert!(r.is_err());
-        assert!(reserved() <= 100 + 8 * bytes.len(), "claimed {claimed}: {} bytes", reserved());
+        assert!(
+            reserved() <= 100 + 8 * bytes.len(),
+            "claimed {claimed}: {} bytes",
+            reserved()
+        );
     }
 }
 
@@ -183,11 +203,17 @@ fn random_inputs_stay_within_the_bound() {
         let _ = decode_nested(&mut ByteReader::new(&bytes));
         let byte = reserved();
         let most = bit.max(byte);
-        assert!(most <= nested_bound(len), "{len} input bytes reserved {most} bytes");
+        assert!(
+            most <= nested_bound(len),
+            "{len} input bytes reserved {most} bytes"
+        );
         if len > 0 {
             worst = worst.max(most as f64 / len as f64);
         }
     }
-    println!("worst reserved bytes per input byte: {worst:.1} (an element is {} bytes)", size_of::<Elem>());
+    println!(
+        "worst reserved bytes per input byte: {worst:.1} (an element is {} bytes)",
+        size_of::<Elem>()
+    );
     assert!(worst > 1.0, "the test should exercise real allocations");
 }

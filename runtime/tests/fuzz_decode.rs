@@ -27,13 +27,19 @@ fn corpus(rng: &mut ChaCha8Rng) -> Vec<Vec<u8>> {
         out.push(bytes.unwrap_or_else(|e| panic!("{e}")));
     }
     for i in 0..200 {
-        let ops: Vec<_> = (0..rng.random_range(1..12)).map(|_| random::op(rng)).collect();
+        let ops: Vec<_> = (0..rng.random_range(1..12))
+            .map(|_| random::op(rng))
+            .collect();
         let bytes = if i % 2 == 0 {
             let mut w = BitWriter::new();
-            ops.iter().try_for_each(|op| op.write(&mut w)).map(|()| w.into_bytes())
+            ops.iter()
+                .try_for_each(|op| op.write(&mut w))
+                .map(|()| w.into_bytes())
         } else {
             let mut w = ByteWriter::new();
-            ops.iter().try_for_each(|op| op.write(&mut w)).map(|()| w.into_bytes())
+            ops.iter()
+                .try_for_each(|op| op.write(&mut w))
+                .map(|()| w.into_bytes())
         };
         out.push(bytes.unwrap_or_else(|e| panic!("{e}")));
     }
@@ -74,8 +80,14 @@ fn a_million_hostile_buffers() {
         "{BUFFERS} buffers: {reads} primitive reads succeeded, {composites} composites decoded, \
          max heap {max_heap} bytes, max heap/input {max_ratio:.1} (bound {HEAP_FACTOR})"
     );
-    assert!(composites > 1000, "too few composite decodes succeeded: {composites}");
-    assert!(reads > BUFFERS, "too few primitive reads succeeded: {reads}");
+    assert!(
+        composites > 1000,
+        "too few composite decodes succeeded: {composites}"
+    );
+    assert!(
+        reads > BUFFERS,
+        "too few primitive reads succeeded: {reads}"
+    );
 }
 
 #[test]

@@ -36,7 +36,8 @@ fn edge_i64() -> impl Strategy<Value = i64> {
 }
 
 fn width_value(max_bits: u32) -> impl Strategy<Value = (u64, u32)> {
-    (0..=max_bits, edge_u64()).prop_map(|(n, v)| (if n == 64 { v } else { v & ((1u64 << n) - 1) }, n))
+    (0..=max_bits, edge_u64())
+        .prop_map(|(n, v)| (if n == 64 { v } else { v & ((1u64 << n) - 1) }, n))
 }
 
 fn floats32() -> impl Strategy<Value = u32> {
@@ -86,7 +87,9 @@ fn op() -> impl Strategy<Value = Op> {
         (edge_i64(), edge_i64(), 0.0..=1.0f64).prop_map(|(a, b, t)| {
             let (lo, hi) = (a.min(b), a.max(b));
             let span = hi.abs_diff(lo);
-            let v = lo.wrapping_add((span as f64 * t) as u64 as i64).clamp(lo, hi);
+            let v = lo
+                .wrapping_add((span as f64 * t) as u64 as i64)
+                .clamp(lo, hi);
             Op::IntRanged(v, lo, hi)
         }),
         (edge_u64(), 1..=32u32).prop_map(|(v, n)| Op::Vlq(v, n)),
@@ -110,10 +113,14 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
-fn round_trip<W: WireWrite>(ops: &[Op], read: impl Fn(&[u8]) -> Result<(), String>) -> Result<Vec<u8>, TestCaseError> {
+fn round_trip<W: WireWrite>(
+    ops: &[Op],
+    read: impl Fn(&[u8]) -> Result<(), String>,
+) -> Result<Vec<u8>, TestCaseError> {
     let mut w = W::default();
     for op in ops {
-        op.write(&mut w).map_err(|e| TestCaseError::fail(format!("{op:?}: {e}")))?;
+        op.write(&mut w)
+            .map_err(|e| TestCaseError::fail(format!("{op:?}: {e}")))?;
     }
     let bytes = w.into_bytes();
     read(&bytes).map_err(TestCaseError::fail)?;
@@ -121,7 +128,7 @@ fn round_trip<W: WireWrite>(ops: &[Op], read: impl Fn(&[u8]) -> Result<(), Strin
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 2048, ..ProptestConfig::default() })]
 
     #[test]
     fn any_writes_read_back_bitstream(ops in proptest::collection::vec(op(), 0..40)) {

@@ -5,6 +5,10 @@
 //! file named on the command line that cannot be read. clap's own usage errors exit 2 as well.
 
 pub mod check;
+pub mod r#gen;
+pub mod inputs;
+pub mod ir;
+pub mod report;
 
 use std::io::{self, IsTerminal};
 use std::process::ExitCode;
@@ -30,8 +34,14 @@ pub struct Cli {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Generate the Rust module of a side (of every side of idlc.toml); `--check` for CI.
+    Gen(r#gen::GenArgs),
     /// Parse and validate IDL, Encoding and Mapping files; print every error and warning.
     Check(check::CheckArgs),
+    /// Print the bits every field and every struct costs, per encoding.
+    Report(report::ReportArgs),
+    /// Print the IR (schema, encodings, mapping) as JSON.
+    Ir(ir::IrArgs),
 }
 
 /// How a command ended; its exit code.
@@ -65,7 +75,10 @@ impl From<Status> for ExitCode {
 /// Runs the parsed command line.
 pub fn run(cli: &Cli) -> Status {
     match &cli.command {
+        Command::Gen(args) => args.run(),
         Command::Check(args) => args.run(),
+        Command::Report(args) => args.run(),
+        Command::Ir(args) => args.run(),
     }
 }
 

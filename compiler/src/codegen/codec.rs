@@ -118,10 +118,11 @@ pub fn codec_impl(
     let (writer, reader) = ctx.stream_types();
     let ty = rust_type(&mapping.rust_name)?;
     let constructor = constructor(&ty, &fields);
-    let doc = format!(
-        " `{}` in the encoding `{}` ({:?}).",
-        def.name, ctx.encoding.name, ctx.encoding.style
-    );
+    let style = match ctx.encoding.style {
+        crate::ir::Style::Bitstream => "BITSTREAM",
+        crate::ir::Style::Bytestream => "BYTESTREAM",
+    };
+    let doc = format!(" `{}` in the encoding `{}` ({style}).", def.name, ctx.encoding.name);
     Ok(quote! {
         #[doc = #doc]
         impl ::idlc_runtime::Codec<#marker> for #ty {
@@ -269,7 +270,8 @@ fn extension(
         let encode = quote!(w.write_bits(::idlc_runtime::bit_slice(#access, #low, #width), #width)?;);
         let decode = quote! {
             if #present {
-                #local = ::idlc_runtime::with_bit_slice(r, #local, r.read_bits(#width)?, #low)?;
+                let high = r.read_bits(#width)?;
+                #local = ::idlc_runtime::with_bit_slice(r, #local, high, #low)?;
             }
         };
         return Ok((encode, decode));

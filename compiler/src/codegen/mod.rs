@@ -7,7 +7,6 @@
 mod codec;
 mod idents;
 mod rules;
-pub mod size;
 mod types;
 mod values;
 
@@ -121,7 +120,22 @@ pub fn generate(ir: &Ir, options: &GenOptions) -> Result<String, CodegenError> {
     }
     let tokens = quote!(#(#items)*);
     let file: syn::File = syn::parse2(tokens).map_err(|e| CodegenError(format!("internal: generated code does not parse: {e}")))?;
-    Ok(format!("{}{}", header(ir, options), prettyplease::unparse(&file)))
+    Ok(format!("{}{}", header(ir, options), separate_items(&prettyplease::unparse(&file))))
+}
+
+/// A blank line after every top-level item, as rustfmt'd code has them.
+fn separate_items(code: &str) -> String {
+    let mut out = String::with_capacity(code.len() + code.len() / 16);
+    let mut lines = code.lines().peekable();
+    while let Some(line) = lines.next() {
+        out.push_str(line);
+        out.push('\n');
+        let item_ends = line == "}" || (line.ends_with(';') && !line.starts_with(' '));
+        if item_ends && lines.peek().is_some() {
+            out.push('\n');
+        }
+    }
+    out
 }
 
 fn header(ir: &Ir, options: &GenOptions) -> String {

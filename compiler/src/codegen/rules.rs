@@ -7,7 +7,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::idents::{f64_lit, int_lit, rust_type, u32_lit, u64_lit};
-use super::size::min_bits;
+use crate::ir::cost::min_bits;
 use super::{CodegenError, Ctx};
 use crate::ir::{RustType, Type, VlqMapping, WireRule};
 
@@ -19,6 +19,8 @@ pub enum Val {
     Place(TokenStream),
     /// An expression of type `&T`.
     Ref(TokenStream),
+    /// A computed value of type `T` (`len as u64`), parenthesized when borrowed.
+    Expr(TokenStream),
 }
 
 impl Val {
@@ -27,6 +29,16 @@ impl Val {
         match self {
             Val::Place(place) => quote!(&#place),
             Val::Ref(reference) => reference.clone(),
+            Val::Expr(expr) => quote!(&(#expr)),
+        }
+    }
+
+    /// The value as the receiver of a method call (auto-deref does the rest).
+    pub fn receiver(&self) -> TokenStream {
+        match self {
+            Val::Place(place) => place.clone(),
+            Val::Ref(reference) => reference.clone(),
+            Val::Expr(expr) => quote!((#expr)),
         }
     }
 
@@ -35,6 +47,7 @@ impl Val {
         match self {
             Val::Place(place) => place.clone(),
             Val::Ref(reference) => quote!(*#reference),
+            Val::Expr(expr) => expr.clone(),
         }
     }
 }
@@ -125,7 +138,7 @@ pub fn encode(
             quote!(#check w.write_fixed_point(#value, #min, #max, #res)?;)
         }
         WireRule::Float32 | WireRule::Float64 => encode_float(rule, idl, rust, &c),
-        WireRule::Bytes { length, utf8, max } => encode_bytes(ctx, length, *utf8, *max, &r)?,
+        WireRule::Bytes { length, utf8, max } => encode_bytes(ctx, length, *utf8, *max, &v.receiver())?,
         WireRule::Sequence {
             count,
             max,
@@ -133,7 +146,7 @@ pub fn encode(
             ..
         } => {
             let (element_idl, element_rust) = sequence_parts(idl, rust)?;
-            let count_code = encode_length(ctx, count, *max, Val::Place(quote!((#rt::Collection::len(#r) as u64))))?;
+            let count_code = encode_length(ctx, count, *max, Val::Expr(quote!(#rt::Collection::len(#r) as u64)))?;
             let item = encode(ctx, element, element_idl, element_rust, Val::Ref(quote!(item)))?;
             quote! {
                 #count_code
@@ -242,19 +255,22 @@ pub fn decode(ctx: &Ctx<'_>, rule: &WireRule, idl: &Type, rust: &RustType) -> Re
         } => {
             let (element_idl, element_rust) = sequence_parts(idl, rust)?;
             let count_code = decode_length(ctx, count, *max)?;
-            let item = decode(ctx, element, element_idl, element_rust)?;
+            let item = element_reader(ctx, element, element_idl, element_rust)?;
             let min = u64_lit(min_bits(ctx.ir, ctx.encoding, element));
             let collection = rust_type(&rust.to_string())?;
-            quote!(#rt::read_elements::<_, #collection, _>(r, #count_code, #min, |r| Ok(#item))?)
+            quote!({
+                let count = #count_code;
+                #rt::read_elements::<_, #collection, _>(r, count, #min, #item)?
+            })
         }
         WireRule::Array { element, len } => {
             let (Type::Array { element: element_idl, .. }, RustType::Array(element_rust, _)) = (idl, rust) else {
                 return Err(mismatch(rule, idl, rust));
             };
-            let item = decode(ctx, element, element_idl, element_rust)?;
+            let item = element_reader(ctx, element, element_idl, element_rust)?;
             let min = u64_lit(min_bits(ctx.ir, ctx.encoding, element));
             let len = proc_macro2::Literal::usize_unsuffixed(usize::try_from(*len).unwrap_or(usize::MAX));
-            quote!(#rt::read_array::<_, _, _, #len>(r, #min, |r| Ok(#item))?)
+            quote!(#rt::read_array::<_, _, _, #len>(r, #min, #item)?)
         }
         WireRule::Optional(inner) => {
             let (Type::Optional(inner_idl), RustType::Option(inner_rust)) = (idl, rust) else {
@@ -269,6 +285,32 @@ pub fn decode(ctx: &Ctx<'_>, rule: &WireRule, idl: &Type, rust: &RustType) -> Re
             quote!(<#ty as #rt::Codec<#marker>>::decode_from(r)?)
         }
     })
+}
+
+/// What reads one element: a struct's own `decode_from`, or a closure.
+fn element_reader(ctx: &Ctx<'_>, rule: &WireRule, idl: &Type, rust: &RustType) -> Result<TokenStream, CodegenError> {
+    if let (WireRule::Struct(_), RustType::Named(path)) = (rule, rust) {
+        let marker = &ctx.marker;
+        let ty = rust_type(path)?;
+        return Ok(quote!(<#ty as ::idlc_runtime::Codec<#marker>>::decode_from));
+    }
+    let body = closure_result(decode(ctx, rule, idl, rust)?);
+    Ok(quote!(|r| #body))
+}
+
+/// A closure body returning `Result<T, _>` from a read expression of type `T`: `read(r)?`
+/// becomes `read(r)` rather than the needless `Ok(read(r)?)`.
+fn closure_result(read: TokenStream) -> TokenStream {
+    let is_question_mark =
+        |t: &proc_macro2::TokenTree| matches!(t, proc_macro2::TokenTree::Punct(p) if p.as_char() == '?');
+    let mut tokens: Vec<proc_macro2::TokenTree> = read.clone().into_iter().collect();
+    let question_marks = tokens.iter().filter(|t| is_question_mark(t)).count();
+    if question_marks == 1 && tokens.last().is_some_and(is_question_mark) {
+        tokens.pop();
+        tokens.into_iter().collect()
+    } else {
+        quote!(Ok(#read))
+    }
 }
 
 fn mismatch(rule: &WireRule, idl: &Type, rust: &RustType) -> CodegenError {
@@ -295,7 +337,10 @@ fn enum_from_index(ctx: &Ctx<'_>, idl: &Type, rust: &RustType, index: TokenStrea
     }
     let _ = ctx;
     let ty = rust_type(&rust.to_string())?;
-    Ok(quote!(#rt::enumerator(r, <#ty>::from_index(#index))?))
+    Ok(quote!({
+        let index = #index;
+        #rt::enumerator(r, <#ty>::from_index(index))?
+    }))
 }
 
 fn huffman_table(codes: &[(u64, u32)]) -> TokenStream {
@@ -385,7 +430,10 @@ fn decode_float(rule: &WireRule, idl: &Type, rust: &RustType) -> TokenStream {
         let (min, max) = (f64_lit(*min), f64_lit(*max));
         return from_f64(
             rust,
-            quote!(#rt::numeric_in_range(r, #raw, #min, #max, #min_inclusive, #max_inclusive)?),
+            quote!({
+                let raw = #raw;
+                #rt::numeric_in_range(r, raw, #min, #max, #min_inclusive, #max_inclusive)?
+            }),
         );
     }
     match (single, rust) {
@@ -446,7 +494,7 @@ fn encode_bytes(ctx: &Ctx<'_>, length: &WireRule, utf8: bool, max: Option<u64>, 
         return Ok(quote!(w.write_bytes(#bytes, #max)?;));
     }
     let rt = rt();
-    let length_code = encode_length(ctx, length, max, Val::Place(quote!((#bytes.len() as u64))))?;
+    let length_code = encode_length(ctx, length, max, Val::Expr(quote!(#v.len() as u64)))?;
     Ok(quote! {
         #length_code
         #rt::write_aligned_bytes(w, #bytes)?;
@@ -460,10 +508,16 @@ fn decode_bytes(ctx: &Ctx<'_>, length: &WireRule, utf8: bool, max: Option<u64>) 
         quote!(r.read_bytes(#max)?)
     } else {
         let length_code = decode_length(ctx, length, max)?;
-        quote!(#rt::read_aligned_bytes(r, #length_code)?)
+        quote!({
+            let len = #length_code;
+            #rt::read_aligned_bytes(r, len)?
+        })
     };
     Ok(if utf8 {
-        quote!(#rt::utf8(r, #raw)?.to_owned())
+        quote!({
+            let bytes = #raw;
+            #rt::utf8(r, bytes)?.to_owned()
+        })
     } else {
         quote!(#raw.to_vec())
     })

@@ -78,8 +78,7 @@ fn current_type<'a>(def: &'a StructDef, field: &str) -> Option<&'a crate::ir::Ty
     def.segments
         .iter()
         .flat_map(|s| &s.extends)
-        .filter(|e| e.field == field)
-        .last()
+        .rfind(|e| e.field == field)
         .map(|e| &e.to)
 }
 

@@ -159,3 +159,6 @@ pub const ENC_DEFAULT_BEFORE_FENCE: &str = "E0328";
 pub const ENC_TYPE_NAME_FOR_FIELD: &str = "W0301";
 /// `VLQ(n)` with n != 7 in a BYTESTREAM, which always uses 7-bit groups.
 pub const ENC_VLQ_GROUP_IN_BYTESTREAM: &str = "W0302";
+
+/// Brackets nested deeper than the front ends accept.
+pub const NESTING_TOO_DEEP: &str = "E0104";

@@ -3,7 +3,7 @@
 use codespan_reporting::diagnostic::Diagnostic as CodespanDiagnostic;
 use lalrpop_util::{ErrorRecovery, ParseError};
 
-use super::lexer::{LexError, Token};
+use super::lexer::{Language, LexError, Token, tokens};
 use super::span::Span;
 use crate::diagnostics::{Diagnostic, FileId, codes, primary};
 
@@ -131,4 +131,32 @@ fn readable(terminal: &str) -> String {
         "StrLit" => "string".to_string(),
         quoted => format!("`{}`", quoted.trim_matches('"')),
     }
+}
+
+/// How deeply brackets may nest. Deeper input is refused before parsing: syntax trees, their
+/// resolution and their drop all recurse once per level, and no schema needs more.
+pub const MAX_NESTING: usize = 64;
+
+/// A diagnostic for the first bracket nested deeper than [`MAX_NESTING`], if any.
+pub fn nesting_too_deep(file: FileId, source: &str, language: Language) -> Option<Diagnostic> {
+    let mut depth = 0usize;
+    for (start, token, end) in tokens(source, language).flatten() {
+        match token {
+            Token::LBrace | Token::LParen | Token::LBracket | Token::Lt => depth += 1,
+            Token::RBrace | Token::RParen | Token::RBracket | Token::Gt => {
+                depth = depth.saturating_sub(1)
+            }
+            _ => {}
+        }
+        if depth > MAX_NESTING {
+            return Some(
+                CodespanDiagnostic::error()
+                    .with_code(codes::NESTING_TOO_DEEP)
+                    .with_message(format!("brackets nested more than {MAX_NESTING} deep"))
+                    .with_labels(vec![primary(file, Span::new(start, end)).with_message("too deep")])
+                    .with_notes(vec!["flatten the type with a TYPEDEF or a named struct".into()]),
+            );
+        }
+    }
+    None
 }

@@ -5,6 +5,7 @@
 //! Maps are [`IndexMap`]s in declaration order, so everything that iterates the IR (and so the
 //! generated code) is deterministic.
 
+pub mod cost;
 mod encoding;
 mod mapping;
 mod schema;

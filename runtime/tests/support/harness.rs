@@ -11,8 +11,9 @@ use std::collections::VecDeque;
 
 use idlc_runtime::{
     BitReader, BitStream, ByteReader, ByteStream, DecodeError, EncodeError, FixedPoint, Style,
-    WireRead, WireWrite, WithField, read_array, read_delta_sequence, read_index_gap,
-    read_sequence, unframe, write_array, write_sequence,
+    VlqMode, WireRead, WireWrite, WithField, read_aligned_bytes, read_aligned_str, read_array,
+    read_delta_sequence, read_elements, read_enum, read_fixed, read_huffman, read_index_gap,
+    read_ranged, read_sequence, read_vlq_int, unframe, utf8, write_array, write_sequence,
 };
 
 /// The allocation bound asserted for the composite decoder: heap bytes of the decoded value
@@ -53,7 +54,8 @@ impl Item {
 
     pub fn encode<W: WireWrite>(&self, w: &mut W) -> Result<(), EncodeError> {
         w.write_enum_index(self.kind.into(), 3).in_field("kind")?;
-        w.write_uint_ranged(self.count.into(), 0, 1000).in_field("count")?;
+        w.write_uint_ranged(self.count.into(), 0, 1000)
+            .in_field("count")?;
         write_sequence(w, &self.tags, Some(4), |w, t| w.write_str(t, Some(16))).in_field("tags")
     }
 
@@ -107,7 +109,8 @@ impl Composite {
     pub fn encode<W: WireWrite>(&self, w: &mut W) -> Result<(), EncodeError> {
         let fp = pos_fp();
         w.write_vlq(self.id.into(), 7).in_field("id")?;
-        w.write_int_ranged(self.hp.into(), -100, 100).in_field("hp")?;
+        w.write_int_ranged(self.hp.into(), -100, 100)
+            .in_field("hp")?;
         write_array(w, &self.pos, |w, &p| w.write_quantized(&fp, p)).in_field("pos")?;
         w.write_f32(self.vel).in_field("vel")?;
         w.write_enum_index(self.mood.into(), 5).in_field("mood")?;
@@ -130,7 +133,8 @@ impl Composite {
         // FENCE: segment 2.
         w.write_bool(true)?;
         w.write_f64(self.score).in_field("score")?;
-        w.write_uint_ranged(self.level.into(), 0, 3).in_field("level")
+        w.write_uint_ranged(self.level.into(), 0, 3)
+            .in_field("level")
     }
 
     pub fn decode<'a, R: WireRead<'a>>(r: &mut R) -> Result<Self, DecodeError> {
@@ -138,8 +142,10 @@ impl Composite {
         let mut c = Composite {
             id: r.read_vlq_width(7, 16).in_field("id")? as u16,
             hp: r.read_int_ranged(-100, 100).in_field("hp")? as i8,
-            pos: read_array(r, |r| r.read_quantized(&fp).map(|q| fp.dequantize(q)))
-                .in_field("pos")?,
+            pos: read_array(r, R::width_bits(fp.bits()), |r| {
+                r.read_quantized(&fp).map(|q| fp.dequantize(q))
+            })
+            .in_field("pos")?,
             vel: r.read_f32().in_field("vel")?,
             mood: r.read_enum_index(5).in_field("mood")? as u8,
             name: r.read_str(Some(32)).in_field("name")?.to_owned(),
@@ -150,10 +156,8 @@ impl Composite {
             },
             items: read_sequence(r, None, Item::min_bits(R::width_bits), Item::decode)
                 .in_field("items")?,
-            history: read_sequence(r, Some(64), R::width_bits(6), |r| {
-                r.read_vlq_signed(5)
-            })
-            .in_field("history")?,
+            history: read_sequence(r, Some(64), R::width_bits(6), |r| r.read_vlq_signed(5))
+                .in_field("history")?,
             ext: None,
             score: 0.0,
             level: 0,
@@ -200,12 +204,15 @@ pub struct Outcome {
     pub heap: usize,
 }
 
-const PRIMITIVES: u32 = 38;
+const PRIMITIVES: u32 = 46;
 /// How often each primitive is applied in a row (stopping at the first error).
 const REPEAT: u32 = 2;
 
 fn check_error(e: &DecodeError, total_bits: u64) {
-    assert!(e.bit_offset <= total_bits, "error offset {e:?} beyond {total_bits} bits");
+    assert!(
+        e.bit_offset <= total_bits,
+        "error offset {e:?} beyond {total_bits} bits"
+    );
 }
 
 /// Applies primitive number `which` to `r` once.
@@ -253,8 +260,33 @@ fn primitive<'a, R: WireRead<'a>>(r: &mut R, which: u32) -> Result<u64, DecodeEr
             got.map_or(0, |v| v.len() as u64)
         }
         35 => read_sequence::<_, Vec<u64>, _>(r, None, 8, |r| r.read_vlq(7))?.len() as u64,
-        36 => read_array::<_, u64, _, 3>(r, |r| r.read_bits(16))?[2],
-        _ => read_sequence::<_, VecDeque<u64>, _>(r, Some(40), 0, |r| r.read_bits(0))?.len() as u64,
+        36 => read_array::<_, u64, _, 3>(r, R::width_bits(16), |r| r.read_bits(16))?[2],
+        37 => {
+            read_sequence::<_, VecDeque<u64>, _>(r, Some(40), 0, |r| r.read_bits(0))?.len() as u64
+        }
+        38 => read_ranged::<_, i16>(r, -1000, 30000, 15)? as u64,
+        39 => read_fixed::<_, i32>(r, -5000, 5000, 16, true)? as u64,
+        40 => read_vlq_int::<_, i64>(r, VlqMode::ZigZag, i64::MIN.into(), i64::MAX.into(), 5, 13)?
+            as u64,
+        41 => read_vlq_int::<_, u8>(r, VlqMode::Offset, -3, 200, 3, 3)?.into(),
+        42 => read_enum(r, 5, 3)?,
+        43 => read_huffman(r, &[(0b0, 1), (0b10, 2), (0b110, 3)])?,
+        44 => {
+            let count = r.read_length(None)?;
+            read_elements::<_, Vec<u32>, _>(r, count, R::width_bits(17), |r| {
+                read_ranged(r, 0, 100_000, 17)
+            })?
+            .len() as u64
+        }
+        _ => {
+            let len = r.read_length(Some(64))?;
+            if len % 2 == 0 {
+                read_aligned_str(r, len)?.len() as u64
+            } else {
+                let bytes = read_aligned_bytes(r, len)?;
+                utf8(r, bytes)?.len() as u64
+            }
+        }
     })
 }
 
@@ -297,7 +329,10 @@ fn run_composite<S: Style>(data: &[u8], out: &mut Outcome) {
             let bytes = encode_with::<S::Writer>(&c).unwrap_or_else(|e| panic!("re-encode: {e}"));
             let again = Composite::decode(&mut S::Reader::from_bytes(&bytes))
                 .unwrap_or_else(|e| panic!("decode of re-encoding: {e}"));
-            assert_eq!(encode_with::<S::Writer>(&again).ok().as_deref(), Some(&bytes[..]));
+            assert_eq!(
+                encode_with::<S::Writer>(&again).ok().as_deref(),
+                Some(&bytes[..])
+            );
         }
         Err(e) => check_error(&e, total),
     }

@@ -82,9 +82,17 @@ impl Op {
             Op::Bytes(b, max) => r.read_bytes(*max).map_err(e)? == &b[..],
             Op::Str(s, max) => r.read_str(*max).map_err(e)? == s,
             Op::Check => r.read_check().is_ok(),
-            Op::Extension(x) => r.read_extension(|r| r.read_bits(x.map_or(0, |(_, n)| n))).map_err(e)? == x.map(|(v, _)| v),
+            Op::Extension(x) => {
+                r.read_extension(|r| r.read_bits(x.map_or(0, |(_, n)| n)))
+                    .map_err(e)?
+                    == x.map(|(v, _)| v)
+            }
         };
-        if ok { Ok(()) } else { Err(format!("{self:?} read back differently")) }
+        if ok {
+            Ok(())
+        } else {
+            Err(format!("{self:?} read back differently"))
+        }
     }
 
     /// Bits this op takes in a BITSTREAM, where that is easy to say (None otherwise).

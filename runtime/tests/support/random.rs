@@ -46,15 +46,15 @@ pub fn composite(rng: &mut impl Rng) -> Composite {
             .map(|_| Item {
                 kind: rng.random_range(0..3),
                 count: rng.random_range(0..=1000),
-                tags: (0..rng.random_range(0..=4)).map(|_| ascii(rng, 16)).collect(),
+                tags: (0..rng.random_range(0..=4))
+                    .map(|_| ascii(rng, 16))
+                    .collect(),
             })
             .collect(),
         history: (0..rng.random_range(0..10))
             .map(|_| rng.random::<i64>() >> rng.random_range(0..64))
             .collect::<VecDeque<_>>(),
-        ext: rng
-            .random_bool(0.5)
-            .then(|| (rng.random(), ascii(rng, 8))),
+        ext: rng.random_bool(0.5).then(|| (rng.random(), ascii(rng, 8))),
         score: f64::from_bits(rng.random()),
         level: rng.random_range(0..=3),
     }
@@ -75,7 +75,10 @@ pub fn op(rng: &mut impl Rng) -> Op {
     match rng.random_range(0..18) {
         0 => {
             let n = rng.random_range(0..=64);
-            Op::Bits(edge_u64(rng) & if n == 64 { u64::MAX } else { (1 << n) - 1 }, n)
+            Op::Bits(
+                edge_u64(rng) & if n == 64 { u64::MAX } else { (1 << n) - 1 },
+                n,
+            )
         }
         1 => Op::Bool(rng.random()),
         2 => {
@@ -113,13 +116,19 @@ pub fn op(rng: &mut impl Rng) -> Op {
         13 => Op::Align,
         14 => {
             let len = rng.random_range(0..24);
-            Op::Bytes((0..len).map(|_| rng.random()).collect(), rng.random_bool(0.5).then_some(64))
+            Op::Bytes(
+                (0..len).map(|_| rng.random()).collect(),
+                rng.random_bool(0.5).then_some(64),
+            )
         }
         15 => Op::Str(ascii(rng, 20), rng.random_bool(0.5).then_some(20)),
         16 => Op::Check,
         _ => Op::Extension(rng.random_bool(0.7).then(|| {
             let n = rng.random_range(0..=64);
-            (edge_u64(rng) & if n == 64 { u64::MAX } else { (1 << n) - 1 }, n)
+            (
+                edge_u64(rng) & if n == 64 { u64::MAX } else { (1 << n) - 1 },
+                n,
+            )
         })),
     }
 }

@@ -21,6 +21,9 @@ use crate::front::parse_error;
 /// Parses an Encoding file. Returns what could be parsed (broken items and members are left
 /// out) and a diagnostic for every syntax error.
 pub fn parse(file: FileId, source: &str) -> (ast::EncFile, Vec<Diagnostic>) {
+    if let Some(too_deep) = parse_error::nesting_too_deep(file, source, Language::Encoding) {
+        return (ast::EncFile::default(), vec![too_deep]);
+    }
     let mut recovered = Vec::new();
     let result =
         grammar::FileParser::new().parse(&mut recovered, tokens(source, Language::Encoding));

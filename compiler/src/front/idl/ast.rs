@@ -190,7 +190,7 @@ pub struct Rpc {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub enum Param {
     /// `type name DEFAULT = literal`
-    Field(Field),
+    Field(Box<Field>),
     /// `FENCE`
     Fence(Span),
 }

@@ -21,6 +21,9 @@ use crate::front::parse_error;
 /// Parses an IDL file. Returns what could be parsed (broken items are left out) and a
 /// diagnostic for every syntax error.
 pub fn parse(file: FileId, source: &str) -> (ast::IdlFile, Vec<Diagnostic>) {
+    if let Some(too_deep) = parse_error::nesting_too_deep(file, source, Language::Idl) {
+        return (ast::IdlFile::default(), vec![too_deep]);
+    }
     let mut recovered = Vec::new();
     let result = grammar::FileParser::new().parse(&mut recovered, tokens(source, Language::Idl));
     let (tree, fatal) = match result {

@@ -24,6 +24,9 @@ use ast::{MapMember, RustPath, RustType};
 /// Parses a Mapping file. Returns what could be parsed (broken items and members are left
 /// out) and a diagnostic for every syntax error.
 pub fn parse(file: FileId, source: &str) -> (ast::MapFile, Vec<Diagnostic>) {
+    if let Some(too_deep) = parse_error::nesting_too_deep(file, source, Language::Mapping) {
+        return (ast::MapFile::default(), vec![too_deep]);
+    }
     let mut recovered = Vec::new();
     let result =
         grammar::FileParser::new().parse(&mut recovered, tokens(source, Language::Mapping));

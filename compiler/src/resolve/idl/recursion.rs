@@ -8,6 +8,10 @@ use codespan_reporting::diagnostic::Diagnostic as CodespanDiagnostic;
 use crate::diagnostics::{Diagnostic, codes, primary, secondary};
 use crate::ir::{Field, Schema, Type};
 
+/// How deep the search follows direct containment; a cycle longer than this goes unreported
+/// here (and no real schema nests structs that deep).
+const MAX_DEPTH: usize = 256;
+
 #[derive(Clone, Copy, PartialEq)]
 enum Mark {
     InProgress,
@@ -53,6 +57,7 @@ fn visit<'s>(
                 report(schema, target, &chain, diagnostics);
             }
             Some(Mark::Done) => {}
+            None if path.len() >= MAX_DEPTH => {}
             None => {
                 path.push((name, field));
                 visit(schema, target, marks, path, diagnostics);

@@ -45,7 +45,7 @@ impl Resolver<'_> {
             .params
             .iter()
             .map(|param| match param {
-                ast::Param::Field(field) => ast::Member::Field(field.clone()),
+                ast::Param::Field(field) => ast::Member::Field((**field).clone()),
                 ast::Param::Fence(span) => ast::Member::Fence(*span),
             })
             .collect();

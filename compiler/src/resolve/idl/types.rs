@@ -12,6 +12,9 @@ use crate::front::span::{Ident, Span};
 use crate::ir::{Type, Value, bits_required};
 use crate::resolve::suggest::did_you_mean;
 
+/// How many CONSTs or TYPEDEFs one definition may go through: resolution recurses once per link.
+const MAX_CHAIN: usize = 128;
+
 /// Results of CONSTs and TYPEDEFs already resolved (None: resolution failed and was reported),
 /// and the ones being resolved right now (to find cycles).
 #[derive(Default)]
@@ -99,6 +102,16 @@ impl<'a> Resolver<'a> {
                         cycle.join(" -> "),
                         name.name
                     )]),
+            );
+            return true;
+        }
+        if self.memo.in_progress.len() >= MAX_CHAIN {
+            self.error(
+                CodespanDiagnostic::error()
+                    .with_code(codes::DEFINITION_CYCLE)
+                    .with_message(format!("`{}` is defined through more than {MAX_CHAIN} other definitions", name.name))
+                    .with_labels(vec![primary(file, name.span)])
+                    .with_notes(vec!["define it more directly".into()]),
             );
             return true;
         }

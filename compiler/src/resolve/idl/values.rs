@@ -27,7 +27,7 @@ impl Resolver<'_> {
             Literal::Str(s) => Value::Str(s.value.clone()),
             Literal::Name(name) => {
                 if let Type::Enum(e) = ty {
-                    if self.enumerators(e).iter().any(|n| *n == name.name) {
+                    if self.enumerators(e).contains(&name.name) {
                         return Some(Value::Enumerator(name.name.clone()));
                     }
                     if !matches!(

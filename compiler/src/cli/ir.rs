@@ -1,0 +1,36 @@
+//! `idlc ir`: the IR as pretty JSON on stdout.
+
+use std::io::Write as _;
+
+use clap::Args;
+
+use super::inputs::{InputArgs, with_compilation};
+use super::{Status, print_error, stderr};
+
+/// Arguments of `idlc ir`.
+#[derive(Debug, Clone, Args)]
+pub struct IrArgs {
+    /// The input files and side.
+    #[command(flatten)]
+    pub inputs: InputArgs,
+}
+
+impl IrArgs {
+    /// Compiles and prints the IR (`schema`, `encodings`, `mapping`) as JSON; diagnostics go to
+    /// stderr, and with errors nothing is printed.
+    pub fn run(&self) -> Status {
+        with_compilation(&self.inputs, "ir", "build the IR", |compilation| {
+            match serde_json::to_string_pretty(&compilation.ir) {
+                Ok(json) => {
+                    // A closed stdout (`idlc ir | head`) is not an error of ours.
+                    let _ = writeln!(std::io::stdout().lock(), "{json}");
+                    Status::Success
+                }
+                Err(error) => {
+                    print_error(&mut stderr(), format!("cannot serialize the IR: {error}"));
+                    Status::InputErrors
+                }
+            }
+        })
+    }
+}

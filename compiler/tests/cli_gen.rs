@@ -1,0 +1,504 @@
+//! `idlc gen`, `idlc ir`, `idlc report` and `idlc.toml`, with the real binary.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use assert_cmd::Command;
+
+const SEED_EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/seed-examples/");
+const SCHEMAS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../schemas/");
+
+fn seed(name: &str) -> String {
+    format!("{SEED_EXAMPLES}{name}")
+}
+
+fn schema(name: &str) -> String {
+    format!("{SCHEMAS}{name}")
+}
+
+/// A fresh directory under the system's temp dir, removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new() -> TempDir {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let path = std::env::temp_dir().join(format!("idlc-cli-gen-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).expect("create a temp dir");
+        TempDir(path)
+    }
+
+    /// Writes `content` to `name` inside the directory and returns its path.
+    fn file(&self, name: &str, content: impl AsRef<[u8]>) -> String {
+        let path = self.0.join(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).expect("create a temp subdir");
+        }
+        std::fs::write(&path, content).expect("write a temp file");
+        path.to_string_lossy().into_owned()
+    }
+
+    /// Copies the file at `from` to `name` inside the directory.
+    fn copy(&self, from: &str, name: &str) -> String {
+        self.file(name, std::fs::read(from).expect("read a schema"))
+    }
+
+    fn read(&self, name: &str) -> String {
+        std::fs::read_to_string(self.0.join(name)).expect("read a generated file")
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// What a run of `idlc` gave.
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn run(args: &[&str]) -> Run {
+    run_in(None, args)
+}
+
+fn run_in(dir: Option<&Path>, args: &[&str]) -> Run {
+    let mut command = Command::cargo_bin("idlc").expect("the idlc binary is built");
+    if let Some(dir) = dir {
+        command.current_dir(dir);
+    }
+    let output = command.args(args).output().expect("run idlc");
+    let stderr = String::from_utf8(output.stderr).expect("stderr is UTF-8");
+    assert!(
+        !stderr.contains('\x1b'),
+        "colour codes on a pipe:\n{stderr}"
+    );
+    Run {
+        code: output.status.code().expect("exited, not killed"),
+        stdout: String::from_utf8(output.stdout).expect("stdout is UTF-8"),
+        stderr,
+    }
+}
+
+/// The seed's Character with our Item, in MYENCODING1: generates today.
+fn character_args() -> Vec<String> {
+    vec![
+        seed("character.idl"),
+        schema("item.idl"),
+        "--encoding".into(),
+        seed("myencoding1.enc"),
+    ]
+}
+
+fn with<'a>(head: &[&'a str], tail: &'a [String]) -> Vec<&'a str> {
+    head.iter()
+        .copied()
+        .chain(tail.iter().map(String::as_str))
+        .collect()
+}
+
+#[test]
+fn gen_to_stdout() {
+    let args = character_args();
+    let out = run(&with(&["gen"], &args));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("@generated"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("pub struct Character"),
+        "{}",
+        out.stdout
+    );
+    // The header names the inputs by file name only: the checkout path does not leak.
+    assert!(
+        out.stdout
+            .contains("character.idl, item.idl, myencoding1.enc"),
+        "{}",
+        out.stdout
+    );
+    assert!(!out.stdout.contains(SEED_EXAMPLES));
+    // The warning of myencoding1 goes to stderr, not into the code.
+    assert!(out.stderr.contains("warning"), "{}", out.stderr);
+    assert!(!out.stdout.contains("warning["));
+
+    let dash = run(&with(&["gen", "-o", "-"], &args));
+    assert_eq!(dash.code, 0, "{}", dash.stderr);
+    assert_eq!(dash.stdout, out.stdout);
+}
+
+#[test]
+fn gen_is_deterministic() {
+    let args = character_args();
+    let first = run(&with(&["gen"], &args));
+    let second = run(&with(&["gen"], &args));
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    assert_eq!(first.stdout, second.stdout);
+
+    // The same inputs from another directory, by relative paths: the same bytes.
+    let dir = TempDir::new();
+    dir.copy(&seed("character.idl"), "character.idl");
+    dir.copy(&schema("item.idl"), "item.idl");
+    dir.copy(&seed("myencoding1.enc"), "myencoding1.enc");
+    let third = run_in(
+        Some(dir.path()),
+        &["gen", "character.idl", "item.idl", "-e", "myencoding1.enc"],
+    );
+    assert_eq!(third.code, 0, "{}", third.stderr);
+    assert_eq!(first.stdout, third.stdout);
+}
+
+#[test]
+fn gen_to_a_file_then_check() {
+    let dir = TempDir::new();
+    let out = dir.path().join("net/game.rs");
+    let out = out.to_string_lossy().into_owned();
+    let args = character_args();
+
+    let written = run(&with(&["gen", "-o", &out], &args));
+    assert_eq!(written.code, 0, "{}", written.stderr);
+    assert_eq!(written.stdout, "");
+    let code = dir.read("net/game.rs");
+    assert!(code.contains("pub struct Character"));
+
+    let fresh = run(&with(&["gen", "-o", &out, "--check"], &args));
+    assert_eq!(fresh.code, 0, "{}", fresh.stderr);
+    assert_eq!(fresh.stdout, "");
+
+    // Regenerating an unchanged file leaves it as it is.
+    let again = run(&with(&["gen", "--out", &out], &args));
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert_eq!(dir.read("net/game.rs"), code);
+
+    // Edited by hand: stale.
+    let edited = code.replacen("pub struct Character", "pub struct Charactor", 1);
+    dir.file("net/game.rs", &edited);
+    let stale = run(&with(&["gen", "-o", &out, "--check"], &args));
+    assert_eq!(stale.code, 1, "{}", stale.stderr);
+    assert!(stale.stdout.contains("---"), "{}", stale.stdout);
+    assert!(stale.stdout.contains("+++ generated"), "{}", stale.stdout);
+    assert!(stale.stdout.contains("@@"), "{}", stale.stdout);
+    assert!(
+        stale.stdout.contains("-pub struct Charactor"),
+        "{}",
+        stale.stdout
+    );
+    assert!(
+        stale.stdout.contains("+pub struct Character"),
+        "{}",
+        stale.stdout
+    );
+    assert!(stale.stderr.contains("stale"), "{}", stale.stderr);
+    // --check wrote nothing.
+    assert_eq!(dir.read("net/game.rs"), edited);
+}
+
+#[test]
+fn check_of_a_missing_file_exits_1() {
+    let dir = TempDir::new();
+    let out = dir.path().join("missing.rs");
+    let out = out.to_string_lossy().into_owned();
+    let args = character_args();
+    let missing = run(&with(&["gen", "-o", &out, "--check"], &args));
+    assert_eq!(missing.code, 1, "{}", missing.stderr);
+    assert!(
+        missing.stdout.contains("+++ generated"),
+        "{}",
+        missing.stdout
+    );
+    assert!(
+        missing.stderr.contains("does not exist"),
+        "{}",
+        missing.stderr
+    );
+    assert!(!dir.path().join("missing.rs").exists());
+}
+
+#[test]
+fn check_without_an_output_file_is_a_usage_error() {
+    let args = character_args();
+    let out = run(&with(&["gen", "--check"], &args));
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("--check"), "{}", out.stderr);
+    assert_eq!(out.stdout, "");
+}
+
+#[test]
+fn ir_prints_json() {
+    let args = character_args();
+    let out = run(&with(&["ir"], &args));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let json: serde_json::Value = serde_json::from_str(&out.stdout).expect("valid JSON");
+    for key in ["schema", "encodings", "mapping"] {
+        assert!(json.get(key).is_some(), "no `{key}` in {json}");
+    }
+    assert!(json["schema"]["structs"]["Character"].is_object());
+    assert!(json["encodings"]["MYENCODING1"].is_object());
+}
+
+#[test]
+fn report_shows_the_seed_widths() {
+    let args = character_args();
+    let out = run(&with(&["report"], &args));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let text = &out.stdout;
+    assert!(
+        text.contains("Character (encoding MYENCODING1, BITSTREAM)"),
+        "{text}"
+    );
+    let bits = |field: &str| -> String {
+        let line = text
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(field))
+            .unwrap_or_else(|| panic!("no line of {field}:\n{text}"));
+        // field, type, rule, bits, note...
+        let cells: Vec<&str> = line.split_whitespace().collect();
+        cells[3].to_string()
+    };
+    assert_eq!(bits("x"), "21");
+    assert_eq!(bits("angle"), "16");
+    assert_eq!(bits("vx"), "11");
+    assert_eq!(bits("anim"), "2");
+    assert_eq!(bits("character_id"), "8..24");
+    assert!(text.contains("FIXED_POINT(0.01)"), "{text}");
+    assert!(text.contains("SEQUENCE count VLQ(7) of Item"), "{text}");
+    assert!(text.contains("bytes"), "{text}");
+}
+
+#[test]
+fn errors_in_the_input_exit_1_and_print_nothing() {
+    // character.idl alone: `Item` is not declared.
+    for command in ["gen", "ir", "report", "check"] {
+        let out = run(&[command, &seed("character.idl")]);
+        assert_eq!(out.code, 1, "{command}: {}", out.stderr);
+        assert_eq!(out.stdout, "", "{command}");
+        assert!(out.stderr.contains("Item"), "{command}: {}", out.stderr);
+    }
+    let dir = TempDir::new();
+    let out = dir.path().join("out.rs");
+    let out = out.to_string_lossy().into_owned();
+    let failed = run(&["gen", &seed("character.idl"), "-o", &out]);
+    assert_eq!(failed.code, 1);
+    assert!(!dir.path().join("out.rs").exists());
+}
+
+#[test]
+fn missing_inputs_exit_2() {
+    let dir = TempDir::new();
+    for command in ["gen", "ir", "report"] {
+        let out = run_in(Some(dir.path()), &[command]);
+        assert_eq!(out.code, 2, "{command}: {}", out.stderr);
+        assert!(out.stderr.contains("no IDL files given"), "{}", out.stderr);
+        assert!(
+            out.stderr.contains(&format!("Usage: idlc {command}")),
+            "{}",
+            out.stderr
+        );
+        let out = run_in(Some(dir.path()), &[command, "nothing-here.idl"]);
+        assert_eq!(out.code, 2, "{command}: {}", out.stderr);
+        assert!(out.stderr.contains("nothing-here.idl"), "{}", out.stderr);
+    }
+}
+
+/// A project: schemas/ with the seed Character and our Item, and an idlc.toml with two sides.
+fn project() -> TempDir {
+    let dir = TempDir::new();
+    dir.copy(&seed("character.idl"), "schemas/character.idl");
+    dir.copy(&schema("item.idl"), "schemas/item.idl");
+    dir.copy(&seed("myencoding1.enc"), "schemas/myencoding1.enc");
+    dir.copy(&schema("client.map"), "schemas/client.map");
+    dir.file(
+        "schemas/other.enc",
+        "ENCODING(OTHER) PUBLISHABLE_STRUCT Character { VLQ character_id; }\n",
+    );
+    dir.file(
+        "idlc.toml",
+        r#"# The example of docs/CLI.md.
+idl = ["schemas/character.idl", "schemas/item.idl"]
+encodings = ["schemas/myencoding1.enc"]
+
+[sides.Client]
+mappings = ["schemas/client.map"]
+out = "src/net/client.rs"
+
+[sides.Server]
+out = "src/net/server.rs"
+"#,
+    );
+    dir
+}
+
+#[test]
+fn idlc_toml_drives_gen_for_every_side() {
+    let dir = project();
+    let out = run_in(Some(dir.path()), &["gen"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout, "");
+    let client = dir.read("src/net/client.rs");
+    let server = dir.read("src/net/server.rs");
+    assert!(client.contains("pub struct Character"));
+    assert!(client.contains("Encodings: MYENCODING1"), "{client}");
+    // client.map makes `angle` an f32; the server keeps the default f64.
+    assert!(client.contains("pub angle: f32"), "{client}");
+    assert!(server.contains("pub angle: f64"), "{server}");
+    assert!(
+        client.contains("character.idl, item.idl, myencoding1.enc, client.map"),
+        "{client}"
+    );
+
+    let fresh = run_in(Some(dir.path()), &["gen", "--check"]);
+    assert_eq!(fresh.code, 0, "{}", fresh.stderr);
+    assert_eq!(fresh.stdout, "");
+
+    // One side stale: --check says which, and exits 1.
+    dir.file("src/net/server.rs", "// old\n");
+    let stale = run_in(Some(dir.path()), &["gen", "--check"]);
+    assert_eq!(stale.code, 1, "{}", stale.stderr);
+    assert!(
+        stale.stdout.contains("--- src/net/server.rs"),
+        "{}",
+        stale.stdout
+    );
+    assert!(!stale.stdout.contains("client.rs"), "{}", stale.stdout);
+
+    // --side regenerates that side only.
+    let one = run_in(Some(dir.path()), &["gen", "--side", "Server"]);
+    assert_eq!(one.code, 0, "{}", one.stderr);
+    assert_eq!(dir.read("src/net/server.rs"), server);
+    let fresh = run_in(Some(dir.path()), &["gen", "--check"]);
+    assert_eq!(fresh.code, 0, "{}", fresh.stderr);
+
+    // -o with several sides cannot say which side.
+    let several = run_in(Some(dir.path()), &["gen", "-o", "x.rs"]);
+    assert_eq!(several.code, 2, "{}", several.stderr);
+    assert!(several.stderr.contains("--side"), "{}", several.stderr);
+    // -o with one side: there, or stdout.
+    let stdout = run_in(Some(dir.path()), &["gen", "--side", "Client", "-o", "-"]);
+    assert_eq!(stdout.code, 0, "{}", stdout.stderr);
+    assert_eq!(stdout.stdout, client);
+}
+
+#[test]
+fn command_line_encoding_replaces_the_toml_list() {
+    let dir = project();
+    let out = run_in(
+        Some(dir.path()),
+        &[
+            "gen",
+            "--encoding",
+            "schemas/other.enc",
+            "--side",
+            "Server",
+            "-o",
+            "-",
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("Encodings: OTHER"), "{}", out.stdout);
+    assert!(!out.stdout.contains("MYENCODING1"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("character.idl, item.idl, other.enc"),
+        "{}",
+        out.stdout
+    );
+
+    // Without --side: every side, each to its own file, with the command line's encoding.
+    let all = run_in(Some(dir.path()), &["gen", "-e", "schemas/other.enc"]);
+    assert_eq!(all.code, 0, "{}", all.stderr);
+    assert!(dir.read("src/net/client.rs").contains("Encodings: OTHER"));
+    assert!(dir.read("src/net/server.rs").contains("Encodings: OTHER"));
+}
+
+#[test]
+fn idlc_toml_drives_check_ir_and_report_with_the_first_side() {
+    let dir = project();
+    let check = run_in(Some(dir.path()), &["check"]);
+    assert_eq!(check.code, 0, "{}", check.stderr);
+    let ir = run_in(Some(dir.path()), &["ir"]);
+    assert_eq!(ir.code, 0, "{}", ir.stderr);
+    let json: serde_json::Value = serde_json::from_str(&ir.stdout).expect("valid JSON");
+    assert_eq!(json["mapping"]["side"], "Client", "{}", json["mapping"]);
+    let report = run_in(Some(dir.path()), &["report"]);
+    assert_eq!(report.code, 0, "{}", report.stderr);
+    assert!(report.stdout.contains("MYENCODING1"), "{}", report.stdout);
+
+    let unknown = run_in(Some(dir.path()), &["ir", "--side", "Bot"]);
+    assert_eq!(unknown.code, 2, "{}", unknown.stderr);
+    assert!(unknown.stderr.contains("`Bot`"), "{}", unknown.stderr);
+    assert!(
+        unknown.stderr.contains("Client, Server"),
+        "{}",
+        unknown.stderr
+    );
+}
+
+#[test]
+fn idlc_toml_without_sides_writes_to_its_out_or_stdout() {
+    let dir = TempDir::new();
+    dir.copy(&schema("item.idl"), "item.idl");
+    dir.file("idlc.toml", "idl = [\"item.idl\"]\n");
+    let out = run_in(Some(dir.path()), &["gen"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("pub struct Item"), "{}", out.stdout);
+
+    dir.file("idlc.toml", "idl = [\"item.idl\"]\nout = \"gen/item.rs\"\n");
+    let out = run_in(Some(dir.path()), &["gen"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout, "");
+    assert!(dir.read("gen/item.rs").contains("pub struct Item"));
+}
+
+#[test]
+fn malformed_idlc_toml_exits_2() {
+    let dir = TempDir::new();
+    dir.file("idlc.toml", "idl = [\"a.idl\"\n[sides.Client]\n");
+    for command in ["gen", "check", "ir", "report"] {
+        let out = run_in(Some(dir.path()), &[command]);
+        assert_eq!(out.code, 2, "{command}: {}", out.stderr);
+        assert!(out.stderr.contains("idlc.toml"), "{}", out.stderr);
+        assert!(out.stderr.contains("line "), "{}", out.stderr);
+        assert_eq!(out.stdout, "");
+    }
+
+    // Valid TOML, wrong shape: an unknown key, with its line.
+    dir.file(
+        "idlc.toml",
+        "idl = [\"a.idl\"]\n[sides.Client]\nmapping = [\"c.map\"]\n",
+    );
+    let out = run_in(Some(dir.path()), &["gen"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("line 3"), "{}", out.stderr);
+    assert!(out.stderr.contains("mapping"), "{}", out.stderr);
+
+    // No IDL files at all.
+    dir.file("idlc.toml", "encodings = [\"a.enc\"]\n");
+    let out = run_in(Some(dir.path()), &["gen"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("names no IDL files"), "{}", out.stderr);
+
+    // A file it names cannot be read: exit 2 as on the command line.
+    dir.file("idlc.toml", "idl = [\"gone.idl\"]\n");
+    let out = run_in(Some(dir.path()), &["gen"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("gone.idl"), "{}", out.stderr);
+}
+
+#[test]
+fn help_lists_the_subcommands_and_flags() {
+    let out = run(&["--help"]);
+    assert_eq!(out.code, 0);
+    for command in ["gen", "check", "report", "ir"] {
+        assert!(out.stdout.contains(command), "{}", out.stdout);
+    }
+    let out = run(&["gen", "--help"]);
+    assert_eq!(out.code, 0);
+    for flag in ["--encoding", "--mapping", "--side", "--out", "--check"] {
+        assert!(out.stdout.contains(flag), "{}", out.stdout);
+    }
+}
