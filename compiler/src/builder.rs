@@ -88,7 +88,12 @@ impl Builder {
             mappings: self.mappings.clone(),
             side: self.side.clone(),
         };
-        let all_inputs: Vec<&PathBuf> = inputs.idl.iter().chain(&inputs.encodings).chain(&inputs.mappings).collect();
+        let all_inputs: Vec<&PathBuf> = inputs
+            .idl
+            .iter()
+            .chain(&inputs.encodings)
+            .chain(&inputs.mappings)
+            .collect();
         if std::env::var_os("CARGO").is_some() {
             for path in &all_inputs {
                 println!("cargo:rerun-if-changed={}", path.display());
@@ -105,19 +110,25 @@ impl Builder {
         let options = GenOptions {
             inputs: all_inputs.iter().map(|p| display_name(p)).collect(),
         };
-        let code = codegen::generate(&compilation.ir, &options).map_err(|e| BuildError(e.to_string()))?;
+        let code =
+            codegen::generate(&compilation.ir, &options).map_err(|e| BuildError(e.to_string()))?;
         let dir = match &self.out_dir {
             Some(dir) => dir.clone(),
             None => std::env::var_os("OUT_DIR")
                 .map(PathBuf::from)
-                .ok_or_else(|| BuildError("OUT_DIR is not set: call compile from build.rs or set out_dir".into()))?,
+                .ok_or_else(|| {
+                    BuildError(
+                        "OUT_DIR is not set: call compile from build.rs or set out_dir".into(),
+                    )
+                })?,
         };
         let name = match &self.file_name {
             Some(name) => name.clone(),
             None => default_file_name(&inputs.idl),
         };
         let path = dir.join(name);
-        write_if_changed(&path, &code).map_err(|e| BuildError(format!("cannot write {}: {e}", path.display())))?;
+        write_if_changed(&path, &code)
+            .map_err(|e| BuildError(format!("cannot write {}: {e}", path.display())))?;
         Ok(path)
     }
 }

@@ -8,8 +8,8 @@
 //!
 //! [`diagnostics`] collects what is wrong; library code never prints, only the CLI renders.
 
-pub mod cli;
 pub mod builder;
+pub mod cli;
 pub mod codegen;
 pub mod config;
 pub mod diagnostics;

@@ -707,7 +707,12 @@ fn long_definition_chains_do_not_overflow_the_stack() {
     const LENGTH: usize = 20_000;
     let mut idl = String::new();
     for i in 0..LENGTH {
-        idl.push_str(&format!("TYPEDEF T{} T{i};\nCONST C{i} = C{};\nSTRUCT S{i} {{ S{} next; }}\n", i + 1, i + 1, i + 1));
+        idl.push_str(&format!(
+            "TYPEDEF T{} T{i};\nCONST C{i} = C{};\nSTRUCT S{i} {{ S{} next; }}\n",
+            i + 1,
+            i + 1,
+            i + 1
+        ));
     }
     idl.push_str(&format!("TYPEDEF UINT8 T{LENGTH};\nCONST C{LENGTH} = 1;\nSTRUCT S{LENGTH} {{ T0 x; INT[0,C0] y; }}\n"));
     let fs = MemoryFs::new().with("a.idl", idl);

@@ -405,6 +405,8 @@ pub struct BitReader<'a> {
     /// Bit position where this reader's input ends (`data.len() * 8`, or the end of an
     /// extension).
     end: u64,
+    /// How many nested struct decodes are under way (see [`WireRead::enter`]).
+    depth: u32,
 }
 
 impl<'a> BitReader<'a> {
@@ -420,6 +422,7 @@ impl<'a> BitReader<'a> {
             data,
             pos: 0,
             end: data.len() as u64 * 8,
+            depth: 0,
         }
     }
 
@@ -666,10 +669,25 @@ impl<'a> WireRead<'a> for BitReader<'a> {
             data: self.data,
             pos: self.pos,
             end: self.pos + len,
+            depth: self.depth,
         };
         let value = f(&mut inner)?;
         self.pos += len;
         Ok(Some(value))
+    }
+
+    #[inline]
+    fn enter(&mut self) -> Result<(), DecodeError> {
+        if self.depth >= crate::wire::MAX_DECODE_DEPTH {
+            return Err(self.error(DecodeErrorKind::TooDeep));
+        }
+        self.depth += 1;
+        Ok(())
+    }
+
+    #[inline]
+    fn leave(&mut self) {
+        self.depth = self.depth.saturating_sub(1);
     }
 
     #[inline]

@@ -168,6 +168,8 @@ pub struct ByteReader<'a> {
     pos: usize,
     /// Where this reader's input ends.
     end: usize,
+    /// How many nested struct decodes are under way (see [`WireRead::enter`]).
+    depth: u32,
 }
 
 impl<'a> ByteReader<'a> {
@@ -183,6 +185,7 @@ impl<'a> ByteReader<'a> {
             data,
             pos: 0,
             end: data.len(),
+            depth: 0,
         }
     }
 
@@ -349,10 +352,25 @@ impl<'a> WireRead<'a> for ByteReader<'a> {
             data: self.data,
             pos: self.pos,
             end: self.pos + len,
+            depth: self.depth,
         };
         let value = f(&mut inner)?;
         self.pos += len;
         Ok(Some(value))
+    }
+
+    #[inline]
+    fn enter(&mut self) -> Result<(), DecodeError> {
+        if self.depth >= crate::wire::MAX_DECODE_DEPTH {
+            return Err(self.error(DecodeErrorKind::TooDeep));
+        }
+        self.depth += 1;
+        Ok(())
+    }
+
+    #[inline]
+    fn leave(&mut self) {
+        self.depth = self.depth.saturating_sub(1);
     }
 
     #[inline]

@@ -45,6 +45,9 @@ pub enum DecodeErrorKind {
     /// size outside 1..=32, `min > max`, a resolution that is not positive. Never caused by the
     /// input bytes alone.
     InvalidArgument,
+    /// Structs that contain themselves are nested deeper than
+    /// [`MAX_DECODE_DEPTH`](crate::MAX_DECODE_DEPTH) in one message.
+    TooDeep,
 }
 
 impl DecodeErrorKind {
@@ -67,6 +70,7 @@ impl DecodeErrorKind {
             Self::CrcMismatch => "CRC32 mismatch",
             Self::TrailingBytes => "trailing bytes after the message",
             Self::InvalidArgument => "invalid argument",
+            Self::TooDeep => "structs nested too deeply",
         }
     }
 }
@@ -308,6 +312,7 @@ mod tests {
             CrcMismatch,
             TrailingBytes,
             InvalidArgument,
+            TooDeep,
         ] {
             let e = DecodeError::new(k, 5);
             assert!(e.to_string().starts_with(k.as_str()));

@@ -94,7 +94,7 @@ pub use vlq::{
     DEFAULT_VLQ_GROUP_BITS, MAX_VLQ_GROUP_BITS, valid_vlq_group_bits, vlq_bits, vlq_groups,
     vlq_max_groups,
 };
-pub use wire::{BitStream, ByteStream, CHECK_VALUE, Style, WireRead, WireWrite};
+pub use wire::{BitStream, ByteStream, CHECK_VALUE, MAX_DECODE_DEPTH, Style, WireRead, WireWrite};
 
 /// The version of this crate, for generated code and tools to report or compare.
 ///

@@ -21,6 +21,10 @@ use crate::vlq::DEFAULT_VLQ_GROUP_BITS;
 /// ```
 pub const CHECK_VALUE: u32 = 0x1D1C_C0DE;
 
+/// How deeply structs that contain themselves may nest in one message (see
+/// [`WireRead::enter`]).
+pub const MAX_DECODE_DEPTH: u32 = 128;
+
 /// Writing side of a wire encoding, implemented by [`BitWriter`](crate::BitWriter) (BITSTREAM)
 /// and [`ByteWriter`](crate::ByteWriter) (BYTESTREAM).
 ///
@@ -607,6 +611,32 @@ pub trait WireRead<'a>: Sized {
     fn read_extension<T, F>(&mut self, f: F) -> Result<Option<T>, DecodeError>
     where
         F: FnOnce(&mut Self) -> Result<T, DecodeError>;
+
+    /// Enters the decoding of a struct that can contain itself (through OPTIONAL or SEQUENCE):
+    /// fails with [`DecodeErrorKind::TooDeep`] past [`MAX_DECODE_DEPTH`] levels, so that a
+    /// hostile packet cannot exhaust the stack. Generated code pairs it with [`WireRead::leave`].
+    ///
+    /// ```
+    /// use idlc_runtime::{BitReader, DecodeErrorKind, MAX_DECODE_DEPTH, WireRead};
+    /// let mut r = BitReader::new(&[]);
+    /// for _ in 0..MAX_DECODE_DEPTH {
+    ///     r.enter().unwrap();
+    /// }
+    /// assert_eq!(r.enter().unwrap_err().kind, DecodeErrorKind::TooDeep);
+    /// r.leave();
+    /// assert!(r.enter().is_ok());
+    /// ```
+    fn enter(&mut self) -> Result<(), DecodeError>;
+
+    /// Leaves what [`WireRead::enter`] entered.
+    ///
+    /// ```
+    /// use idlc_runtime::{BitReader, WireRead};
+    /// let mut r = BitReader::new(&[]);
+    /// r.enter().unwrap();
+    /// r.leave();
+    /// ```
+    fn leave(&mut self);
 
     /// Ends a message: verifies that the bits up to the next byte boundary are zero padding
     /// ([`DecodeErrorKind::BadPadding`]) and skips them. Whole bytes after that are allowed (a

@@ -133,7 +133,7 @@ pub fn report(
     out.flush()
 }
 
-/// The summary line of [`report`], without its `error: ` / `warning: ` head.
+/// The summary line of [`report()`], without its `error: ` / `warning: ` head.
 pub fn summary(diagnostics: &[Diagnostic], what: &str) -> Option<(Severity, String)> {
     let errors = diagnostics
         .iter()

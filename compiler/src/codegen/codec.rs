@@ -9,8 +9,8 @@ use super::rules::{Val, decode, encode};
 use super::values::default_value;
 use super::{CodegenError, Ctx};
 use crate::ir::{
-    Extend, FieldEncoding, FieldMapping, RustType, StructDef, StructEncoding, StructMapping, Type, WireItem,
-    WireRule,
+    Extend, FieldEncoding, FieldMapping, RustType, StructDef, StructEncoding, StructMapping, Type,
+    WireItem, WireRule,
 };
 
 /// A field as codegen sees it: IDL declaration, Rust form, and its EXTENDs.
@@ -32,12 +32,18 @@ impl FieldView<'_> {
     }
 }
 
-fn views<'a>(def: &'a StructDef, mapping: &'a StructMapping) -> Result<Vec<FieldView<'a>>, CodegenError> {
+fn views<'a>(
+    def: &'a StructDef,
+    mapping: &'a StructMapping,
+) -> Result<Vec<FieldView<'a>>, CodegenError> {
     let mut out = Vec::new();
     for (segment, seg) in def.segments.iter().enumerate() {
         for field in &seg.fields {
             let rust = mapping.fields.get(&field.name).ok_or_else(|| {
-                CodegenError(format!("internal: no mapping of {}.{}", def.name, field.name))
+                CodegenError(format!(
+                    "internal: no mapping of {}.{}",
+                    def.name, field.name
+                ))
             })?;
             let extends = def
                 .segments
@@ -84,7 +90,10 @@ pub fn codec_impl(
             match field {
                 Flat::Field(encoded) => {
                     let view = find(&encoded.field).ok_or_else(|| {
-                        CodegenError(format!("internal: {} has no field {}", def.name, encoded.field))
+                        CodegenError(format!(
+                            "internal: {} has no field {}",
+                            def.name, encoded.field
+                        ))
                     })?;
                     encode_body.push(encode_field(ctx, view, &encoded.rule)?);
                     decode_body.push(decode_field(ctx, view, &encoded.rule, index)?);
@@ -114,6 +123,11 @@ pub fn codec_impl(
         encode_body.push(quote!(w.write_presence(false)?;));
         decode_body.push(quote!(::idlc_runtime::skip_extension(r)?;));
     }
+    let (enter, leave) = if is_recursive(ctx.ir, &def.name) {
+        (quote!(r.enter()?;), quote!(r.leave();))
+    } else {
+        (quote!(), quote!())
+    };
     let marker = &ctx.marker;
     let (writer, reader) = ctx.stream_types();
     let ty = rust_type(&mapping.rust_name)?;
@@ -122,7 +136,10 @@ pub fn codec_impl(
         crate::ir::Style::Bitstream => "BITSTREAM",
         crate::ir::Style::Bytestream => "BYTESTREAM",
     };
-    let doc = format!(" `{}` in the encoding `{}` ({style}).", def.name, ctx.encoding.name);
+    let doc = format!(
+        " `{}` in the encoding `{}` ({style}).",
+        def.name, ctx.encoding.name
+    );
     Ok(quote! {
         #[doc = #doc]
         impl ::idlc_runtime::Codec<#marker> for #ty {
@@ -132,11 +149,46 @@ pub fn codec_impl(
             }
 
             fn decode_from(r: &mut #reader) -> Result<Self, ::idlc_runtime::DecodeError> {
+                #enter
                 #(#decode_body)*
+                #leave
                 Ok(#constructor)
             }
         }
     })
+}
+
+/// Whether a struct can contain itself (through OPTIONAL or SEQUENCE): its decoder then counts
+/// its nesting, so that a hostile packet cannot exhaust the stack.
+fn is_recursive(ir: &crate::ir::Ir, name: &str) -> bool {
+    let mut seen = std::collections::HashSet::new();
+    let mut stack: Vec<&str> = vec![name];
+    while let Some(current) = stack.pop() {
+        let Some(def) = ir.schema.structs.get(current) else {
+            continue;
+        };
+        for field in def.fields() {
+            for inner in struct_names(&field.ty) {
+                if inner == name {
+                    return true;
+                }
+                if seen.insert(inner) {
+                    stack.push(inner);
+                }
+            }
+        }
+    }
+    false
+}
+
+fn struct_names(ty: &Type) -> Vec<&str> {
+    match ty {
+        Type::Struct(name) => vec![name.as_str()],
+        Type::Sequence { element, .. } | Type::Array { element, .. } | Type::Optional(element) => {
+            struct_names(element)
+        }
+        _ => Vec::new(),
+    }
 }
 
 fn constructor(ty: &TokenStream, fields: &[FieldView<'_>]) -> TokenStream {
@@ -191,7 +243,12 @@ fn split_widening(from: &Type, to: &Type) -> Option<(u8, u8)> {
 }
 
 /// The value the slot of type `slot` carries, when the field has since been widened.
-fn narrowed(ctx: &Ctx<'_>, view: &FieldView<'_>, slot: &Type, next: Option<&Type>) -> Result<Val, CodegenError> {
+fn narrowed(
+    ctx: &Ctx<'_>,
+    view: &FieldView<'_>,
+    slot: &Type,
+    next: Option<&Type>,
+) -> Result<Val, CodegenError> {
     let field = view.access();
     let Some(next) = next else {
         return Ok(field);
@@ -203,7 +260,9 @@ fn narrowed(ctx: &Ctx<'_>, view: &FieldView<'_>, slot: &Type, next: Option<&Type
     }
     if let Some((min, max)) = slot.int_range() {
         let (min, max) = (int_lit(min), int_lit(max));
-        return Ok(Val::Place(quote!(::idlc_runtime::saturate(#access, #min, #max))));
+        return Ok(Val::Place(
+            quote!(::idlc_runtime::saturate(#access, #min, #max)),
+        ));
     }
     match (slot, &view.rust.ty) {
         (Type::Enum(old), RustType::Named(rust)) => {
@@ -215,7 +274,9 @@ fn narrowed(ctx: &Ctx<'_>, view: &FieldView<'_>, slot: &Type, next: Option<&Type
                 .map_or(1, |e| e.enumerators.len().max(1)) as u64;
             let last = super::idents::u64_lit(count - 1);
             let ty = rust_type(rust)?;
-            Ok(Val::Place(quote!(<#ty>::from_index(#access.index().min(#last)).unwrap_or_default())))
+            Ok(Val::Place(
+                quote!(<#ty>::from_index(#access.index().min(#last)).unwrap_or_default()),
+            ))
         }
         (Type::Numeric { min, max, .. }, _) => {
             let (min, max) = (super::idents::f64_lit(*min), super::idents::f64_lit(*max));
@@ -229,22 +290,40 @@ fn narrowed(ctx: &Ctx<'_>, view: &FieldView<'_>, slot: &Type, next: Option<&Type
     }
 }
 
-fn encode_field(ctx: &Ctx<'_>, view: &FieldView<'_>, rule: &WireRule) -> Result<TokenStream, CodegenError> {
+fn encode_field(
+    ctx: &Ctx<'_>,
+    view: &FieldView<'_>,
+    rule: &WireRule,
+) -> Result<TokenStream, CodegenError> {
     let types = types_over_time(view);
     let value = narrowed(ctx, view, types[0], types.get(1).copied())?;
     encode(ctx, rule, &view.field.ty, &view.rust.ty, value)
 }
 
-fn decode_field(ctx: &Ctx<'_>, view: &FieldView<'_>, rule: &WireRule, segment: usize) -> Result<TokenStream, CodegenError> {
+fn decode_field(
+    ctx: &Ctx<'_>,
+    view: &FieldView<'_>,
+    rule: &WireRule,
+    segment: usize,
+) -> Result<TokenStream, CodegenError> {
     let local = view.local();
     let ty = rust_type(&view.rust.ty.to_string())?;
     let read = decode(ctx, rule, &view.field.ty, &view.rust.ty)?;
-    let mutable = if view.extends.is_empty() { quote!() } else { quote!(mut) };
+    let mutable = if view.extends.is_empty() {
+        quote!()
+    } else {
+        quote!(mut)
+    };
     if segment == 0 || view.segment == 0 {
         return Ok(quote!(let #mutable #local: #ty = #read;));
     }
     let present = format_ident!("present_{segment}");
-    let default = default_value(ctx.ir, &view.field.ty, &view.rust.ty, view.field.default.as_ref())?;
+    let default = default_value(
+        ctx.ir,
+        &view.field.ty,
+        &view.rust.ty,
+        view.field.default.as_ref(),
+    )?;
     Ok(quote!(let #mutable #local: #ty = if #present { #read } else { #default };))
 }
 
@@ -258,7 +337,12 @@ fn extension(
         .extends
         .iter()
         .position(|(s, _)| *s == segment)
-        .ok_or_else(|| CodegenError(format!("internal: no EXTEND of {} in segment {segment}", view.field.name)))?;
+        .ok_or_else(|| {
+            CodegenError(format!(
+                "internal: no EXTEND of {} in segment {segment}",
+                view.field.name
+            ))
+        })?;
     let (_, extend) = view.extends[position];
     let types = types_over_time(view);
     let next = types.get(position + 2).copied();
@@ -267,7 +351,8 @@ fn extension(
     let access = view.access().by_val();
     if let Some((old, new)) = split_widening(&extend.from, &extend.to) {
         let (low, width) = (u32_lit(u32::from(old)), u32_lit(u32::from(new - old)));
-        let encode = quote!(w.write_bits(::idlc_runtime::bit_slice(#access, #low, #width), #width)?;);
+        let encode =
+            quote!(w.write_bits(::idlc_runtime::bit_slice(#access, #low, #width), #width)?;);
         let decode = quote! {
             if #present {
                 let high = r.read_bits(#width)?;

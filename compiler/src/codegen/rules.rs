@@ -7,8 +7,8 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::idents::{f64_lit, int_lit, rust_type, u32_lit, u64_lit};
-use crate::ir::cost::min_bits;
 use super::{CodegenError, Ctx};
+use crate::ir::cost::min_bits;
 use crate::ir::{RustType, Type, VlqMapping, WireRule};
 
 /// A value to write: a place (`self.x`) or a reference (`item`), so that both `&value` and
@@ -138,7 +138,9 @@ pub fn encode(
             quote!(#check w.write_fixed_point(#value, #min, #max, #res)?;)
         }
         WireRule::Float32 | WireRule::Float64 => encode_float(rule, idl, rust, &c),
-        WireRule::Bytes { length, utf8, max } => encode_bytes(ctx, length, *utf8, *max, &v.receiver())?,
+        WireRule::Bytes { length, utf8, max } => {
+            encode_bytes(ctx, length, *utf8, *max, &v.receiver())?
+        }
         WireRule::Sequence {
             count,
             max,
@@ -146,8 +148,19 @@ pub fn encode(
             ..
         } => {
             let (element_idl, element_rust) = sequence_parts(idl, rust)?;
-            let count_code = encode_length(ctx, count, *max, Val::Expr(quote!(#rt::Collection::len(#r) as u64)))?;
-            let item = encode(ctx, element, element_idl, element_rust, Val::Ref(quote!(item)))?;
+            let count_code = encode_length(
+                ctx,
+                count,
+                *max,
+                Val::Expr(quote!(#rt::Collection::len(#r) as u64)),
+            )?;
+            let item = encode(
+                ctx,
+                element,
+                element_idl,
+                element_rust,
+                Val::Ref(quote!(item)),
+            )?;
             quote! {
                 #count_code
                 for item in #rt::Collection::iter(#r) {
@@ -156,10 +169,23 @@ pub fn encode(
             }
         }
         WireRule::Array { element, .. } => {
-            let (Type::Array { element: element_idl, .. }, RustType::Array(element_rust, _)) = (idl, rust) else {
+            let (
+                Type::Array {
+                    element: element_idl,
+                    ..
+                },
+                RustType::Array(element_rust, _),
+            ) = (idl, rust)
+            else {
                 return Err(mismatch(rule, idl, rust));
             };
-            let item = encode(ctx, element, element_idl, element_rust, Val::Ref(quote!(item)))?;
+            let item = encode(
+                ctx,
+                element,
+                element_idl,
+                element_rust,
+                Val::Ref(quote!(item)),
+            )?;
             quote! {
                 for item in #r {
                     #item
@@ -189,7 +215,12 @@ pub fn encode(
 }
 
 /// The expression (of the field's Rust type) that reads a value written with `rule`.
-pub fn decode(ctx: &Ctx<'_>, rule: &WireRule, idl: &Type, rust: &RustType) -> Result<TokenStream, CodegenError> {
+pub fn decode(
+    ctx: &Ctx<'_>,
+    rule: &WireRule,
+    idl: &Type,
+    rust: &RustType,
+) -> Result<TokenStream, CodegenError> {
     let rt = rt();
     if let RustType::Boxed(inner) = rust {
         let inner = decode(ctx, rule, idl, inner)?;
@@ -200,7 +231,12 @@ pub fn decode(ctx: &Ctx<'_>, rule: &WireRule, idl: &Type, rust: &RustType) -> Re
         WireRule::Ranged { min, max, bits } => {
             let (min, max, bits) = (int_lit(*min), int_lit(*max), u32_lit(*bits));
             match idl {
-                Type::Enum(_) => enum_from_index(ctx, idl, rust, quote!(#rt::read_ranged::<_, u64>(r, #min, #max, #bits)?))?,
+                Type::Enum(_) => enum_from_index(
+                    ctx,
+                    idl,
+                    rust,
+                    quote!(#rt::read_ranged::<_, u64>(r, #min, #max, #bits)?),
+                )?,
                 _ => quote!(#rt::read_ranged(r, #min, #max, #bits)?),
             }
         }
@@ -216,7 +252,12 @@ pub fn decode(ctx: &Ctx<'_>, rule: &WireRule, idl: &Type, rust: &RustType) -> Re
             min,
             max,
         } => {
-            let (min, max, group, groups) = (int_lit(*min), int_lit(*max), u32_lit(*group_bits), u32_lit(*max_groups));
+            let (min, max, group, groups) = (
+                int_lit(*min),
+                int_lit(*max),
+                u32_lit(*group_bits),
+                u32_lit(*max_groups),
+            );
             let mode = vlq_mode(*mapping);
             match idl {
                 Type::Enum(_) => enum_from_index(
@@ -264,12 +305,20 @@ pub fn decode(ctx: &Ctx<'_>, rule: &WireRule, idl: &Type, rust: &RustType) -> Re
             })
         }
         WireRule::Array { element, len } => {
-            let (Type::Array { element: element_idl, .. }, RustType::Array(element_rust, _)) = (idl, rust) else {
+            let (
+                Type::Array {
+                    element: element_idl,
+                    ..
+                },
+                RustType::Array(element_rust, _),
+            ) = (idl, rust)
+            else {
                 return Err(mismatch(rule, idl, rust));
             };
             let item = element_reader(ctx, element, element_idl, element_rust)?;
             let min = u64_lit(min_bits(ctx.ir, ctx.encoding, element));
-            let len = proc_macro2::Literal::usize_unsuffixed(usize::try_from(*len).unwrap_or(usize::MAX));
+            let len =
+                proc_macro2::Literal::usize_unsuffixed(usize::try_from(*len).unwrap_or(usize::MAX));
             quote!(#rt::read_array::<_, _, _, #len>(r, #min, #item)?)
         }
         WireRule::Optional(inner) => {
@@ -288,7 +337,12 @@ pub fn decode(ctx: &Ctx<'_>, rule: &WireRule, idl: &Type, rust: &RustType) -> Re
 }
 
 /// What reads one element: a struct's own `decode_from`, or a closure.
-fn element_reader(ctx: &Ctx<'_>, rule: &WireRule, idl: &Type, rust: &RustType) -> Result<TokenStream, CodegenError> {
+fn element_reader(
+    ctx: &Ctx<'_>,
+    rule: &WireRule,
+    idl: &Type,
+    rust: &RustType,
+) -> Result<TokenStream, CodegenError> {
     if let (WireRule::Struct(_), RustType::Named(path)) = (rule, rust) {
         let marker = &ctx.marker;
         let ty = rust_type(path)?;
@@ -301,8 +355,7 @@ fn element_reader(ctx: &Ctx<'_>, rule: &WireRule, idl: &Type, rust: &RustType) -
 /// A closure body returning `Result<T, _>` from a read expression of type `T`: `read(r)?`
 /// becomes `read(r)` rather than the needless `Ok(read(r)?)`.
 fn closure_result(read: TokenStream) -> TokenStream {
-    let is_question_mark =
-        |t: &proc_macro2::TokenTree| matches!(t, proc_macro2::TokenTree::Punct(p) if p.as_char() == '?');
+    let is_question_mark = |t: &proc_macro2::TokenTree| matches!(t, proc_macro2::TokenTree::Punct(p) if p.as_char() == '?');
     let mut tokens: Vec<proc_macro2::TokenTree> = read.clone().into_iter().collect();
     let question_marks = tokens.iter().filter(|t| is_question_mark(t)).count();
     if question_marks == 1 && tokens.last().is_some_and(is_question_mark) {
@@ -320,20 +373,36 @@ fn mismatch(rule: &WireRule, idl: &Type, rust: &RustType) -> CodegenError {
     ))
 }
 
-fn sequence_parts<'t>(idl: &'t Type, rust: &'t RustType) -> Result<(&'t Type, &'t RustType), CodegenError> {
+fn sequence_parts<'t>(
+    idl: &'t Type,
+    rust: &'t RustType,
+) -> Result<(&'t Type, &'t RustType), CodegenError> {
     let Type::Sequence { element, .. } = idl else {
-        return Err(CodegenError(format!("internal: {} is not a SEQUENCE", idl.describe())));
+        return Err(CodegenError(format!(
+            "internal: {} is not a SEQUENCE",
+            idl.describe()
+        )));
     };
     match rust {
         RustType::Vec(e) | RustType::Collection { element: e, .. } => Ok((element, e)),
-        other => Err(CodegenError(format!("internal: SEQUENCE mapped to {other}"))),
+        other => Err(CodegenError(format!(
+            "internal: SEQUENCE mapped to {other}"
+        ))),
     }
 }
 
-fn enum_from_index(ctx: &Ctx<'_>, idl: &Type, rust: &RustType, index: TokenStream) -> Result<TokenStream, CodegenError> {
+fn enum_from_index(
+    ctx: &Ctx<'_>,
+    idl: &Type,
+    rust: &RustType,
+    index: TokenStream,
+) -> Result<TokenStream, CodegenError> {
     let rt = rt();
     if !matches!(idl, Type::Enum(_)) {
-        return Err(CodegenError(format!("internal: enum rule on {}", idl.describe())));
+        return Err(CodegenError(format!(
+            "internal: enum rule on {}",
+            idl.describe()
+        )));
     }
     let _ = ctx;
     let ty = rust_type(&rust.to_string())?;
@@ -448,9 +517,14 @@ fn decode_float(rule: &WireRule, idl: &Type, rust: &RustType) -> TokenStream {
 /// the runtime's string and byte helpers write themselves.
 fn is_default_length(length: &WireRule, max: Option<u64>) -> bool {
     match (length, max) {
-        (WireRule::Ranged { min: 0, max: m, bits }, Some(max)) => {
-            *m == i128::from(max) && *bits == crate::ir::bits_required(0, i128::from(max))
-        }
+        (
+            WireRule::Ranged {
+                min: 0,
+                max: m,
+                bits,
+            },
+            Some(max),
+        ) => *m == i128::from(max) && *bits == crate::ir::bits_required(0, i128::from(max)),
         (
             WireRule::Vlq {
                 group_bits: 7,
@@ -470,16 +544,31 @@ fn length_type(max: Option<u64>) -> Type {
     }
 }
 
-fn encode_length(ctx: &Ctx<'_>, length: &WireRule, max: Option<u64>, v: Val) -> Result<TokenStream, CodegenError> {
+fn encode_length(
+    ctx: &Ctx<'_>,
+    length: &WireRule,
+    max: Option<u64>,
+    v: Val,
+) -> Result<TokenStream, CodegenError> {
     if is_default_length(length, max) {
         let max = opt_u64(max);
         let count = v.by_val();
         return Ok(quote!(w.write_count(#count, #max)?;));
     }
-    encode(ctx, length, &length_type(max), &RustType::Int("u64".into()), v)
+    encode(
+        ctx,
+        length,
+        &length_type(max),
+        &RustType::Int("u64".into()),
+        v,
+    )
 }
 
-fn decode_length(ctx: &Ctx<'_>, length: &WireRule, max: Option<u64>) -> Result<TokenStream, CodegenError> {
+fn decode_length(
+    ctx: &Ctx<'_>,
+    length: &WireRule,
+    max: Option<u64>,
+) -> Result<TokenStream, CodegenError> {
     if is_default_length(length, max) {
         let max = opt_u64(max);
         return Ok(quote!(r.read_length(#max)?));
@@ -487,8 +576,18 @@ fn decode_length(ctx: &Ctx<'_>, length: &WireRule, max: Option<u64>) -> Result<T
     decode(ctx, length, &length_type(max), &RustType::Int("u64".into()))
 }
 
-fn encode_bytes(ctx: &Ctx<'_>, length: &WireRule, utf8: bool, max: Option<u64>, v: &TokenStream) -> Result<TokenStream, CodegenError> {
-    let bytes = if utf8 { quote!(#v.as_bytes()) } else { quote!(#v.as_slice()) };
+fn encode_bytes(
+    ctx: &Ctx<'_>,
+    length: &WireRule,
+    utf8: bool,
+    max: Option<u64>,
+    v: &TokenStream,
+) -> Result<TokenStream, CodegenError> {
+    let bytes = if utf8 {
+        quote!(#v.as_bytes())
+    } else {
+        quote!(#v.as_slice())
+    };
     if is_default_length(length, max) {
         let max = opt_u64(max);
         return Ok(quote!(w.write_bytes(#bytes, #max)?;));
@@ -501,7 +600,12 @@ fn encode_bytes(ctx: &Ctx<'_>, length: &WireRule, utf8: bool, max: Option<u64>, 
     })
 }
 
-fn decode_bytes(ctx: &Ctx<'_>, length: &WireRule, utf8: bool, max: Option<u64>) -> Result<TokenStream, CodegenError> {
+fn decode_bytes(
+    ctx: &Ctx<'_>,
+    length: &WireRule,
+    utf8: bool,
+    max: Option<u64>,
+) -> Result<TokenStream, CodegenError> {
     let rt = rt();
     let raw = if is_default_length(length, max) {
         let max = opt_u64(max);

@@ -4,14 +4,18 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
+use super::CodegenError;
 use super::idents::{checked_ident, doc, ident, rust_type, u64_lit};
 use super::values::{default_value, zero_is_valid};
-use super::CodegenError;
 use crate::ir::{EnumDef, Ir, StructDef, StructKind, StructMapping};
 
 fn derives(ir: &Ir, base: &[&str]) -> Result<TokenStream, CodegenError> {
     let mut paths = Vec::new();
-    for name in base.iter().map(|s| s.to_string()).chain(ir.mapping.derives.iter().cloned()) {
+    for name in base
+        .iter()
+        .map(|s| s.to_string())
+        .chain(ir.mapping.derives.iter().cloned())
+    {
         paths.push(rust_type(&name)?);
     }
     Ok(quote!(#[derive(#(#paths),*)]))
@@ -27,16 +31,22 @@ fn kind_name(kind: StructKind) -> &'static str {
 }
 
 /// The struct definition (and a `Default` impl when the zero value would be out of range).
-pub fn struct_def(ir: &Ir, def: &StructDef, mapping: &StructMapping) -> Result<TokenStream, CodegenError> {
+pub fn struct_def(
+    ir: &Ir,
+    def: &StructDef,
+    mapping: &StructMapping,
+) -> Result<TokenStream, CodegenError> {
     let name = checked_ident(&mapping.rust_name)?;
     let mut fields = Vec::new();
     let mut defaults = Vec::new();
     let mut needs_manual_default = false;
     for field in def.fields() {
-        let rust = mapping
-            .fields
-            .get(&field.name)
-            .ok_or_else(|| CodegenError(format!("internal: no mapping of {}.{}", def.name, field.name)))?;
+        let rust = mapping.fields.get(&field.name).ok_or_else(|| {
+            CodegenError(format!(
+                "internal: no mapping of {}.{}",
+                def.name, field.name
+            ))
+        })?;
         let field_name = ident(&rust.rust_name);
         let ty = rust_type(&rust.ty.to_string())?;
         let current = current_type(def, &field.name).unwrap_or(&field.ty);
@@ -46,9 +56,15 @@ pub fn struct_def(ir: &Ir, def: &StructDef, mapping: &StructMapping) -> Result<T
         let value = default_value(ir, &field.ty, &rust.ty, field.default.as_ref())?;
         defaults.push(quote!(#field_name: #value));
     }
-    let struct_doc = doc(&format!("`{}`: {} of the IDL.", def.name, kind_name(def.kind)));
+    let struct_doc = doc(&format!(
+        "`{}`: {} of the IDL.",
+        def.name,
+        kind_name(def.kind)
+    ));
     let (derive, default_impl) = if needs_manual_default {
-        let default_doc = doc("The IDL's DEFAULTs; fields without one take the value nearest zero in their range.");
+        let default_doc = doc(
+            "The IDL's DEFAULTs; fields without one take the value nearest zero in their range.",
+        );
         (
             derives(ir, &["Debug", "Clone", "PartialEq"])?,
             quote! {
@@ -61,7 +77,10 @@ pub fn struct_def(ir: &Ir, def: &StructDef, mapping: &StructMapping) -> Result<T
             },
         )
     } else {
-        (derives(ir, &["Debug", "Clone", "PartialEq", "Default"])?, quote!())
+        (
+            derives(ir, &["Debug", "Clone", "PartialEq", "Default"])?,
+            quote!(),
+        )
     };
     Ok(quote! {
         #struct_doc
@@ -103,14 +122,32 @@ pub fn enum_def(ir: &Ir, def: &EnumDef) -> Result<TokenStream, CodegenError> {
         let index = u64_lit(index as u64);
         let value = super::idents::int_lit(i128::from(enumerator.value));
         let variant_doc = doc(&format!("`{}` = {}.", enumerator.name, enumerator.value));
-        let default = if variants.is_empty() { quote!(#[default]) } else { quote!() };
+        let default = if variants.is_empty() {
+            quote!(#[default])
+        } else {
+            quote!()
+        };
         variants.push(quote!(#variant_doc #default #variant));
         to_index.push(quote!(Self::#variant => #index));
         from_index.push(quote!(#index => Some(Self::#variant)));
         values.push(quote!(Self::#variant => #value));
     }
-    let derive = derives(ir, &["Debug", "Clone", "Copy", "PartialEq", "Eq", "Hash", "Default"])?;
-    let enum_doc = doc(&format!("`{}`: enum of the IDL. On the wire: the enumerator's index.", def.name));
+    let derive = derives(
+        ir,
+        &[
+            "Debug",
+            "Clone",
+            "Copy",
+            "PartialEq",
+            "Eq",
+            "Hash",
+            "Default",
+        ],
+    )?;
+    let enum_doc = doc(&format!(
+        "`{}`: enum of the IDL. On the wire: the enumerator's index.",
+        def.name
+    ));
     let count = u64_lit(def.enumerators.len() as u64);
     Ok(quote! {
         #enum_doc

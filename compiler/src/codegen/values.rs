@@ -10,7 +10,12 @@ use crate::ir::{Ir, RustType, Type, Value};
 /// The value a field takes when it was not sent (its DEFAULT) or when a struct is made with
 /// `Default::default()`: the DEFAULT if the IDL gives one, else the zero value if the field's
 /// range holds it, else the range's lower end.
-pub fn default_value(ir: &Ir, idl: &Type, rust: &RustType, value: Option<&Value>) -> Result<TokenStream, CodegenError> {
+pub fn default_value(
+    ir: &Ir,
+    idl: &Type,
+    rust: &RustType,
+    value: Option<&Value>,
+) -> Result<TokenStream, CodegenError> {
     if let Some(value) = value {
         return literal(ir, idl, rust, value);
     }
@@ -41,8 +46,16 @@ fn numeric_holds_zero(idl: &Type) -> bool {
     else {
         return true;
     };
-    let above = if *min_inclusive { *min <= 0.0 } else { *min < 0.0 };
-    let below = if *max_inclusive { 0.0 <= *max } else { 0.0 < *max };
+    let above = if *min_inclusive {
+        *min <= 0.0
+    } else {
+        *min < 0.0
+    };
+    let below = if *max_inclusive {
+        0.0 <= *max
+    } else {
+        0.0 < *max
+    };
     above && below
 }
 
@@ -54,7 +67,12 @@ fn float(value: f64, rust: &RustType) -> TokenStream {
     }
 }
 
-fn literal(ir: &Ir, idl: &Type, rust: &RustType, value: &Value) -> Result<TokenStream, CodegenError> {
+fn literal(
+    ir: &Ir,
+    idl: &Type,
+    rust: &RustType,
+    value: &Value,
+) -> Result<TokenStream, CodegenError> {
     Ok(match (value, rust) {
         (Value::Int(v), RustType::F32 | RustType::F64) => float(*v as f64, rust),
         (Value::Int(v), _) => int_lit(*v),
@@ -67,20 +85,27 @@ fn literal(ir: &Ir, idl: &Type, rust: &RustType, value: &Value) -> Result<TokenS
         (Value::Str(s), _) => quote!(String::from(#s)),
         (Value::Enumerator(name), RustType::Named(path)) => {
             let Type::Enum(enum_name) = idl else {
-                return Err(CodegenError(format!("internal: enumerator DEFAULT on {}", idl.describe())));
+                return Err(CodegenError(format!(
+                    "internal: enumerator DEFAULT on {}",
+                    idl.describe()
+                )));
             };
             let variant = ir
                 .mapping
                 .enums
                 .get(enum_name)
                 .and_then(|e| e.variants.get(name))
-                .ok_or_else(|| CodegenError(format!("internal: no variant {name} of {enum_name}")))?;
+                .ok_or_else(|| {
+                    CodegenError(format!("internal: no variant {name} of {enum_name}"))
+                })?;
             let ty = rust_type(path)?;
             let variant = ident(variant);
             quote!(<#ty>::#variant)
         }
         (value, rust) => {
-            return Err(CodegenError(format!("internal: DEFAULT {value:?} for a field of Rust type {rust}")));
+            return Err(CodegenError(format!(
+                "internal: DEFAULT {value:?} for a field of Rust type {rust}"
+            )));
         }
     })
 }

@@ -153,8 +153,12 @@ pub fn nesting_too_deep(file: FileId, source: &str, language: Language) -> Optio
                 CodespanDiagnostic::error()
                     .with_code(codes::NESTING_TOO_DEEP)
                     .with_message(format!("brackets nested more than {MAX_NESTING} deep"))
-                    .with_labels(vec![primary(file, Span::new(start, end)).with_message("too deep")])
-                    .with_notes(vec!["flatten the type with a TYPEDEF or a named struct".into()]),
+                    .with_labels(vec![
+                        primary(file, Span::new(start, end)).with_message("too deep"),
+                    ])
+                    .with_notes(vec![
+                        "flatten the type with a TYPEDEF or a named struct".into(),
+                    ]),
             );
         }
     }

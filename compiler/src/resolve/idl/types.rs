@@ -109,7 +109,10 @@ impl<'a> Resolver<'a> {
             self.error(
                 CodespanDiagnostic::error()
                     .with_code(codes::DEFINITION_CYCLE)
-                    .with_message(format!("`{}` is defined through more than {MAX_CHAIN} other definitions", name.name))
+                    .with_message(format!(
+                        "`{}` is defined through more than {MAX_CHAIN} other definitions",
+                        name.name
+                    ))
                     .with_labels(vec![primary(file, name.span)])
                     .with_notes(vec!["define it more directly".into()]),
             );
