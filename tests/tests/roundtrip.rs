@@ -1,0 +1,367 @@
+//! Round trips of the generated code.
+//!
+//! (a) Random valid seed Characters (with Items) survive every encoding on both sides: integer
+//!     and enum fields exactly, FIXED_POINT(0.01) fields within half a resolution, raw FLOAT64
+//!     fields exactly.
+//! (b) For every struct of every generated module in every encoding of that module: whatever a
+//!     decoder accepts re-encodes, and that encoding is a fixed point (decode + encode gives the
+//!     same bytes). Seeded with the valid encodings of `Default` values.
+
+mod common;
+
+use std::fmt::Debug;
+
+use idlc_runtime::{BitReader, BitWriter, Codec, Encoding, WireWrite, from_bytes, to_bytes};
+use idlc_tests::{
+    arena_builtin, arena_client, arena_server, character_builtin, character_client as cc,
+    character_server as cs, character_v2_client,
+};
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestCaseError, TestRunner};
+
+// ---------------------------------------------------------------------------------------------
+// (a) valid Characters
+// ---------------------------------------------------------------------------------------------
+
+/// Half of FIXED_POINT(0.01), plus room for f64 arithmetic.
+const HALF_CM: f64 = 0.005 + 1e-9;
+/// Half of FIXED_POINT(0.01) for the f32 `angle`: the f32 rounding of a value below 360 is
+/// below 360 * 2^-24 ~ 2.2e-5.
+const HALF_CM_F32: f64 = 0.005 + 5e-5;
+
+/// How an encoding sends `angle` (the positions and velocities are FIXED_POINT(0.01) in all
+/// three seed encodings, Item's durability is raw FLOAT64 in all three).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Angle {
+    FixedPoint,
+    RawFloat64,
+}
+
+/// `back` is what `sent` becomes after a round trip in an encoding that sends `angle` as
+/// `angle_rule`.
+fn check_character(
+    sent: &cc::Character,
+    back: &cc::Character,
+    angle_rule: Angle,
+) -> Result<(), TestCaseError> {
+    prop_assert_eq!(back.character_id, sent.character_id);
+    for (name, s, b) in [
+        ("x", sent.x, back.x),
+        ("y", sent.y, back.y),
+        ("z", sent.z, back.z),
+        ("vx", sent.vx, back.vx),
+        ("vy", sent.vy, back.vy),
+        ("vz", sent.vz, back.vz),
+    ] {
+        prop_assert!(
+            (s - b).abs() <= HALF_CM,
+            "{name}: sent {s}, got {b}, error {}",
+            (s - b).abs()
+        );
+    }
+    match angle_rule {
+        Angle::FixedPoint => {
+            let (s, b) = (f64::from(sent.angle), f64::from(back.angle));
+            prop_assert!(
+                (s - b).abs() <= HALF_CM_F32,
+                "angle: sent {s}, got {b}, error {}",
+                (s - b).abs()
+            );
+        }
+        Angle::RawFloat64 => prop_assert_eq!(back.angle.to_bits(), sent.angle.to_bits()),
+    }
+    prop_assert_eq!(back.anim, sent.anim);
+    prop_assert_eq!(back.animation_frame, sent.animation_frame);
+    prop_assert_eq!(back.inventory.len(), sent.inventory.len());
+    for (s, b) in sent.inventory.iter().zip(&back.inventory) {
+        prop_assert_eq!(b.item_id, s.item_id);
+        prop_assert_eq!(b.kind, s.kind);
+        prop_assert_eq!(b.count, s.count);
+        // Item has no rule in the seed encodings: NUMERIC is raw FLOAT64, lossless.
+        prop_assert_eq!(b.durability.to_bits(), s.durability.to_bits());
+    }
+    Ok(())
+}
+
+/// Client side: encode in `E`, decode, compare; then once more from the decoded value, which
+/// must be a fixed point of the round trip (quantized values re-quantize to themselves).
+fn client_round_trip<E: Encoding>(c: &cc::Character, angle: Angle) -> Result<(), TestCaseError>
+where
+    cc::Character: Codec<E>,
+{
+    let bytes = c
+        .to_bytes_with::<E>()
+        .map_err(|e| TestCaseError::fail(format!("{}: encode failed: {e}", E::NAME)))?;
+    let back = cc::Character::from_bytes_with::<E>(&bytes)
+        .map_err(|e| TestCaseError::fail(format!("{}: decode failed: {e}", E::NAME)))?;
+    check_character(c, &back, angle)?;
+    let again = back.to_bytes_with::<E>().expect("a decoded value encodes");
+    prop_assert_eq!(&again, &bytes, "{}: the decoded value re-encodes differently", E::NAME);
+    prop_assert_eq!(&cc::Character::from_bytes_with::<E>(&again).unwrap(), &back);
+    Ok(())
+}
+
+/// Server side (`MyInventory`), the same checks.
+fn server_round_trip<E: Encoding>(c: &cc::Character, angle: Angle) -> Result<(), TestCaseError>
+where
+    cs::Character: Codec<E>,
+{
+    let server = common::to_server(c);
+    let bytes = server
+        .to_bytes_with::<E>()
+        .map_err(|e| TestCaseError::fail(format!("{}: encode failed: {e}", E::NAME)))?;
+    let back = cs::Character::from_bytes_with::<E>(&bytes)
+        .map_err(|e| TestCaseError::fail(format!("{}: decode failed: {e}", E::NAME)))?;
+    check_character(c, &common::to_client(&back), angle)?;
+    let again = back.to_bytes_with::<E>().expect("a decoded value encodes");
+    prop_assert_eq!(&again, &bytes, "{}: the decoded value re-encodes differently", E::NAME);
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(Config { cases: 512, ..Config::default() })]
+
+    #[test]
+    fn character_client_myencoding1(c in common::character()) {
+        client_round_trip::<cc::MYENCODING1>(&c, Angle::FixedPoint)?;
+    }
+
+    #[test]
+    fn character_client_myencoding2(c in common::character()) {
+        client_round_trip::<cc::MYENCODING2>(&c, Angle::FixedPoint)?;
+    }
+
+    #[test]
+    fn character_client_myencodinga(c in common::character()) {
+        client_round_trip::<cc::MYENCODINGA>(&c, Angle::RawFloat64)?;
+    }
+
+    #[test]
+    fn character_server_myencoding1(c in common::character()) {
+        server_round_trip::<cs::MYENCODING1>(&c, Angle::FixedPoint)?;
+    }
+
+    #[test]
+    fn character_server_myencoding2(c in common::character()) {
+        server_round_trip::<cs::MYENCODING2>(&c, Angle::FixedPoint)?;
+    }
+
+    #[test]
+    fn character_server_myencodinga(c in common::character()) {
+        server_round_trip::<cs::MYENCODINGA>(&c, Angle::RawFloat64)?;
+    }
+
+    /// The streaming API (`encode` into a reused BitWriter, `decode` from a BitReader) speaks
+    /// `DefaultEncoding` (MYENCODING1), byte for byte what `to_bytes` writes.
+    #[test]
+    fn character_streaming_api(c in common::character(), d in common::character()) {
+        let mut w = BitWriter::new();
+        c.encode(&mut w).unwrap();
+        prop_assert_eq!(w.into_bytes(), c.to_bytes().unwrap());
+        prop_assert_eq!(
+            c.to_bytes().unwrap(),
+            c.to_bytes_with::<cc::MYENCODING1>().unwrap()
+        );
+        // Two values back to back in one writer decode one after the other from one reader.
+        let mut w = BitWriter::new();
+        c.encode(&mut w).unwrap();
+        d.encode(&mut w).unwrap();
+        let bytes = w.into_bytes();
+        let mut r = BitReader::new(&bytes);
+        let c2 = cc::Character::decode(&mut r).unwrap();
+        let d2 = cc::Character::decode(&mut r).unwrap();
+        check_character(&c, &c2, Angle::FixedPoint)?;
+        check_character(&d, &d2, Angle::FixedPoint)?;
+    }
+
+    /// Items alone, in every encoding, both sides: lossless (all raw rules).
+    #[test]
+    fn item_every_encoding(i in common::item()) {
+        let s = common::item_to_server(&i);
+        for bytes in [
+            i.to_bytes_with::<cc::MYENCODING1>().unwrap(),
+            i.to_bytes_with::<cc::MYENCODING2>().unwrap(),
+            i.to_bytes_with::<cc::MYENCODINGA>().unwrap(),
+        ] {
+            prop_assert_eq!(&cc::Item::from_bytes_with::<cc::MYENCODING1>(&bytes).unwrap(), &i);
+            prop_assert_eq!(&cs::Item::from_bytes_with::<cs::MYENCODINGA>(&bytes).unwrap(), &s);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// (b) decode, encode, decode, encode: a fixed point, for every struct in every encoding
+// ---------------------------------------------------------------------------------------------
+
+/// Random bytes, or a valid seed with a few bits flipped and some random bytes appended.
+fn inputs(seeds: Vec<Vec<u8>>) -> impl Strategy<Value = Vec<u8>> {
+    let mutated = (
+        proptest::sample::select(seeds),
+        proptest::collection::vec(any::<prop::sample::Index>(), 0..4),
+        proptest::collection::vec(any::<u8>(), 0..16),
+    )
+        .prop_map(|(mut bytes, flips, tail)| {
+            if !bytes.is_empty() {
+                for flip in flips {
+                    let bit = flip.index(bytes.len() * 8);
+                    bytes[bit / 8] ^= 1 << (bit % 8);
+                }
+            }
+            bytes.extend(tail);
+            bytes
+        });
+    prop_oneof![
+        1 => proptest::collection::vec(any::<u8>(), 0..256),
+        2 => mutated,
+    ]
+}
+
+/// What a decoder accepts must re-encode; the re-encoding must decode, and encode to itself.
+fn fixed_point<E: Encoding, T: Codec<E>>(bytes: &[u8]) -> Result<bool, String> {
+    let Ok(v) = from_bytes::<E, T>(bytes) else {
+        return Ok(false);
+    };
+    let bytes2 =
+        to_bytes::<E, T>(&v).map_err(|e| format!("accepted input does not re-encode: {e}"))?;
+    let v2 = from_bytes::<E, T>(&bytes2)
+        .map_err(|e| format!("re-encoding {} does not decode: {e}", common::hex(&bytes2)))?;
+    let bytes3 = to_bytes::<E, T>(&v2).map_err(|e| format!("second re-encoding failed: {e}"))?;
+    if bytes3 != bytes2 {
+        return Err(format!(
+            "not a fixed point: {} then {}",
+            common::hex(&bytes2),
+            common::hex(&bytes3)
+        ));
+    }
+    Ok(true)
+}
+
+/// The property for `T` in `E`: the `Default` value (and any `extra` valid encodings) must
+/// encode and round-trip; random and mutated inputs must satisfy [`fixed_point`].
+fn byte_fixed_point<E: Encoding, T: Codec<E> + Default + Debug>(extra: Vec<Vec<u8>>) {
+    let name = format!("{} in {}", std::any::type_name::<T>(), E::NAME);
+    let default = to_bytes::<E, T>(&T::default())
+        .unwrap_or_else(|e| panic!("{name}: the Default value does not encode: {e}"));
+    let mut seeds = vec![default];
+    seeds.extend(extra);
+    for seed in &seeds {
+        assert!(
+            matches!(fixed_point::<E, T>(seed), Ok(true)),
+            "{name}: a valid encoding {} does not round-trip: {:?} / {:?}",
+            common::hex(seed),
+            fixed_point::<E, T>(seed),
+            from_bytes::<E, T>(seed)
+        );
+    }
+    let mut runner = TestRunner::new(Config {
+        cases: 384,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    runner
+        .run(&inputs(seeds), |bytes| {
+            fixed_point::<E, T>(&bytes)
+                .map(|_| ())
+                .map_err(TestCaseError::fail)
+        })
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+}
+
+/// `byte_fixed_point` for every listed type of a module in one encoding.
+macro_rules! fixed_points {
+    ($m:ident, $enc:ident: $($ty:ty),+ $(,)?) => {
+        $( byte_fixed_point::<$m::$enc, $ty>(Vec::new()); )+
+    };
+}
+
+/// The same for arena types, seeded with the client's hand-built samples too (their bytes are
+/// the same on every side).
+macro_rules! arena_fixed_points {
+    ($m:ident, $enc:ident: $($ty:ident),+ $(,)?) => {
+        $(
+            byte_fixed_point::<$m::$enc, $m::$ty>(
+                common::sample_bytes::<arena_client::$enc, arena_client::$ty>(),
+            );
+        )+
+    };
+}
+
+#[test]
+fn character_client_fixed_points() {
+    fixed_points!(cc, MYENCODING1: cc::Character, cc::Item);
+    fixed_points!(cc, MYENCODING2: cc::Character, cc::Item);
+    fixed_points!(cc, MYENCODINGA: cc::Character, cc::Item);
+}
+
+#[test]
+fn character_server_fixed_points() {
+    fixed_points!(cs, MYENCODING1: cs::Character, cs::Item);
+    fixed_points!(cs, MYENCODING2: cs::Character, cs::Item);
+    fixed_points!(cs, MYENCODINGA: cs::Character, cs::Item);
+}
+
+#[test]
+fn character_v2_and_builtin_fixed_points() {
+    use character_builtin as cb;
+    use character_v2_client as v2;
+    fixed_points!(v2, MYENCODINGA: v2::Character, v2::Item);
+    fixed_points!(cb, BuiltinEncoding: cb::Character, cb::Item);
+}
+
+/// `byte_fixed_point` for arena types without samples (the built-in encoding).
+macro_rules! arena_fixed_points_unseeded {
+    ($m:ident, $enc:ident: $($ty:ident),+ $(,)?) => {
+        $( byte_fixed_point::<$m::$enc, $m::$ty>(Vec::new()); )+
+    };
+}
+
+/// Every struct of the arena schema (including the nested ones, the RPC parameter structs and
+/// the existing type glam::Vec3 on the client).
+macro_rules! all_arena_types {
+    ($mac:ident, $m:ident, $enc:ident, $vec3:ty) => {
+        $mac!($m, $enc: PlayerState, Projectile, ArenaState, JoinResult, PlayerResult, Welcome,
+            ChatBroadcast, KillFeed, LootDrop, VoiceFrame, MatchEnded, Join, Input, Fire, Say,
+            Buy, ReportPlayer, Ping, MatchReport, KillCredit, Squad, Item);
+        fixed_points!($m, $enc: $vec3);
+    };
+}
+
+#[test]
+fn arena_client_s2c_fixed_points() {
+    all_arena_types!(arena_fixed_points, arena_client, S2C, glam::Vec3);
+}
+
+#[test]
+fn arena_client_s2c_debug_fixed_points() {
+    all_arena_types!(arena_fixed_points, arena_client, S2CDebug, glam::Vec3);
+}
+
+#[test]
+fn arena_client_s2s_fixed_points() {
+    all_arena_types!(arena_fixed_points, arena_client, S2S, glam::Vec3);
+}
+
+#[test]
+fn arena_server_s2c_fixed_points() {
+    all_arena_types!(arena_fixed_points, arena_server, S2C, arena_server::Vec3);
+}
+
+#[test]
+fn arena_server_s2c_debug_fixed_points() {
+    all_arena_types!(arena_fixed_points, arena_server, S2CDebug, arena_server::Vec3);
+}
+
+#[test]
+fn arena_server_s2s_fixed_points() {
+    all_arena_types!(arena_fixed_points, arena_server, S2S, arena_server::Vec3);
+}
+
+#[test]
+fn arena_builtin_fixed_points() {
+    all_arena_types!(
+        arena_fixed_points_unseeded,
+        arena_builtin,
+        BuiltinEncoding,
+        arena_builtin::Vec3
+    );
+}
