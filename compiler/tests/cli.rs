@@ -1,49 +1,11 @@
 //! The `idlc` binary, run for real: exit codes, what goes to stderr, colour only on a terminal.
 
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use assert_cmd::Command;
 
-const SEED_EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/seed-examples/");
+mod common;
 
-fn seed(name: &str) -> String {
-    format!("{SEED_EXAMPLES}{name}")
-}
-
-/// A fresh directory under the system's temp dir, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new() -> TempDir {
-        static NEXT: AtomicUsize = AtomicUsize::new(0);
-        let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        let path = std::env::temp_dir().join(format!("idlc-cli-{}-{n}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).expect("create a temp dir");
-        TempDir(path)
-    }
-
-    /// Writes `content` to `name` inside the directory and returns its path.
-    fn file(&self, name: &str, content: impl AsRef<[u8]>) -> String {
-        let path = self.0.join(name);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).expect("create a temp subdir");
-        }
-        std::fs::write(&path, content).expect("write a temp file");
-        path.to_string_lossy().into_owned()
-    }
-
-    fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use common::*;
+use std::path::Path;
 
 /// A file of our own that declares the `Item` character.idl uses.
 const ITEM: &str = "PUBLISHABLE_STRUCT Item { UINT32 item_id; FENCE }\n";

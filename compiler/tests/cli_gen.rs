@@ -1,63 +1,11 @@
 //! `idlc gen`, `idlc ir`, `idlc report` and `idlc.toml`, with the real binary.
 
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use assert_cmd::Command;
 
-const SEED_EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/seed-examples/");
-const SCHEMAS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../schemas/");
+mod common;
 
-fn seed(name: &str) -> String {
-    format!("{SEED_EXAMPLES}{name}")
-}
-
-fn schema(name: &str) -> String {
-    format!("{SCHEMAS}{name}")
-}
-
-/// A fresh directory under the system's temp dir, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new() -> TempDir {
-        static NEXT: AtomicUsize = AtomicUsize::new(0);
-        let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        let path = std::env::temp_dir().join(format!("idlc-cli-gen-{}-{n}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).expect("create a temp dir");
-        TempDir(path)
-    }
-
-    /// Writes `content` to `name` inside the directory and returns its path.
-    fn file(&self, name: &str, content: impl AsRef<[u8]>) -> String {
-        let path = self.0.join(name);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).expect("create a temp subdir");
-        }
-        std::fs::write(&path, content).expect("write a temp file");
-        path.to_string_lossy().into_owned()
-    }
-
-    /// Copies the file at `from` to `name` inside the directory.
-    fn copy(&self, from: &str, name: &str) -> String {
-        self.file(name, std::fs::read(from).expect("read a schema"))
-    }
-
-    fn read(&self, name: &str) -> String {
-        std::fs::read_to_string(self.0.join(name)).expect("read a generated file")
-    }
-
-    fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use common::*;
+use std::path::Path;
 
 /// What a run of `idlc` gave.
 struct Run {

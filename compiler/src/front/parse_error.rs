@@ -164,3 +164,26 @@ pub fn nesting_too_deep(file: FileId, source: &str, language: Language) -> Optio
     }
     None
 }
+
+/// Runs a generated parser on `source`: refuses too-deep nesting first, then parses with error
+/// recovery; returns what could be parsed (the default tree after a fatal error) and a
+/// diagnostic for every syntax error.
+pub fn parse_with<'a, T: Default>(
+    file: FileId,
+    source: &'a str,
+    language: Language,
+    parse: impl FnOnce(
+        &mut Vec<ErrorRecovery<usize, Token<'a>, LexError>>,
+        Box<dyn Iterator<Item = super::lexer::Spanned<'a>> + 'a>,
+    ) -> Result<T, RawParseError<'a>>,
+) -> (T, Vec<Diagnostic>) {
+    if let Some(too_deep) = nesting_too_deep(file, source, language) {
+        return (T::default(), vec![too_deep]);
+    }
+    let mut recovered = Vec::new();
+    let (tree, fatal) = match parse(&mut recovered, Box::new(tokens(source, language))) {
+        Ok(tree) => (tree, None),
+        Err(error) => (T::default(), Some(error)),
+    };
+    (tree, diagnostics(file, source, recovered, fatal))
+}

@@ -26,3 +26,22 @@ pub fn resolve(parsed: &Parsed, side: Option<&str>) -> (Ir, Vec<Diagnostic>) {
     };
     (ir, diagnostics)
 }
+
+/// The IR type of a fixed-width primitive (both the IDL and an Encoding's EXTEND write them).
+pub(crate) fn primitive_type(primitive: crate::front::common::Primitive) -> crate::ir::Type {
+    use crate::front::common::Primitive;
+    use crate::ir::Type;
+    match primitive {
+        Primitive::Bool => Type::Bool,
+        Primitive::Uint8 => Type::Uint(8),
+        Primitive::Uint16 => Type::Uint(16),
+        Primitive::Uint32 => Type::Uint(32),
+        Primitive::Uint64 => Type::Uint(64),
+        Primitive::Int8 => Type::Int(8),
+        Primitive::Int16 => Type::Int(16),
+        Primitive::Int32 => Type::Int(32),
+        Primitive::Int64 => Type::Int(64),
+        Primitive::Float32 => Type::Float32,
+        Primitive::Float64 => Type::Float64,
+    }
+}

@@ -15,24 +15,13 @@ mod grammar {
 }
 
 use crate::diagnostics::{Diagnostic, FileId};
-use crate::front::lexer::{Language, tokens};
+use crate::front::lexer::Language;
 use crate::front::parse_error;
 
 /// Parses an Encoding file. Returns what could be parsed (broken items and members are left
 /// out) and a diagnostic for every syntax error.
 pub fn parse(file: FileId, source: &str) -> (ast::EncFile, Vec<Diagnostic>) {
-    if let Some(too_deep) = parse_error::nesting_too_deep(file, source, Language::Encoding) {
-        return (ast::EncFile::default(), vec![too_deep]);
-    }
-    let mut recovered = Vec::new();
-    let result =
-        grammar::FileParser::new().parse(&mut recovered, tokens(source, Language::Encoding));
-    let (tree, fatal) = match result {
-        Ok(tree) => (tree, None),
-        Err(error) => (ast::EncFile::default(), Some(error)),
-    };
-    (
-        tree,
-        parse_error::diagnostics(file, source, recovered, fatal),
-    )
+    parse_error::parse_with(file, source, Language::Encoding, |recovered, tokens| {
+        grammar::FileParser::new().parse(recovered, tokens)
+    })
 }

@@ -15,23 +15,13 @@ mod grammar {
 }
 
 use crate::diagnostics::{Diagnostic, FileId};
-use crate::front::lexer::{Language, tokens};
+use crate::front::lexer::Language;
 use crate::front::parse_error;
 
 /// Parses an IDL file. Returns what could be parsed (broken items are left out) and a
 /// diagnostic for every syntax error.
 pub fn parse(file: FileId, source: &str) -> (ast::IdlFile, Vec<Diagnostic>) {
-    if let Some(too_deep) = parse_error::nesting_too_deep(file, source, Language::Idl) {
-        return (ast::IdlFile::default(), vec![too_deep]);
-    }
-    let mut recovered = Vec::new();
-    let result = grammar::FileParser::new().parse(&mut recovered, tokens(source, Language::Idl));
-    let (tree, fatal) = match result {
-        Ok(tree) => (tree, None),
-        Err(error) => (ast::IdlFile::default(), Some(error)),
-    };
-    (
-        tree,
-        parse_error::diagnostics(file, source, recovered, fatal),
-    )
+    parse_error::parse_with(file, source, Language::Idl, |recovered, tokens| {
+        grammar::FileParser::new().parse(recovered, tokens)
+    })
 }

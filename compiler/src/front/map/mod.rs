@@ -16,7 +16,7 @@ mod grammar {
 
 use crate::diagnostics::{Diagnostic, FileId};
 use crate::front::idl::ast::EnumDecl;
-use crate::front::lexer::{Language, tokens};
+use crate::front::lexer::Language;
 use crate::front::parse_error;
 use crate::front::span::{Ident, Span};
 use ast::{MapMember, RustPath, RustType};
@@ -24,20 +24,9 @@ use ast::{MapMember, RustPath, RustType};
 /// Parses a Mapping file. Returns what could be parsed (broken items and members are left
 /// out) and a diagnostic for every syntax error.
 pub fn parse(file: FileId, source: &str) -> (ast::MapFile, Vec<Diagnostic>) {
-    if let Some(too_deep) = parse_error::nesting_too_deep(file, source, Language::Mapping) {
-        return (ast::MapFile::default(), vec![too_deep]);
-    }
-    let mut recovered = Vec::new();
-    let result =
-        grammar::FileParser::new().parse(&mut recovered, tokens(source, Language::Mapping));
-    let (tree, fatal) = match result {
-        Ok(tree) => (tree, None),
-        Err(error) => (ast::MapFile::default(), Some(error)),
-    };
-    (
-        tree,
-        parse_error::diagnostics(file, source, recovered, fatal),
-    )
+    parse_error::parse_with(file, source, Language::Mapping, |recovered, tokens| {
+        grammar::FileParser::new().parse(recovered, tokens)
+    })
 }
 
 /// Builds `qualifiers path::tail<args> name;` from the words the grammar read before the path's
@@ -51,7 +40,10 @@ fn field_member(
     name: Ident,
     span: Span,
 ) -> MapMember {
-    let first = words.pop().expect("the grammar reads one or more words");
+    // The grammar reads one or more words; an empty list would give an empty path.
+    let first = words
+        .pop()
+        .unwrap_or_else(|| Ident::new("", Span::new(type_end, type_end)));
     let start = first.span.start;
     let path_end = tail
         .last()

@@ -7,7 +7,7 @@ use codespan_reporting::diagnostic::Diagnostic as CodespanDiagnostic;
 
 use super::{EncodingResolver, FieldRef, Params};
 use crate::diagnostics::{FileId, codes, primary, secondary};
-use crate::front::common::{Literal, NumberRef, NumberValue, Primitive, TypeExpr, TypeKind};
+use crate::front::common::{Literal, NumberRef, NumberValue, TypeExpr, TypeKind};
 use crate::front::enc::ast::{DeadReckoningBlock, EncExtend, EncField, EncMember};
 use crate::front::span::{Ident, Span};
 use crate::ir::{
@@ -874,19 +874,7 @@ impl<'a> EncodingResolver<'a> {
             }
         };
         Some(match &ty.kind {
-            TypeKind::Primitive(p) => match p {
-                Primitive::Bool => Type::Bool,
-                Primitive::Uint8 => Type::Uint(8),
-                Primitive::Uint16 => Type::Uint(16),
-                Primitive::Uint32 => Type::Uint(32),
-                Primitive::Uint64 => Type::Uint(64),
-                Primitive::Int8 => Type::Int(8),
-                Primitive::Int16 => Type::Int(16),
-                Primitive::Int32 => Type::Int(32),
-                Primitive::Int64 => Type::Int(64),
-                Primitive::Float32 => Type::Float32,
-                Primitive::Float64 => Type::Float64,
-            },
+            TypeKind::Primitive(p) => crate::resolve::primitive_type(*p),
             TypeKind::IntRange(range) => {
                 let min = int(&range.min)?;
                 let max = int(&range.max)?;

@@ -7,7 +7,7 @@ use codespan_reporting::diagnostic::Diagnostic as CodespanDiagnostic;
 use super::Resolver;
 use super::declarations::DeclKind;
 use crate::diagnostics::{FileId, codes, primary, secondary};
-use crate::front::common::{Literal, NumberRef, NumberValue, Primitive, Range, TypeExpr, TypeKind};
+use crate::front::common::{Literal, NumberRef, NumberValue, Range, TypeExpr, TypeKind};
 use crate::front::span::{Ident, Span};
 use crate::ir::{Type, Value, bits_required};
 use crate::resolve::suggest::did_you_mean;
@@ -145,19 +145,7 @@ impl<'a> Resolver<'a> {
     /// Resolves a type expression; reports and returns None when it does not resolve.
     pub(super) fn resolve_type(&mut self, file: FileId, ty: &TypeExpr) -> Option<Type> {
         Some(match &ty.kind {
-            TypeKind::Primitive(p) => match p {
-                Primitive::Bool => Type::Bool,
-                Primitive::Uint8 => Type::Uint(8),
-                Primitive::Uint16 => Type::Uint(16),
-                Primitive::Uint32 => Type::Uint(32),
-                Primitive::Uint64 => Type::Uint(64),
-                Primitive::Int8 => Type::Int(8),
-                Primitive::Int16 => Type::Int(16),
-                Primitive::Int32 => Type::Int(32),
-                Primitive::Int64 => Type::Int(64),
-                Primitive::Float32 => Type::Float32,
-                Primitive::Float64 => Type::Float64,
-            },
+            TypeKind::Primitive(p) => crate::resolve::primitive_type(*p),
             TypeKind::IntRange(range) => self.int_range(file, range)?,
             TypeKind::Numeric(range) => self.numeric_range(file, range)?,
             TypeKind::String(bound) => Type::String {
