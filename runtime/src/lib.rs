@@ -125,3 +125,18 @@ pub mod __private {
         );
     }
 }
+
+/// Includes the module `idlc::Builder` generated into `OUT_DIR` from build.rs:
+/// `idlc_runtime::include_generated!("game");` includes `$OUT_DIR/game.rs`.
+///
+/// ```ignore
+/// pub mod net {
+///     idlc_runtime::include_generated!("game");
+/// }
+/// ```
+#[macro_export]
+macro_rules! include_generated {
+    ($name:literal) => {
+        include!(concat!(env!("OUT_DIR"), "/", $name, ".rs"));
+    };
+}

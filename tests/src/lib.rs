@@ -7,38 +7,38 @@ pub mod collections;
 /// The seed's Character with the project's Item, Client side: MYENCODING1, MYENCODING2,
 /// MYENCODINGA.
 pub mod character_client {
-    include!(concat!(env!("OUT_DIR"), "/character_client.rs"));
+    idlc_runtime::include_generated!("character_client");
 }
 
 /// The same, Server side (f32 angle, a custom inventory collection).
 pub mod character_server {
     use crate::collections::MyInventory;
-    include!(concat!(env!("OUT_DIR"), "/character_server.rs"));
+    idlc_runtime::include_generated!("character_server");
 }
 
 /// Character v2 (FENCE, EXTEND character_id TO UINT32, some_data DEFAULT=23) in
 /// MYENCODINGA extended.
 pub mod character_v2_client {
-    include!(concat!(env!("OUT_DIR"), "/character_v2_client.rs"));
+    idlc_runtime::include_generated!("character_v2_client");
 }
 
 /// Character with the built-in defaults (no Encoding, no Mapping).
 pub mod character_builtin {
-    include!(concat!(env!("OUT_DIR"), "/character_builtin.rs"));
+    idlc_runtime::include_generated!("character_builtin");
 }
 
 /// The arena schema, Client side: S2C, S2CDebug and S2S.
 pub mod arena_client {
-    include!(concat!(env!("OUT_DIR"), "/arena_client.rs"));
+    idlc_runtime::include_generated!("arena_client");
 }
 
 /// The arena schema, Server side.
 pub mod arena_server {
     use crate::collections::ProjectilePool;
-    include!(concat!(env!("OUT_DIR"), "/arena_server.rs"));
+    idlc_runtime::include_generated!("arena_server");
 }
 
 /// The arena schema with the built-in defaults.
 pub mod arena_builtin {
-    include!(concat!(env!("OUT_DIR"), "/arena_builtin.rs"));
+    idlc_runtime::include_generated!("arena_builtin");
 }

@@ -18,6 +18,10 @@ use quote::quote;
 use crate::ir::{Encoding, Ir, Style};
 use idents::{checked_ident, doc, is_ident};
 
+/// The revision of the runtime API this generator writes against
+/// (`idlc_runtime::__private::API_VERSION`); generated code fails to compile against another.
+pub const RUNTIME_API_VERSION: u32 = 1;
+
 /// Code generation failed: the IR holds something the generator cannot express.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CodegenError(pub String);
@@ -84,6 +88,8 @@ pub fn generate(ir: &Ir, options: &GenOptions) -> Result<String, CodegenError> {
     items.push(quote! {
         #[allow(unused_imports)]
         use ::idlc_runtime::{WireRead as _, WireWrite as _};
+
+        const _: () = ::idlc_runtime::__private::check_api_version(#RUNTIME_API_VERSION);
     });
     for def in ir.schema.enums.values() {
         items.push(types::enum_def(ir, def)?);
