@@ -34,6 +34,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .side("Client")
         .file_name("character_v2_client.rs")
         .compile(&[schemas("character_v2.idl")])?;
+    // The same as character_client, without packed runs: the benchmark's baseline.
+    idlc::Builder::new()
+        .encoding(seed("myencoding1.enc"))
+        .mapping(schemas("client.map"))
+        .side("Client")
+        .merge_fixed_width(false)
+        .file_name("character_unmerged.rs")
+        .compile(&character)?;
     idlc::Builder::new()
         .file_name("character_builtin.rs")
         .compile(&character)?;

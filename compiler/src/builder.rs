@@ -22,13 +22,14 @@ use crate::codegen::{self, GenOptions};
 use crate::{Inputs, compile};
 
 /// Configures and runs code generation from a build script.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Builder {
     encodings: Vec<PathBuf>,
     mappings: Vec<PathBuf>,
     side: Option<String>,
     out_dir: Option<PathBuf>,
     file_name: Option<String>,
+    merge_fixed_width: bool,
 }
 
 /// Why a build-time generation failed: the rendered diagnostics, or an I/O problem.
@@ -43,10 +44,30 @@ impl fmt::Display for BuildError {
 
 impl std::error::Error for BuildError {}
 
+impl Default for Builder {
+    fn default() -> Self {
+        Builder {
+            encodings: Vec::new(),
+            mappings: Vec::new(),
+            side: None,
+            out_dir: None,
+            file_name: None,
+            merge_fixed_width: true,
+        }
+    }
+}
+
 impl Builder {
     /// A builder with no encoding (the built-in defaults), no mapping, no side.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Whether to pack runs of fixed-width BITSTREAM fields into single writes and reads (on by
+    /// default; the bytes are the same either way).
+    pub fn merge_fixed_width(mut self, merge: bool) -> Self {
+        self.merge_fixed_width = merge;
+        self
     }
 
     /// Adds an Encoding file; the first one's first encoding is `DefaultEncoding`.
@@ -109,6 +130,7 @@ impl Builder {
         }
         let options = GenOptions {
             inputs: all_inputs.iter().map(|p| display_name(p)).collect(),
+            merge_fixed_width: self.merge_fixed_width,
         };
         let code =
             codegen::generate(&compilation.ir, &options).map_err(|e| BuildError(e.to_string()))?;

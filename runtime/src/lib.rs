@@ -66,6 +66,7 @@ mod fixed;
 mod framing;
 mod helpers;
 mod int;
+mod packed;
 mod vlq;
 mod wire;
 
@@ -83,12 +84,16 @@ pub use fixed::{FixedPoint, MAX_FIXED_POINT_STEPS, fixed_point_steps};
 pub use framing::{FRAME_HEADER_BYTES, frame, frame_into, packet_crc, protocol_hash, unframe};
 pub use helpers::{
     VlqMode, check_numeric, enumerator, numeric_in_range, read_aligned_bytes, read_aligned_str,
-    read_elements, read_enum, read_fixed, read_huffman, read_ranged, read_vlq_int, utf8,
-    write_aligned_bytes, write_enum, write_fixed, write_huffman, write_ranged, write_vlq_int,
+    read_bounded_length, read_elements, read_enum, read_fixed, read_huffman, read_ranged,
+    read_vlq_int, utf8, write_aligned_bytes, write_bounded_length, write_enum, write_fixed,
+    write_huffman, write_ranged, write_vlq_int,
 };
 pub use int::{
     bits_required, bits_required_i128, bits_required_signed, byte_width, zigzag_decode,
     zigzag_encode,
+};
+pub use packed::{
+    enum_offset, fixed_point_from_offset, fixed_point_offset, ranged_from_offset, ranged_offset,
 };
 pub use vlq::{
     DEFAULT_VLQ_GROUP_BITS, MAX_VLQ_GROUP_BITS, valid_vlq_group_bits, vlq_bits, vlq_groups,

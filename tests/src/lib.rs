@@ -22,6 +22,12 @@ pub mod character_v2_client {
     idlc_runtime::include_generated!("character_v2_client");
 }
 
+/// Character in MYENCODING1 generated without packing fixed-width runs (the benchmark's
+/// baseline for packed writes; the bytes are the same).
+pub mod character_unmerged {
+    idlc_runtime::include_generated!("character_unmerged");
+}
+
 /// Character with the built-in defaults (no Encoding, no Mapping).
 pub mod character_builtin {
     idlc_runtime::include_generated!("character_builtin");

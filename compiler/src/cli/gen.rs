@@ -103,6 +103,7 @@ impl GenArgs {
                 .chain(&inputs.mappings)
                 .map(|p| display_name(p))
                 .collect(),
+            ..GenOptions::default()
         };
         let code = match codegen::generate(&compilation.ir, &options) {
             Ok(code) => code,

@@ -5,6 +5,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use super::idents::{ident, int_lit, rust_type, u32_lit};
+use super::pack;
 use super::rules::{Val, decode, encode};
 use super::values::default_value;
 use super::{CodegenError, Ctx};
@@ -86,8 +87,17 @@ pub fn codec_impl(
             };
             decode_body.push(quote!(let #present = #read;));
         }
-        for field in flatten(&segment.items) {
-            match field {
+        let steps = flatten(&segment.items);
+        let mut position = 0;
+        while position < steps.len() {
+            let run = packable_run(ctx, &steps[position..], index, &find);
+            if run.len() >= 2 {
+                encode_body.push(pack::encode_run(&run)?);
+                decode_body.push(pack::decode_run(&run, decode_body.len())?);
+                position += run.len();
+                continue;
+            }
+            match &steps[position] {
                 Flat::Field(encoded) => {
                     let view = find(&encoded.field).ok_or_else(|| {
                         CodegenError(format!(
@@ -115,6 +125,7 @@ pub fn codec_impl(
                     decode_body.push(quote!(r.read_check()?;));
                 }
             }
+            position += 1;
         }
     }
     if def.open_end {
@@ -156,6 +167,42 @@ pub fn codec_impl(
             }
         }
     })
+}
+
+/// The longest run of fields at the start of `steps` that can be packed into one word (a
+/// BITSTREAM's first segment, fields not widened by an EXTEND, at most 64 bits in all).
+fn packable_run<'a>(
+    ctx: &Ctx<'_>,
+    steps: &[Flat<'a>],
+    segment: usize,
+    find: &dyn Fn(&str) -> Option<&'a FieldView<'a>>,
+) -> Vec<pack::Packed<'a>> {
+    let mut run = Vec::new();
+    if !ctx.merge || segment != 0 || ctx.encoding.style != crate::ir::Style::Bitstream {
+        return run;
+    }
+    let mut total = 0u32;
+    for step in steps {
+        let Flat::Field(encoded) = *step else { break };
+        let Some(view) = find(&encoded.field).filter(|v| v.extends.is_empty()) else {
+            break;
+        };
+        let Some(bits) = pack::packable_bits(&encoded.rule, &view.field.ty, &view.rust.ty) else {
+            break;
+        };
+        if total + bits > 64 {
+            break;
+        }
+        total += bits;
+        run.push(pack::Packed {
+            rule: &encoded.rule,
+            idl: &view.field.ty,
+            rust: &view.rust.ty,
+            value: view.access(),
+            local: view.local(),
+        });
+    }
+    run
 }
 
 /// Whether a struct can contain itself (through OPTIONAL or SEQUENCE): its decoder then counts

@@ -6,6 +6,7 @@
 
 mod codec;
 mod idents;
+mod pack;
 mod rules;
 mod types;
 mod values;
@@ -34,11 +35,23 @@ impl fmt::Display for CodegenError {
 
 impl std::error::Error for CodegenError {}
 
-/// What the generated file says about where it came from.
-#[derive(Debug, Clone, Default)]
+/// How to generate: what the header says, and the optimizations to apply.
+#[derive(Debug, Clone)]
 pub struct GenOptions {
     /// The input files, as the header lists them.
     pub inputs: Vec<String>,
+    /// Pack runs of consecutive fixed-width fields of a BITSTREAM into one write and one read
+    /// (the same bits on the wire). On by default.
+    pub merge_fixed_width: bool,
+}
+
+impl Default for GenOptions {
+    fn default() -> Self {
+        GenOptions {
+            inputs: Vec::new(),
+            merge_fixed_width: true,
+        }
+    }
 }
 
 /// What the code of one struct in one encoding needs to know.
@@ -46,6 +59,7 @@ pub(crate) struct Ctx<'a> {
     ir: &'a Ir,
     encoding: &'a Encoding,
     marker: TokenStream,
+    merge: bool,
 }
 
 impl Ctx<'_> {
@@ -111,6 +125,7 @@ pub fn generate(ir: &Ir, options: &GenOptions) -> Result<String, CodegenError> {
             ir,
             encoding,
             marker: quote!(#marker),
+            merge: options.merge_fixed_width,
         };
         for (name, def) in &ir.schema.structs {
             let (Some(mapping), Some(layout)) =

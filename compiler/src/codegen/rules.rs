@@ -420,14 +420,16 @@ fn huffman_table(codes: &[(u64, u32)]) -> TokenStream {
     quote!(&[#(#entries),*])
 }
 
-fn as_f64(rust: &RustType, c: &TokenStream) -> TokenStream {
+/// A float value as `f64` (widened from `f32`).
+pub fn as_f64(rust: &RustType, c: &TokenStream) -> TokenStream {
     match rust {
         RustType::F32 => quote!(f64::from(#c)),
         _ => c.clone(),
     }
 }
 
-fn from_f64(rust: &RustType, value: TokenStream) -> TokenStream {
+/// An `f64` as the field's float type.
+pub fn from_f64(rust: &RustType, value: TokenStream) -> TokenStream {
     match rust {
         RustType::F32 => quote!(#value as f32),
         _ => value,
@@ -555,6 +557,10 @@ fn encode_length(
         let count = v.by_val();
         return Ok(quote!(w.write_count(#count, #max)?;));
     }
+    if let (WireRule::Ranged { min: 0, bits, .. }, Some(bound)) = (length, max) {
+        let (count, bound, bits) = (v.by_val(), u64_lit(bound), u32_lit(*bits));
+        return Ok(quote!(::idlc_runtime::write_bounded_length(w, #count, #bound, #bits)?;));
+    }
     encode(
         ctx,
         length,
@@ -572,6 +578,10 @@ fn decode_length(
     if is_default_length(length, max) {
         let max = opt_u64(max);
         return Ok(quote!(r.read_length(#max)?));
+    }
+    if let (WireRule::Ranged { min: 0, bits, .. }, Some(bound)) = (length, max) {
+        let (bound, bits) = (u64_lit(bound), u32_lit(*bits));
+        return Ok(quote!(::idlc_runtime::read_bounded_length(r, #bound, #bits)?));
     }
     decode(ctx, length, &length_type(max), &RustType::Int("u64".into()))
 }

@@ -1,0 +1,158 @@
+//! Runs of consecutive fixed-width fields of a BITSTREAM written as one `write_bits` and read
+//! as one `read_bits`. Bits are LSB-first, so the packed word puts the same bits on the wire as
+//! field-by-field writes; only the number of stream operations changes.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use super::CodegenError;
+use super::idents::{f64_lit, int_lit, rust_type, u32_lit, u64_lit};
+use super::rules::{Val, as_f64, from_f64};
+use crate::ir::{RustType, Type, WireRule};
+
+/// One field of a packed run: its rule, IDL type, Rust type, value and decoded local.
+pub struct Packed<'a> {
+    /// The field's wire rule (one of the packable ones).
+    pub rule: &'a WireRule,
+    /// The field's IDL type.
+    pub idl: &'a Type,
+    /// The field's Rust type.
+    pub rust: &'a RustType,
+    /// The value to write.
+    pub value: Val,
+    /// The local the decoder binds.
+    pub local: proc_macro2::Ident,
+}
+
+/// The width of a field that can join a packed run, or None.
+pub fn packable_bits(rule: &WireRule, idl: &Type, rust: &RustType) -> Option<u32> {
+    if matches!(rust, RustType::Boxed(_)) {
+        return None;
+    }
+    match (rule, idl) {
+        (WireRule::Bool { bits: 1 }, Type::Bool) => Some(1),
+        (WireRule::Ranged { bits, .. }, _) if idl.int_range().is_some() => Some(*bits),
+        (WireRule::EnumIndex { bits, .. }, Type::Enum(_)) => Some(*bits),
+        (
+            WireRule::FixedPoint { bits, .. },
+            Type::Numeric {
+                min_inclusive: true,
+                max_inclusive: true,
+                ..
+            },
+        ) => Some(*bits),
+        _ => None,
+    }
+}
+
+fn width(field: &Packed<'_>) -> u32 {
+    packable_bits(field.rule, field.idl, field.rust).unwrap_or(0)
+}
+
+/// The statements that check every field of the run and write them as one word.
+pub fn encode_run(run: &[Packed<'_>]) -> Result<TokenStream, CodegenError> {
+    let mut parts = Vec::new();
+    let mut shift = 0u32;
+    for field in run {
+        let bits = field_bits_encode(field)?;
+        parts.push(if shift == 0 {
+            bits
+        } else {
+            let shift = u32_lit(shift);
+            quote!(#bits << #shift)
+        });
+        shift += width(field);
+    }
+    let total = u32_lit(shift);
+    Ok(quote! {
+        let packed = #(#parts)|*;
+        w.write_bits(packed, #total)?;
+    })
+}
+
+fn field_bits_encode(field: &Packed<'_>) -> Result<TokenStream, CodegenError> {
+    let c = field.value.by_val();
+    Ok(match field.rule {
+        WireRule::Bool { .. } => quote!(u64::from(#c)),
+        WireRule::Ranged { min, max, .. } => {
+            let (min, max) = (int_lit(*min), int_lit(*max));
+            quote!(::idlc_runtime::ranged_offset(w, #c, #min, #max)?)
+        }
+        WireRule::EnumIndex { count, .. } => {
+            let count = u64_lit(u64::from(*count));
+            quote!(::idlc_runtime::enum_offset(w, #c.index(), #count)?)
+        }
+        WireRule::FixedPoint {
+            min,
+            max,
+            resolution,
+            ..
+        } => {
+            let value = as_f64(field.rust, &c);
+            let (min, max, res) = (f64_lit(*min), f64_lit(*max), f64_lit(*resolution));
+            quote!(::idlc_runtime::fixed_point_offset(w, #value, #min, #max, #res)?)
+        }
+        other => return Err(CodegenError(format!("internal: {other:?} in a packed run"))),
+    })
+}
+
+/// The statements that read the run's word and bind every field's local.
+pub fn decode_run(run: &[Packed<'_>], index: usize) -> Result<TokenStream, CodegenError> {
+    let word = format_ident!("packed_{index}");
+    let total = u32_lit(run.iter().map(width).sum());
+    let mut statements = vec![quote!(let #word = r.read_bits(#total)?;)];
+    let mut shift = 0u32;
+    for field in run {
+        let bits = width(field);
+        let raw = extract(&word, shift, bits);
+        shift += bits;
+        let local = &field.local;
+        let ty = rust_type(&field.rust.to_string())?;
+        let value = match field.rule {
+            WireRule::Bool { .. } => quote!(#raw != 0),
+            WireRule::Ranged { min, max, .. } => {
+                let (min, max) = (int_lit(*min), int_lit(*max));
+                quote!(::idlc_runtime::ranged_from_offset(r, #raw, #min, #max)?)
+            }
+            WireRule::EnumIndex { .. } => {
+                quote!(::idlc_runtime::enumerator(r, <#ty>::from_index(#raw))?)
+            }
+            WireRule::FixedPoint {
+                min,
+                max,
+                resolution,
+                ..
+            } => {
+                let (min, max, res) = (f64_lit(*min), f64_lit(*max), f64_lit(*resolution));
+                from_f64(
+                    field.rust,
+                    quote!(::idlc_runtime::fixed_point_from_offset(r, #raw, #min, #max, #res)?),
+                )
+            }
+            other => return Err(CodegenError(format!("internal: {other:?} in a packed run"))),
+        };
+        statements.push(quote!(let #local: #ty = #value;));
+    }
+    Ok(quote!(#(#statements)*))
+}
+
+/// `(word >> shift) & mask`, without the no-op parts.
+fn extract(word: &proc_macro2::Ident, shift: u32, bits: u32) -> TokenStream {
+    if bits == 0 {
+        return quote!(0);
+    }
+    let shift_lit = u32_lit(shift);
+    if shift + bits >= 64 {
+        return if shift == 0 {
+            quote!(#word)
+        } else {
+            quote!(#word >> #shift_lit)
+        };
+    }
+    let mask = u64_lit((1u64 << bits) - 1);
+    if shift == 0 {
+        quote!(#word & #mask)
+    } else {
+        quote!((#word >> #shift_lit) & #mask)
+    }
+}
