@@ -22,7 +22,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ("Client", "client.map", "character_client.rs"),
         ("Server", "server.map", "character_server.rs"),
     ] {
-        let mut builder = idlc::Builder::new().side(side).mapping(schemas(map)).file_name(file);
+        let mut builder = idlc::Builder::new()
+            .side(side)
+            .mapping(schemas(map))
+            .file_name(file);
         for encoding in &seed_encodings {
             builder = builder.encoding(encoding);
         }

@@ -301,7 +301,8 @@ pub fn enumerator<'a, R: WireRead<'a>, E>(r: &R, value: Option<E>) -> Result<E, 
 ///
 /// ```
 /// use idlc_runtime::{read_huffman, write_huffman, BitReader, BitWriter, WireWrite};
-/// let codes = [(0b0, 1), (0b10, 2), (0b11, 2)];
+/// // Bit 0 of a code is sent first: enumerator 1 is the stream bits 1, 0.
+/// let codes = [(0b0, 1), (0b01, 2), (0b11, 2)];
 /// let mut w = BitWriter::new();
 /// for i in [0u8, 2, 1, 0] {
 ///     write_huffman(&mut w, i, &codes).unwrap();
@@ -330,12 +331,7 @@ pub fn write_huffman<W: WireWrite, T: WireInt>(
     if len > 64 || code & !mask(len) != 0 {
         return Err(w.error(EncodeErrorKind::InvalidArgument));
     }
-    let reversed = if len == 0 {
-        0
-    } else {
-        code.reverse_bits() >> (64 - len)
-    };
-    w.write_bits(reversed, len)
+    w.write_bits(code, len)
 }
 
 /// Reads an enumerator written by [`write_huffman`] with the same table; a bit string that is
@@ -343,7 +339,7 @@ pub fn write_huffman<W: WireWrite, T: WireInt>(
 ///
 /// ```
 /// use idlc_runtime::{read_huffman, BitReader, DecodeErrorKind};
-/// let codes = [(0b0, 1), (0b10, 2)]; // "11" is no code
+/// let codes = [(0b0, 1), (0b01, 2)]; // the stream bits 1, 1 are no code
 /// let e = read_huffman(&mut BitReader::new(&[0b11]), &codes).unwrap_err();
 /// assert_eq!(e.kind, DecodeErrorKind::BadEnumerator);
 /// ```
@@ -366,7 +362,7 @@ pub fn read_huffman<'a, R: WireRead<'a>>(
     let mut acc = 0u64;
     for len in 0..=longest {
         if len > 0 {
-            acc = acc << 1 | u64::from(r.read_bool()?);
+            acc |= u64::from(r.read_bool()?) << (len - 1);
         }
         if let Some(i) = codes.iter().position(|&(c, l)| l == len && c == acc) {
             return Ok(i as u64);
@@ -686,7 +682,7 @@ mod tests {
             write_enum(&mut w, -1i8, 3, 2).unwrap_err().kind,
             EncodeErrorKind::BadEnumerator
         );
-        let codes = [(0b0, 1), (0b10, 2), (0b110, 3), (0b111, 3)];
+        let codes = [(0b0, 1), (0b01, 2), (0b011, 3), (0b111, 3)];
         assert_eq!(
             write_huffman(&mut w, 4u8, &codes).unwrap_err().kind,
             EncodeErrorKind::BadEnumerator

@@ -82,7 +82,7 @@ fn small_examples() {
     assert_eq!(w.into_bytes(), [0xFE, 0xFF]);
 
     let mut w = BitWriter::new();
-    write_huffman(&mut w, 2u8, &[(0b0, 1), (0b10, 2), (0b110, 3)]).unwrap();
+    write_huffman(&mut w, 2u8, &[(0b0, 1), (0b01, 2), (0b011, 3)]).unwrap();
     assert_eq!(w.bits_written(), 3);
     assert_eq!(w.into_bytes(), [0b011]); // stream bits 1, 1, 0
 

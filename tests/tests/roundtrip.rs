@@ -96,7 +96,12 @@ where
         .map_err(|e| TestCaseError::fail(format!("{}: decode failed: {e}", E::NAME)))?;
     check_character(c, &back, angle)?;
     let again = back.to_bytes_with::<E>().expect("a decoded value encodes");
-    prop_assert_eq!(&again, &bytes, "{}: the decoded value re-encodes differently", E::NAME);
+    prop_assert_eq!(
+        &again,
+        &bytes,
+        "{}: the decoded value re-encodes differently",
+        E::NAME
+    );
     prop_assert_eq!(&cc::Character::from_bytes_with::<E>(&again).unwrap(), &back);
     Ok(())
 }
@@ -114,7 +119,12 @@ where
         .map_err(|e| TestCaseError::fail(format!("{}: decode failed: {e}", E::NAME)))?;
     check_character(c, &common::to_client(&back), angle)?;
     let again = back.to_bytes_with::<E>().expect("a decoded value encodes");
-    prop_assert_eq!(&again, &bytes, "{}: the decoded value re-encodes differently", E::NAME);
+    prop_assert_eq!(
+        &again,
+        &bytes,
+        "{}: the decoded value re-encodes differently",
+        E::NAME
+    );
     Ok(())
 }
 
@@ -191,9 +201,6 @@ proptest! {
 
 /// Every enumerator of PlayerState's HUFFMAN-coded `stance` (S2C) comes back as itself.
 #[test]
-#[ignore = "bug: HUFFMAN codes are bit-reversed twice (compiler canonical_codes and runtime \
-            write_huffman/read_huffman): the generated table is not prefix-free, Sprinting \
-            decodes as Idle"]
 fn arena_stance_huffman_round_trip() {
     for index in 0..arena_client::Stance::COUNT {
         let sent = arena_client::PlayerState {
@@ -268,10 +275,16 @@ fn byte_fixed_point<E: Encoding, T: Codec<E> + Default + Debug>(extra: Vec<Vec<u
         // (quantized values re-quantize to themselves): a mis-decode that stays in range shows
         // here.
         let decoded = from_bytes::<E, T>(seed).unwrap_or_else(|e| {
-            panic!("{name}: a valid encoding {} does not decode: {e}", common::hex(seed))
+            panic!(
+                "{name}: a valid encoding {} does not decode: {e}",
+                common::hex(seed)
+            )
         });
         let again = to_bytes::<E, T>(&decoded).unwrap_or_else(|e| {
-            panic!("{name}: {decoded:?}, decoded from {}, does not encode: {e}", common::hex(seed))
+            panic!(
+                "{name}: {decoded:?}, decoded from {}, does not encode: {e}",
+                common::hex(seed)
+            )
         });
         assert_eq!(
             common::hex(&again),
@@ -377,9 +390,6 @@ fn arena_server_s2c_fixed_points() {
 /// PlayerState's `stance` is `HUFFMAN(Idle = 50, Sprinting = 30, Crouching = 10, Airborne = 8,
 /// Dead = 2)` in S2C.
 #[test]
-#[ignore = "bug: HUFFMAN codes are bit-reversed twice (compiler canonical_codes and runtime \
-            write_huffman/read_huffman): the generated table is not prefix-free, Sprinting \
-            decodes as Idle"]
 fn arena_s2c_huffman_fixed_points() {
     arena_fixed_points!(arena_client, S2C: PlayerState, ArenaState);
     arena_fixed_points!(arena_server, S2C: PlayerState, ArenaState);
@@ -397,7 +407,12 @@ fn arena_client_s2s_fixed_points() {
 
 #[test]
 fn arena_server_s2c_debug_fixed_points() {
-    all_arena_types!(arena_fixed_points, arena_server, S2CDebug, arena_server::Vec3);
+    all_arena_types!(
+        arena_fixed_points,
+        arena_server,
+        S2CDebug,
+        arena_server::Vec3
+    );
 }
 
 #[test]

@@ -270,7 +270,7 @@ fn primitive<'a, R: WireRead<'a>>(r: &mut R, which: u32) -> Result<u64, DecodeEr
             as u64,
         41 => read_vlq_int::<_, u8>(r, VlqMode::Offset, -3, 200, 3, 3)?.into(),
         42 => read_enum(r, 5, 3)?,
-        43 => read_huffman(r, &[(0b0, 1), (0b10, 2), (0b110, 3)])?,
+        43 => read_huffman(r, &[(0b0, 1), (0b01, 2), (0b011, 3)])?,
         44 => {
             let count = r.read_length(None)?;
             read_elements::<_, Vec<u32>, _>(r, count, R::width_bits(17), |r| {

@@ -57,7 +57,13 @@ pub fn item() -> impl Strategy<Value = cc::Item> {
 pub fn character() -> impl Strategy<Value = cc::Character> {
     (
         (
-            prop_oneof![Just(0u16), Just(127), Just(128), Just(u16::MAX), any::<u16>()],
+            prop_oneof![
+                Just(0u16),
+                Just(127),
+                Just(128),
+                Just(u16::MAX),
+                any::<u16>()
+            ],
             in_range(-10000.0, 10000.0),
             in_range(-10000.0, 10000.0),
             in_range(-100.0, 100.0),
@@ -565,7 +571,12 @@ impl ArenaSamples for ac::ReportPlayer {
 
 impl ArenaSamples for ac::Ping {
     fn samples() -> Vec<Self> {
-        vec![ac::Ping::default(), ac::Ping { sent_at_us: u64::MAX }]
+        vec![
+            ac::Ping::default(),
+            ac::Ping {
+                sent_at_us: u64::MAX,
+            },
+        ]
     }
 }
 
@@ -631,10 +642,22 @@ pub fn random_buffer(rng: &mut impl Rng) -> Vec<u8> {
     match rng.random_range(0..4) {
         0 | 1 => (0..len).map(|_| rng.random()).collect(),
         2 => (0..len)
-            .map(|_| if rng.random_bool(0.9) { 0 } else { rng.random() })
+            .map(|_| {
+                if rng.random_bool(0.9) {
+                    0
+                } else {
+                    rng.random()
+                }
+            })
             .collect(),
         _ => (0..len)
-            .map(|_| if rng.random_bool(0.9) { 0xFF } else { rng.random() })
+            .map(|_| {
+                if rng.random_bool(0.9) {
+                    0xFF
+                } else {
+                    rng.random()
+                }
+            })
             .collect(),
     }
 }

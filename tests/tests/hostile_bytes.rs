@@ -1,0 +1,441 @@
+//! Every generated decoder of a top-level type (MESSAGE, PUBLISHABLE_STRUCT, and the RPC
+//! parameter structs) survives 200,000 hostile inputs: mutations of valid encodings (bit flips,
+//! truncation, extension with random bytes, duplicated ranges, zeroed and 0xFF ranges, random
+//! bytes in place) and random buffers of length 0..512, from a seeded ChaCha8 generator.
+//!
+//! For every input: no panic; what is accepted re-encodes (a decoder never accepts a value the
+//! encoder refuses); and what the decoded value holds is bounded by the input's size: at most
+//! 8 elements (sequence elements, string and byte lengths, boxes, counted by capacity, so an
+//! over-eager reservation shows) per input byte, and at most 64 heap bytes per input byte, plus
+//! a small constant (the DEFAULTs of absent fields: "foundry", "eu-west").
+
+mod common;
+
+use std::mem::size_of;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use idlc_runtime::{Codec, Collection, Encoding, from_bytes, to_bytes};
+use idlc_tests::collections::ProjectilePool;
+use idlc_tests::{
+    arena_builtin, arena_client as ac, arena_server as asv, character_builtin as cb,
+    character_client as cc, character_server as cs, character_v2_client as v2,
+};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// Inputs per decoder.
+const ITERATIONS: usize = 200_000;
+/// Elements per input byte, and the constant on top.
+const ELEMENTS_PER_BYTE: usize = 8;
+const ELEMENTS_SLACK: usize = 64;
+/// Heap bytes per input byte, and the constant on top.
+const HEAP_PER_BYTE: usize = 64;
+const HEAP_SLACK: usize = 1024;
+
+/// What a decoded value holds on the heap.
+trait Weight {
+    /// Sequence elements (by capacity), string and byte lengths (by capacity), boxes.
+    fn elements(&self) -> usize;
+    /// Heap bytes (by capacity).
+    fn heap_bytes(&self) -> usize;
+}
+
+impl Weight for u8 {
+    fn elements(&self) -> usize {
+        0
+    }
+    fn heap_bytes(&self) -> usize {
+        0
+    }
+}
+
+impl Weight for String {
+    fn elements(&self) -> usize {
+        self.capacity()
+    }
+    fn heap_bytes(&self) -> usize {
+        self.capacity()
+    }
+}
+
+impl<T: Weight> Weight for Vec<T> {
+    fn elements(&self) -> usize {
+        self.capacity() + self.iter().map(Weight::elements).sum::<usize>()
+    }
+    fn heap_bytes(&self) -> usize {
+        self.capacity() * size_of::<T>() + self.iter().map(Weight::heap_bytes).sum::<usize>()
+    }
+}
+
+impl<T: Weight> Weight for Option<Box<T>> {
+    fn elements(&self) -> usize {
+        self.as_ref().map_or(0, |b| 1 + b.elements())
+    }
+    fn heap_bytes(&self) -> usize {
+        self.as_ref().map_or(0, |b| size_of::<T>() + b.heap_bytes())
+    }
+}
+
+/// The server's pool (its capacity is private: counted by length).
+impl Weight for ProjectilePool {
+    fn elements(&self) -> usize {
+        Collection::len(self)
+    }
+    fn heap_bytes(&self) -> usize {
+        Collection::len(self) * size_of::<asv::Projectile>()
+    }
+}
+
+impl Weight for idlc_tests::collections::MyInventory {
+    fn elements(&self) -> usize {
+        Collection::len(self)
+    }
+    fn heap_bytes(&self) -> usize {
+        Collection::len(self) * size_of::<cs::Item>()
+    }
+}
+
+/// `Weight` of a struct: the sum over the listed fields (the others hold no heap).
+macro_rules! weigh {
+    ($t:ty: $($f:ident),*) => {
+        impl Weight for $t {
+            fn elements(&self) -> usize {
+                0 $(+ self.$f.elements())*
+            }
+            fn heap_bytes(&self) -> usize {
+                0 $(+ self.$f.heap_bytes())*
+            }
+        }
+    };
+}
+
+macro_rules! weigh_character {
+    ($m:ident) => {
+        weigh!($m::Character: inventory);
+        weigh!($m::Item:);
+    };
+}
+weigh_character!(cc);
+weigh_character!(cs);
+weigh_character!(v2);
+weigh_character!(cb);
+
+macro_rules! weigh_arena {
+    ($m:ident) => {
+        weigh!($m::PlayerState:);
+        weigh!($m::Projectile:);
+        weigh!($m::ArenaState: players, projectiles, map_name);
+        weigh!($m::Welcome: server_name);
+        weigh!($m::ChatBroadcast: text);
+        weigh!($m::KillFeed: credit);
+        weigh!($m::KillCredit: assist);
+        weigh!($m::LootDrop: items);
+        weigh!($m::Item:);
+        weigh!($m::VoiceFrame: opus);
+        weigh!($m::MatchEnded:);
+        weigh!($m::MatchReport: results, squads, replay);
+        weigh!($m::PlayerResult: name);
+        weigh!($m::Squad: tag, members, subsquads);
+        weigh!($m::Join: name, auth_ticket, region);
+        weigh!($m::Input:);
+        weigh!($m::Fire:);
+        weigh!($m::Say: text);
+        weigh!($m::Buy:);
+        weigh!($m::ReportPlayer: reason);
+        weigh!($m::Ping:);
+    };
+}
+weigh_arena!(ac);
+weigh_arena!(asv);
+weigh_arena!(arena_builtin);
+
+/// Feeds `iterations` hostile inputs derived from `seeds` (valid encodings) to `T`'s decoder in
+/// `E`. Returns how many were accepted.
+fn fuzz<E: Encoding, T: Codec<E> + Weight>(seeds: &[Vec<u8>], iterations: usize, rng_seed: u64) {
+    let name = format!("{} in {}", std::any::type_name::<T>(), E::NAME);
+    assert!(!seeds.is_empty());
+    for seed in seeds {
+        assert!(
+            from_bytes::<E, T>(seed).is_ok(),
+            "{name}: a valid encoding {} does not decode: {:?}",
+            common::hex(seed),
+            from_bytes::<E, T>(seed).err()
+        );
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(rng_seed);
+    let mut accepted = 0usize;
+    for iteration in 0..iterations {
+        let input = if rng.random_range(0..4) == 0 {
+            common::random_buffer(&mut rng)
+        } else {
+            let seed = &seeds[rng.random_range(0..seeds.len())];
+            common::mutate(&mut rng, seed)
+        };
+        let result = catch_unwind(AssertUnwindSafe(|| from_bytes::<E, T>(&input)))
+            .unwrap_or_else(|_| {
+                panic!(
+                    "{name}: the decoder panicked on input {} (iteration {iteration}, seed {rng_seed})",
+                    common::hex(&input)
+                )
+            });
+        let Ok(value) = result else { continue };
+        accepted += 1;
+        let elements = value.elements();
+        assert!(
+            elements <= ELEMENTS_PER_BYTE * input.len() + ELEMENTS_SLACK,
+            "{name}: {} input bytes decoded to {elements} elements: {}",
+            input.len(),
+            common::hex(&input)
+        );
+        let heap = value.heap_bytes();
+        assert!(
+            heap <= HEAP_PER_BYTE * input.len() + HEAP_SLACK,
+            "{name}: {} input bytes decoded to {heap} heap bytes: {}",
+            input.len(),
+            common::hex(&input)
+        );
+        if let Err(e) = to_bytes::<E, T>(&value) {
+            panic!(
+                "{name}: the decoder accepted {}, which does not re-encode: {e}",
+                common::hex(&input)
+            );
+        }
+    }
+    eprintln!("{name}: {accepted} of {iterations} inputs accepted");
+    // The mutations must reach past the first field now and then, or this tests little.
+    assert!(
+        accepted >= iterations / 200,
+        "{name}: only {accepted} of {iterations} inputs decoded"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Character
+// ---------------------------------------------------------------------------------------------
+
+/// Valid Characters, seeded: a few with items, the Default.
+fn characters() -> Vec<cc::Character> {
+    let mut rng = ChaCha8Rng::seed_from_u64(0xC4A2);
+    let mut out: Vec<cc::Character> = (0..16)
+        .map(|_| common::random_character(&mut rng))
+        .collect();
+    out.push(cc::Character::default());
+    out
+}
+
+fn character_seeds<E: Encoding>() -> Vec<Vec<u8>>
+where
+    cc::Character: Codec<E>,
+{
+    characters()
+        .iter()
+        .map(|c| to_bytes::<E, _>(c).unwrap())
+        .collect()
+}
+
+#[test]
+fn character_myencoding1() {
+    let seeds = character_seeds::<cc::MYENCODING1>();
+    fuzz::<cc::MYENCODING1, cc::Character>(&seeds, ITERATIONS, 11);
+    fuzz::<cs::MYENCODING1, cs::Character>(&seeds, ITERATIONS, 12);
+}
+
+#[test]
+fn character_myencoding2() {
+    let seeds = character_seeds::<cc::MYENCODING2>();
+    fuzz::<cc::MYENCODING2, cc::Character>(&seeds, ITERATIONS, 21);
+    fuzz::<cs::MYENCODING2, cs::Character>(&seeds, ITERATIONS, 22);
+}
+
+#[test]
+fn character_myencodinga() {
+    let seeds = character_seeds::<cc::MYENCODINGA>();
+    fuzz::<cc::MYENCODINGA, cc::Character>(&seeds, ITERATIONS, 31);
+    fuzz::<cs::MYENCODINGA, cs::Character>(&seeds, ITERATIONS, 32);
+    // v2 reads v1's bytes (and its own, which mutations of v1's reach through extension).
+    fuzz::<v2::MYENCODINGA, v2::Character>(&seeds, ITERATIONS, 33);
+}
+
+#[test]
+fn character_builtin() {
+    let seeds = vec![cb::Character::default().to_bytes().unwrap()];
+    fuzz::<cb::BuiltinEncoding, cb::Character>(&seeds, ITERATIONS, 41);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Arena
+// ---------------------------------------------------------------------------------------------
+
+/// The decoders of `$m`'s top-level types in `$enc`, seeded with the client's samples (the same
+/// bytes on every side).
+macro_rules! fuzz_arena {
+    ($m:ident, $enc:ident, $seed:expr, $iterations:expr; $($ty:ident),+ $(,)?) => {
+        $(
+            fuzz::<$m::$enc, $m::$ty>(
+                &common::sample_bytes::<ac::$enc, ac::$ty>(),
+                $iterations,
+                $seed ^ u64::from(stringify!($ty).len() as u32) << 8,
+            );
+        )+
+    };
+}
+
+/// The MESSAGEs and the PUBLISHABLE_STRUCTs.
+macro_rules! fuzz_arena_all {
+    ($m:ident, $enc:ident, $seed:expr, $iterations:expr) => {
+        fuzz_arena!($m, $enc, $seed, $iterations; PlayerState, ArenaState, Projectile, Item, Welcome, ChatBroadcast,
+            KillFeed, LootDrop, VoiceFrame, MatchEnded, MatchReport);
+    };
+}
+
+/// The RPC parameter structs: fewer inputs, they are small.
+macro_rules! fuzz_arena_rpcs {
+    ($m:ident, $enc:ident, $seed:expr) => {
+        fuzz_arena!($m, $enc, $seed, ITERATIONS / 4; Join, Input, Fire, Say, Buy, ReportPlayer,
+            Ping);
+    };
+}
+
+#[test]
+fn arena_client_s2c() {
+    fuzz_arena_all!(ac, S2C, 0x100, ITERATIONS);
+    fuzz_arena_rpcs!(ac, S2C, 0x101);
+}
+
+#[test]
+fn arena_server_s2c() {
+    fuzz_arena_all!(asv, S2C, 0x200, ITERATIONS);
+    fuzz_arena_rpcs!(asv, S2C, 0x201);
+}
+
+#[test]
+fn arena_client_s2s() {
+    fuzz_arena_all!(ac, S2S, 0x400, ITERATIONS);
+    fuzz_arena_rpcs!(ac, S2S, 0x402);
+}
+
+#[test]
+fn arena_server_s2s() {
+    fuzz_arena_all!(asv, S2S, 0x500, ITERATIONS);
+    fuzz_arena_rpcs!(asv, S2S, 0x502);
+}
+
+/// The debug encoding (CHECK markers) and the built-in one: fewer inputs each.
+#[test]
+fn arena_s2c_debug_and_builtin() {
+    fuzz_arena_all!(ac, S2CDebug, 0x600, ITERATIONS / 4);
+    fuzz_arena_all!(asv, S2CDebug, 0x602, ITERATIONS / 4);
+    macro_rules! builtin {
+        ($($ty:ident),+) => {
+            $(
+                fuzz::<arena_builtin::BuiltinEncoding, arena_builtin::$ty>(
+                    &[arena_builtin::$ty::default().to_bytes().unwrap()],
+                    ITERATIONS / 4,
+                    0x700 + stringify!($ty).len() as u64,
+                );
+            )+
+        };
+    }
+    builtin!(
+        PlayerState,
+        Projectile,
+        ArenaState,
+        Item,
+        Welcome,
+        ChatBroadcast,
+        KillFeed,
+        LootDrop,
+        VoiceFrame,
+        MatchEnded,
+        MatchReport
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Recursion
+// ---------------------------------------------------------------------------------------------
+
+fn kill_chain(depth: usize) -> ac::KillFeed {
+    let mut credit = ac::KillCredit::default();
+    for i in 1..depth {
+        credit = ac::KillCredit {
+            player: (i % 16) as u8,
+            damage: (i % 1000) as u16,
+            assist: Some(Box::new(credit)),
+        };
+    }
+    ac::KillFeed {
+        credit,
+        ..Default::default()
+    }
+}
+
+fn nested_squads(depth: usize) -> ac::MatchReport {
+    let mut squad = ac::Squad::default();
+    for _ in 1..depth {
+        squad = ac::Squad {
+            tag: "n".into(),
+            members: vec![1],
+            subsquads: vec![squad],
+        };
+    }
+    ac::MatchReport {
+        squads: vec![squad],
+        ..Default::default()
+    }
+}
+
+/// Structs that contain themselves (KillCredit through OPTIONAL, Squad through SEQUENCE): a
+/// deep but reasonable nesting decodes; a deeper one is `TooDeep`, in every encoding, never a
+/// stack overflow.
+fn recursion<E: Encoding>()
+where
+    ac::KillFeed: Codec<E>,
+    ac::MatchReport: Codec<E>,
+{
+    use idlc_runtime::DecodeErrorKind::TooDeep;
+    for depth in [1, 2, 50, 100] {
+        let feed = kill_chain(depth);
+        let bytes = to_bytes::<E, _>(&feed).unwrap();
+        assert_eq!(from_bytes::<E, ac::KillFeed>(&bytes), Ok(feed), "{depth}");
+        let report = nested_squads(depth);
+        let bytes = to_bytes::<E, _>(&report).unwrap();
+        assert_eq!(
+            from_bytes::<E, ac::MatchReport>(&bytes),
+            Ok(report),
+            "{depth}"
+        );
+    }
+    for depth in [200, 1000] {
+        let bytes = to_bytes::<E, _>(&kill_chain(depth)).unwrap();
+        let e = from_bytes::<E, ac::KillFeed>(&bytes).unwrap_err();
+        assert_eq!(e.kind, TooDeep, "{depth} KillCredits in {}: {e}", E::NAME);
+        let bytes = to_bytes::<E, _>(&nested_squads(depth)).unwrap();
+        let e = from_bytes::<E, ac::MatchReport>(&bytes).unwrap_err();
+        assert_eq!(e.kind, TooDeep, "{depth} Squads in {}: {e}", E::NAME);
+    }
+}
+
+#[test]
+fn recursion_is_bounded() {
+    recursion::<ac::S2C>();
+    recursion::<ac::S2CDebug>();
+    recursion::<ac::S2S>();
+}
+
+/// 100,000 nested assists written by hand (S2C KillCredit: 4-bit player 0, 10-bit damage 0,
+/// present bit 1), about 190 KB: `TooDeep`, not a stack overflow.
+#[test]
+fn hand_written_deep_chain() {
+    use idlc_runtime::{BitWriter, WireWrite};
+    let mut w = BitWriter::new();
+    for _ in 0..100_000 {
+        w.write_bits(0, 14).unwrap();
+        w.write_bool(true).unwrap();
+    }
+    let bytes = w.into_bytes();
+    let e = ac::KillFeed::from_bytes_with::<ac::S2C>(&bytes).unwrap_err();
+    assert_eq!(e.kind, idlc_runtime::DecodeErrorKind::TooDeep);
+    let e = asv::KillFeed::from_bytes_with::<asv::S2C>(&bytes).unwrap_err();
+    assert_eq!(e.kind, idlc_runtime::DecodeErrorKind::TooDeep);
+}
