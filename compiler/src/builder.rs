@@ -30,6 +30,7 @@ pub struct Builder {
     out_dir: Option<PathBuf>,
     file_name: Option<String>,
     merge_fixed_width: bool,
+    emit_warnings: bool,
 }
 
 /// Why a build-time generation failed: the rendered diagnostics, or an I/O problem.
@@ -53,6 +54,7 @@ impl Default for Builder {
             out_dir: None,
             file_name: None,
             merge_fixed_width: true,
+            emit_warnings: true,
         }
     }
 }
@@ -61,6 +63,12 @@ impl Builder {
     /// A builder with no encoding (the built-in defaults), no mapping, no side.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Whether to print warnings as `cargo:warning`s (on by default; errors always fail).
+    pub fn emit_warnings(mut self, emit: bool) -> Self {
+        self.emit_warnings = emit;
+        self
     }
 
     /// Whether to pack runs of fixed-width BITSTREAM fields into single writes and reads (on by
@@ -125,7 +133,10 @@ impl Builder {
         if compilation.has_errors() {
             return Err(BuildError(rendered));
         }
-        for line in rendered.lines().filter(|l| !l.trim().is_empty()) {
+        let warnings = rendered
+            .lines()
+            .filter(|l| self.emit_warnings && !l.trim().is_empty());
+        for line in warnings {
             println!("cargo:warning={line}");
         }
         let options = GenOptions {
