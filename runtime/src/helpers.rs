@@ -538,6 +538,50 @@ where
     Ok(out)
 }
 
+/// Writes a bounded length or count in `bits` bits; one over `max` is
+/// [`EncodeErrorKind::LengthOverBound`].
+///
+/// ```
+/// use idlc_runtime::{BitWriter, EncodeErrorKind, write_bounded_length};
+/// let mut w = BitWriter::new();
+/// write_bounded_length(&mut w, 4, 4, 8).unwrap();
+/// assert_eq!(write_bounded_length(&mut w, 5, 4, 8).unwrap_err().kind, EncodeErrorKind::LengthOverBound);
+/// ```
+#[inline]
+pub fn write_bounded_length<W: WireWrite>(
+    w: &mut W,
+    len: u64,
+    max: u64,
+    bits: u32,
+) -> Result<(), EncodeError> {
+    if len > max {
+        return Err(w.error(EncodeErrorKind::LengthOverBound));
+    }
+    w.write_bits(len, bits)
+}
+
+/// Reads a length or count written by [`write_bounded_length`]; one over `max` is
+/// [`DecodeErrorKind::LengthOverBound`].
+///
+/// ```
+/// use idlc_runtime::{BitReader, DecodeErrorKind, read_bounded_length};
+/// let mut r = BitReader::new(&[5]);
+/// assert_eq!(read_bounded_length(&mut r, 4, 8).unwrap_err().kind, DecodeErrorKind::LengthOverBound);
+/// ```
+#[inline]
+pub fn read_bounded_length<'a, R: WireRead<'a>>(
+    r: &mut R,
+    max: u64,
+    bits: u32,
+) -> Result<u64, DecodeError> {
+    let start = r.bits_read();
+    let len = r.read_bits(bits)?;
+    if len > max {
+        return Err(DecodeError::new(DecodeErrorKind::LengthOverBound, start));
+    }
+    Ok(len)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -734,48 +778,4 @@ mod tests {
         let r = BitReader::new(&[]);
         assert!(numeric_in_range(&r, 1.0, 0.0, 1.0, true, false).is_err());
     }
-}
-
-/// Writes a bounded length or count in `bits` bits; one over `max` is
-/// [`EncodeErrorKind::LengthOverBound`].
-///
-/// ```
-/// use idlc_runtime::{BitWriter, EncodeErrorKind, write_bounded_length};
-/// let mut w = BitWriter::new();
-/// write_bounded_length(&mut w, 4, 4, 8).unwrap();
-/// assert_eq!(write_bounded_length(&mut w, 5, 4, 8).unwrap_err().kind, EncodeErrorKind::LengthOverBound);
-/// ```
-#[inline]
-pub fn write_bounded_length<W: WireWrite>(
-    w: &mut W,
-    len: u64,
-    max: u64,
-    bits: u32,
-) -> Result<(), EncodeError> {
-    if len > max {
-        return Err(w.error(EncodeErrorKind::LengthOverBound));
-    }
-    w.write_bits(len, bits)
-}
-
-/// Reads a length or count written by [`write_bounded_length`]; one over `max` is
-/// [`DecodeErrorKind::LengthOverBound`].
-///
-/// ```
-/// use idlc_runtime::{BitReader, DecodeErrorKind, read_bounded_length};
-/// let mut r = BitReader::new(&[5]);
-/// assert_eq!(read_bounded_length(&mut r, 4, 8).unwrap_err().kind, DecodeErrorKind::LengthOverBound);
-/// ```
-#[inline]
-pub fn read_bounded_length<'a, R: WireRead<'a>>(
-    r: &mut R,
-    max: u64,
-    bits: u32,
-) -> Result<u64, DecodeError> {
-    let start = r.bits_read();
-    let len = r.read_bits(bits)?;
-    if len > max {
-        return Err(DecodeError::new(DecodeErrorKind::LengthOverBound, start));
-    }
-    Ok(len)
 }

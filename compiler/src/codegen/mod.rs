@@ -108,6 +108,9 @@ pub fn generate(ir: &Ir, options: &GenOptions) -> Result<String, CodegenError> {
     for def in ir.schema.enums.values() {
         items.push(types::enum_def(ir, def)?);
     }
+    for (name, mapping) in &ir.mapping.typedefs {
+        items.push(types::typedef_alias(name, mapping)?);
+    }
     for (name, def) in &ir.schema.structs {
         let mapping = ir
             .mapping

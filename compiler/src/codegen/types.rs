@@ -184,3 +184,17 @@ pub fn enum_def(ir: &Ir, def: &EnumDef) -> Result<TokenStream, CodegenError> {
         }
     })
 }
+
+/// `pub type Name = T;` for a TYPEDEF (fields use the type it stands for).
+pub fn typedef_alias(
+    name: &str,
+    mapping: &crate::ir::TypedefMapping,
+) -> Result<TokenStream, CodegenError> {
+    let alias = checked_ident(&mapping.rust_name)?;
+    let ty = rust_type(&mapping.ty.to_string())?;
+    let alias_doc = doc(&format!("`{name}`: TYPEDEF of the IDL."));
+    Ok(quote! {
+        #alias_doc
+        pub type #alias = #ty;
+    })
+}

@@ -16,6 +16,17 @@ pub struct SideMapping {
     pub enums: IndexMap<String, EnumMapping>,
     /// Per protocol (by IDL name): which half this side gets.
     pub protocols: IndexMap<String, ProtocolRole>,
+    /// Per TYPEDEF (by IDL name): the Rust alias and the type it stands for on this side.
+    pub typedefs: IndexMap<String, TypedefMapping>,
+}
+
+/// The Rust form of a TYPEDEF: `pub type Meters = f64;`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TypedefMapping {
+    /// The alias's name (UpperCamelCase).
+    pub rust_name: String,
+    /// The Rust type it stands for (the built-in mapping of the typedef's IDL type).
+    pub ty: RustType,
 }
 
 /// The Rust form of one struct.

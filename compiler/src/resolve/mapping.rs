@@ -37,12 +37,13 @@ use std::collections::HashMap;
 use indexmap::IndexMap;
 
 use super::names;
+use super::suggest::did_you_mean;
 use crate::diagnostics::{Diagnostic, FileId, codes, primary, secondary};
 use crate::front::map::ast::{Direction, MapBody, MapFile, MapItem, MapTargetKind, RustPath};
 use crate::front::span::{Ident, Span};
 use crate::ir::{
     EnumMapping, Field, FieldMapping, ProtocolRole, RustType, Schema, SideMapping, StructDef,
-    StructKind, StructMapping, Type,
+    StructKind, StructMapping, Type, TypedefMapping,
 };
 
 /// The one target language idlc generates.
@@ -80,46 +81,6 @@ fn error(code: &str, message: impl std::fmt::Display) -> Diagnostic {
 fn path_text(path: &RustPath) -> String {
     let segments: Vec<&str> = path.segments.iter().map(|s| s.name.as_str()).collect();
     segments.join("::")
-}
-
-/// The closest of `candidates` to `name`, when it is a likely typo (edit distance with
-/// transpositions, case insensitive, at most a third of the name's length).
-fn closest<'c>(name: &str, candidates: impl IntoIterator<Item = &'c str>) -> Option<&'c str> {
-    // Optimal string alignment distance: edits and transpositions (`angel` → `angle`) cost 1.
-    let distance = |a: &str, b: &str| {
-        let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-        let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-        for i in 0..=a.len() {
-            for j in 0..=b.len() {
-                d[i][j] = if i == 0 || j == 0 {
-                    i + j
-                } else {
-                    let edit = (d[i - 1][j] + 1)
-                        .min(d[i][j - 1] + 1)
-                        .min(d[i - 1][j - 1] + usize::from(a[i - 1] != b[j - 1]));
-                    let swap = i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1];
-                    if swap {
-                        edit.min(d[i - 2][j - 2] + 1)
-                    } else {
-                        edit
-                    }
-                };
-            }
-        }
-        d[a.len()][b.len()]
-    };
-    let limit = (name.chars().count() / 3).max(1);
-    candidates
-        .into_iter()
-        .map(|c| (distance(&name.to_lowercase(), &c.to_lowercase()), c))
-        .filter(|&(d, _)| d <= limit)
-        .min_by_key(|&(d, c)| (d, c))
-        .map(|(_, c)| c)
-}
-
-/// "did you mean `x`?", or nothing.
-fn did_you_mean<'c>(name: &str, candidates: impl IntoIterator<Item = &'c str>) -> Option<String> {
-    closest(name, candidates).map(|c| format!("did you mean `{c}`?"))
 }
 
 /// The type a field has in the latest version of its struct: its last EXTEND's, else its own.
@@ -390,6 +351,17 @@ impl<'a> Resolver<'a> {
     fn finish(self) -> (SideMapping, Vec<Diagnostic>) {
         let schema = self.schema;
         let side = self.side;
+        let typedefs = schema
+            .typedefs
+            .iter()
+            .map(|(name, def)| {
+                let mapping = TypedefMapping {
+                    rust_name: names::type_name(name),
+                    ty: self.default_type(side, &def.ty),
+                };
+                (name.clone(), mapping)
+            })
+            .collect();
         let mut structs = IndexMap::new();
         for (name, def) in &schema.structs {
             let existing = self.existing_path(side, name);
@@ -449,6 +421,7 @@ impl<'a> Resolver<'a> {
             structs,
             enums,
             protocols,
+            typedefs,
         };
         (mapping, self.diagnostics)
     }

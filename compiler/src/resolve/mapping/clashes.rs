@@ -16,6 +16,9 @@ impl Resolver<'_> {
         for (name, def) in &schema.enums {
             types.push((name, def.loc, names::type_name(name)));
         }
+        for (name, def) in &schema.typedefs {
+            types.push((name, def.loc, names::type_name(name)));
+        }
         let rust: Vec<&str> = types.iter().map(|t| t.2.as_str()).collect();
         for (first, later) in names::find_clashes(&rust) {
             let (Some(a), Some(b)) = (types.get(first), types.get(later)) else {
