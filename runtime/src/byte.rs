@@ -360,17 +360,8 @@ impl<'a> WireRead<'a> for ByteReader<'a> {
     }
 
     #[inline]
-    fn enter(&mut self) -> Result<(), DecodeError> {
-        if self.depth >= crate::wire::MAX_DECODE_DEPTH {
-            return Err(self.error(DecodeErrorKind::TooDeep));
-        }
-        self.depth += 1;
-        Ok(())
-    }
-
-    #[inline]
-    fn leave(&mut self) {
-        self.depth = self.depth.saturating_sub(1);
+    fn depth_mut(&mut self) -> &mut u32 {
+        &mut self.depth
     }
 
     #[inline]

@@ -626,7 +626,14 @@ pub trait WireRead<'a>: Sized {
     /// r.leave();
     /// assert!(r.enter().is_ok());
     /// ```
-    fn enter(&mut self) -> Result<(), DecodeError>;
+    #[inline]
+    fn enter(&mut self) -> Result<(), DecodeError> {
+        if *self.depth_mut() >= MAX_DECODE_DEPTH {
+            return Err(self.error(DecodeErrorKind::TooDeep));
+        }
+        *self.depth_mut() += 1;
+        Ok(())
+    }
 
     /// Leaves what [`WireRead::enter`] entered.
     ///
@@ -636,7 +643,16 @@ pub trait WireRead<'a>: Sized {
     /// r.enter().unwrap();
     /// r.leave();
     /// ```
-    fn leave(&mut self);
+    #[inline]
+    fn leave(&mut self) {
+        let depth = self.depth_mut();
+        *depth = depth.saturating_sub(1);
+    }
+
+    /// The nesting counter behind [`WireRead::enter`] / [`WireRead::leave`] (an implementation
+    /// detail of the readers).
+    #[doc(hidden)]
+    fn depth_mut(&mut self) -> &mut u32;
 
     /// Ends a message: verifies that the bits up to the next byte boundary are zero padding
     /// ([`DecodeErrorKind::BadPadding`]) and skips them. Whole bytes after that are allowed (a
