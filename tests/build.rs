@@ -65,6 +65,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .compile(&[schemas("arena.idl")])?;
     }
     idlc::Builder::new()
+        .encoding(schemas("edge.enc"))
+        .file_name("edge.rs")
+        .compile(&[schemas("edge.idl")])?;
+    idlc::Builder::new()
         .file_name("arena_builtin.rs")
         .compile(&[schemas("arena.idl")])?;
     Ok(())

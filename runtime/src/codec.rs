@@ -119,5 +119,9 @@ pub fn from_bytes<E: Encoding, T: Codec<E>>(bytes: &[u8]) -> Result<T, DecodeErr
 /// assert!(r.read_bool().unwrap());
 /// ```
 pub fn skip_extension<'a, R: WireRead<'a>>(r: &mut R) -> Result<(), DecodeError> {
+    // The end of the message is an absent extension, like an absent segment after a FENCE.
+    if r.bits_remaining() == 0 {
+        return Ok(());
+    }
     r.read_extension(|_| Ok(())).map(|_| ())
 }

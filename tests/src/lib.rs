@@ -48,3 +48,9 @@ pub mod arena_server {
 pub mod arena_builtin {
     idlc_runtime::include_generated!("arena_builtin");
 }
+
+/// Corner cases (schemas/edge.idl): empty structs, zero-bit fields, full 64-bit ranges, Rust
+/// keywords as names, nesting, unusual rules, a byte stream.
+pub mod edge {
+    idlc_runtime::include_generated!("edge");
+}

@@ -60,7 +60,13 @@ impl Weight for String {
 
 impl<T: Weight> Weight for Vec<T> {
     fn elements(&self) -> usize {
-        self.capacity() + self.iter().map(Weight::elements).sum::<usize>()
+        // A Vec of zero-sized elements reports capacity usize::MAX and owns no heap: count them.
+        let reserved = if size_of::<T>() == 0 {
+            self.len()
+        } else {
+            self.capacity()
+        };
+        reserved + self.iter().map(Weight::elements).sum::<usize>()
     }
     fn heap_bytes(&self) -> usize {
         self.capacity() * size_of::<T>() + self.iter().map(Weight::heap_bytes).sum::<usize>()
@@ -145,6 +151,23 @@ macro_rules! weigh_arena {
         weigh!($m::Ping:);
     };
 }
+impl Weight for Option<idlc_tests::edge::Node> {
+    fn elements(&self) -> usize {
+        self.as_ref().map_or(0, |n| n.elements())
+    }
+    fn heap_bytes(&self) -> usize {
+        self.as_ref().map_or(0, |n| n.heap_bytes())
+    }
+}
+
+weigh!(idlc_tests::edge::Empty:);
+weigh!(idlc_tests::edge::Keywords:);
+weigh!(idlc_tests::edge::Extremes:);
+weigh!(idlc_tests::edge::Nesting: grid, nothings, tree);
+weigh!(idlc_tests::edge::Node: children);
+weigh!(idlc_tests::edge::Versioned: tag);
+weigh!(idlc_tests::edge::Everything: e, k);
+
 weigh_arena!(ac);
 weigh_arena!(asv);
 weigh_arena!(arena_builtin);
@@ -438,4 +461,24 @@ fn hand_written_deep_chain() {
     assert_eq!(e.kind, idlc_runtime::DecodeErrorKind::TooDeep);
     let e = asv::KillFeed::from_bytes_with::<asv::S2C>(&bytes).unwrap_err();
     assert_eq!(e.kind, idlc_runtime::DecodeErrorKind::TooDeep);
+}
+
+/// The corner-case schema (schemas/edge.idl): zero-bit fields, full 64-bit ranges, nested and
+/// recursive types, unusual rules, a byte stream.
+#[test]
+fn edge_types() {
+    use idlc_tests::edge as e;
+    macro_rules! edge {
+        ($enc:ident: $($ty:ident),+) => {
+            $(
+                fuzz::<e::$enc, e::$ty>(
+                    &[to_bytes::<e::$enc, _>(&e::$ty::default()).unwrap()],
+                    ITERATIONS / 4,
+                    0x800 + stringify!($ty).len() as u64,
+                );
+            )+
+        };
+    }
+    edge!(Odd: Keywords, Extremes, Nesting, Node, Versioned, Everything);
+    edge!(Bytes: Keywords, Extremes, Nesting, Node, Versioned, Everything);
 }

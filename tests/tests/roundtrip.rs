@@ -429,3 +429,92 @@ fn arena_builtin_fixed_points() {
         arena_builtin::Vec3
     );
 }
+
+#[test]
+fn edge_fixed_points() {
+    use idlc_tests::edge as e;
+    fixed_points!(e, Odd: e::Empty, e::Keywords, e::Extremes, e::Nesting, e::Node, e::Versioned,
+        e::Nothing, e::Everything);
+    fixed_points!(e, Bytes: e::Empty, e::Keywords, e::Extremes, e::Nesting, e::Node, e::Versioned,
+        e::Nothing, e::Everything);
+}
+
+/// Values at the ends of every range of the corner-case schema round-trip in both streams.
+#[test]
+fn edge_extremes_round_trip() {
+    use idlc_tests::edge as e;
+    let values = [
+        e::Extremes {
+            smallest: i64::MIN,
+            largest: u64::MAX,
+            full_signed: i64::MIN,
+            full_unsigned: u64::MAX,
+            constant: 5,
+            fixed_one: 1.0,
+            wide: -1000.0,
+            single: f32::MIN_POSITIVE,
+            sparse: e::Sparse::Low,
+        },
+        e::Extremes {
+            smallest: i64::MAX,
+            largest: 0,
+            full_signed: i64::MAX,
+            full_unsigned: 0,
+            constant: 5,
+            fixed_one: 1.0,
+            wide: 1000.0,
+            single: -0.0,
+            sparse: e::Sparse::High,
+        },
+    ];
+    for value in values {
+        let odd = value.to_bytes_with::<e::Odd>().expect("in range");
+        assert_eq!(
+            e::Extremes::from_bytes_with::<e::Odd>(&odd).expect("valid"),
+            value
+        );
+        let bytes = value.to_bytes_with::<e::Bytes>().expect("in range");
+        assert_eq!(
+            e::Extremes::from_bytes_with::<e::Bytes>(&bytes).expect("valid"),
+            value
+        );
+    }
+    let keywords = e::Keywords {
+        r#type: 255,
+        r#match: true,
+        self_: 3,
+        r#fn: e::Only::Alone,
+    };
+    let bytes = keywords.to_bytes().expect("in range");
+    assert_eq!(e::Keywords::from_bytes(&bytes).expect("valid"), keywords);
+    let deep = e::Node {
+        value: 1,
+        children: vec![e::Node {
+            value: 2,
+            children: vec![e::Node::default(); 4],
+        }],
+    };
+    let nesting = e::Nesting {
+        grid: vec![vec![1, 2], vec![], vec![3, 4, 5, 6]],
+        maybe_maybe: Some(None),
+        nothings: vec![e::Empty {}; 3],
+        tree: Some(deep),
+        ..e::Nesting::default()
+    };
+    for bytes in [
+        nesting.to_bytes_with::<e::Odd>(),
+        nesting.to_bytes_with::<e::Bytes>(),
+    ] {
+        let bytes = bytes.expect("in range");
+        let back = e::Nesting::from_bytes_with::<e::Odd>(&bytes)
+            .or_else(|_| e::Nesting::from_bytes_with::<e::Bytes>(&bytes));
+        assert_eq!(back.expect("valid"), nesting);
+    }
+    // Versions: a later reader of an empty tail gets the DEFAULTs.
+    let versioned = e::Versioned::from_bytes(&[9]).expect("version 1 data");
+    assert_eq!(
+        (versioned.a, versioned.b, versioned.s),
+        (9, 7, e::Sparse::High)
+    );
+    assert_eq!(versioned.tag, "none");
+}

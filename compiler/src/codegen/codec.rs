@@ -139,6 +139,17 @@ pub fn codec_impl(
     } else {
         (quote!(), quote!())
     };
+    // A struct with nothing on the wire leaves the stream untouched.
+    let w = if encode_body.is_empty() {
+        quote!(_w)
+    } else {
+        quote!(w)
+    };
+    let r = if decode_body.is_empty() && enter.is_empty() {
+        quote!(_r)
+    } else {
+        quote!(r)
+    };
     let marker = &ctx.marker;
     let (writer, reader) = ctx.stream_types();
     let ty = rust_type(&mapping.rust_name)?;
@@ -154,12 +165,12 @@ pub fn codec_impl(
     Ok(quote! {
         #[doc = #doc]
         impl ::idlc_runtime::Codec<#marker> for #ty {
-            fn encode_to(&self, w: &mut #writer) -> Result<(), ::idlc_runtime::EncodeError> {
+            fn encode_to(&self, #w: &mut #writer) -> Result<(), ::idlc_runtime::EncodeError> {
                 #(#encode_body)*
                 Ok(())
             }
 
-            fn decode_from(r: &mut #reader) -> Result<Self, ::idlc_runtime::DecodeError> {
+            fn decode_from(#r: &mut #reader) -> Result<Self, ::idlc_runtime::DecodeError> {
                 #enter
                 #(#decode_body)*
                 #leave

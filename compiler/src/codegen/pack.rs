@@ -29,7 +29,8 @@ pub fn packable_bits(rule: &WireRule, idl: &Type, rust: &RustType) -> Option<u32
     if matches!(rust, RustType::Boxed(_)) {
         return None;
     }
-    match (rule, idl) {
+    // A zero-bit field (min = max) puts nothing in the word; it keeps its own range check.
+    let bits = match (rule, idl) {
         (WireRule::Bool { bits: 1 }, Type::Bool) => Some(1),
         (WireRule::Ranged { bits, .. }, _) if idl.int_range().is_some() => Some(*bits),
         (WireRule::EnumIndex { bits, .. }, Type::Enum(_)) => Some(*bits),
@@ -42,7 +43,8 @@ pub fn packable_bits(rule: &WireRule, idl: &Type, rust: &RustType) -> Option<u32
             },
         ) => Some(*bits),
         _ => None,
-    }
+    };
+    bits.filter(|&bits| bits > 0)
 }
 
 fn width(field: &Packed<'_>) -> u32 {
@@ -80,7 +82,8 @@ fn field_bits_encode(field: &Packed<'_>) -> Result<TokenStream, CodegenError> {
         }
         WireRule::EnumIndex { count, .. } => {
             let count = u64_lit(u64::from(*count));
-            quote!(::idlc_runtime::enum_offset(w, #c.index(), #count)?)
+            let recv = field.value.receiver();
+            quote!(::idlc_runtime::enum_offset(w, #recv.index(), #count)?)
         }
         WireRule::FixedPoint {
             min,

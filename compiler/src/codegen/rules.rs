@@ -88,13 +88,13 @@ pub fn encode(
         let inner_ref = v.by_ref();
         return encode(ctx, rule, idl, inner, Val::Ref(quote!(&**#inner_ref)));
     }
-    let (r, c) = (v.by_ref(), v.by_val());
+    let (r, c, recv) = (v.by_ref(), v.by_val(), v.receiver());
     Ok(match rule {
         WireRule::Bool { .. } => quote!(w.write_bool(#c)?;),
         WireRule::Ranged { min, max, bits } => {
             let (min, max, bits) = (int_lit(*min), int_lit(*max), u32_lit(*bits));
             match idl {
-                Type::Enum(_) => quote!(#rt::write_ranged(w, #c.index(), #min, #max, #bits)?;),
+                Type::Enum(_) => quote!(#rt::write_ranged(w, #recv.index(), #min, #max, #bits)?;),
                 _ => quote!(#rt::write_ranged(w, #c, #min, #max, #bits)?;),
             }
         }
@@ -113,18 +113,18 @@ pub fn encode(
             let (min, max, group) = (int_lit(*min), int_lit(*max), u32_lit(*group_bits));
             let mode = vlq_mode(*mapping);
             let value = match idl {
-                Type::Enum(_) => quote!(#c.index()),
+                Type::Enum(_) => quote!(#recv.index()),
                 _ => c.clone(),
             };
             quote!(#rt::write_vlq_int(w, #value, #mode, #min, #max, #group)?;)
         }
         WireRule::EnumIndex { count, bits } => {
             let (count, bits) = (u64_lit(u64::from(*count)), u32_lit(*bits));
-            quote!(#rt::write_enum(w, #c.index(), #count, #bits)?;)
+            quote!(#rt::write_enum(w, #recv.index(), #count, #bits)?;)
         }
         WireRule::Huffman { codes } => {
             let codes = huffman_table(codes);
-            quote!(#rt::write_huffman(w, #c.index(), #codes)?;)
+            quote!(#rt::write_huffman(w, #recv.index(), #codes)?;)
         }
         WireRule::FixedPoint {
             min,
