@@ -434,9 +434,10 @@ fn arena_builtin_fixed_points() {
 fn edge_fixed_points() {
     use idlc_tests::edge as e;
     fixed_points!(e, Odd: e::Empty, e::Keywords, e::Extremes, e::Nesting, e::Node, e::Versioned,
-        e::Nothing, e::Everything);
+        e::Nothing, e::Everything, e::Result, e::Box);
     fixed_points!(e, Bytes: e::Empty, e::Keywords, e::Extremes, e::Nesting, e::Node, e::Versioned,
-        e::Nothing, e::Everything);
+        e::Nothing, e::Everything, e::Result, e::Box);
+    fixed_points!(e, SomeEncoding: e::Result, e::Box);
 }
 
 /// Values at the ends of every range of the corner-case schema round-trip in both streams.

@@ -93,7 +93,7 @@ pub fn codec_impl(
             let run = packable_run(ctx, &steps[position..], index, &find);
             if run.len() >= 2 {
                 encode_body.push(pack::encode_run(&run)?);
-                decode_body.push(pack::decode_run(&run, decode_body.len())?);
+                decode_body.push(pack::decode_run(ctx.prelude, &run, decode_body.len())?);
                 position += run.len();
                 continue;
             }
@@ -150,6 +150,7 @@ pub fn codec_impl(
     } else {
         quote!(r)
     };
+    let result = ctx.prelude.path("Result");
     let marker = &ctx.marker;
     let (writer, reader) = ctx.stream_types();
     let ty = rust_type(&mapping.rust_name)?;
@@ -165,12 +166,12 @@ pub fn codec_impl(
     Ok(quote! {
         #[doc = #doc]
         impl ::idlc_runtime::Codec<#marker> for #ty {
-            fn encode_to(&self, #w: &mut #writer) -> Result<(), ::idlc_runtime::EncodeError> {
+            fn encode_to(&self, #w: &mut #writer) -> #result<(), ::idlc_runtime::EncodeError> {
                 #(#encode_body)*
                 Ok(())
             }
 
-            fn decode_from(#r: &mut #reader) -> Result<Self, ::idlc_runtime::DecodeError> {
+            fn decode_from(#r: &mut #reader) -> #result<Self, ::idlc_runtime::DecodeError> {
                 #enter
                 #(#decode_body)*
                 #leave
@@ -365,7 +366,7 @@ fn decode_field(
     segment: usize,
 ) -> Result<TokenStream, CodegenError> {
     let local = view.local();
-    let ty = rust_type(&view.rust.ty.to_string())?;
+    let ty = ctx.prelude.rust_type(&view.rust.ty)?;
     let read = decode(ctx, rule, &view.field.ty, &view.rust.ty)?;
     let mutable = if view.extends.is_empty() {
         quote!()
@@ -378,6 +379,7 @@ fn decode_field(
     let present = format_ident!("present_{segment}");
     let default = default_value(
         ctx.ir,
+        ctx.prelude,
         &view.field.ty,
         &view.rust.ty,
         view.field.default.as_ref(),

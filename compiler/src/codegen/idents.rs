@@ -85,3 +85,85 @@ pub fn f64_lit(value: f64) -> TokenStream {
         literal.into_token_stream()
     }
 }
+
+/// The names of Rust's prelude that generated code writes, qualified when a generated type of
+/// the module shadows them (an IDL `MESSAGE Result` becomes `pub struct Result`, after which
+/// `Result<(), EncodeError>` must be written `::core::result::Result<..>`).
+#[derive(Debug, Default)]
+pub struct Prelude {
+    shadowed: std::collections::HashSet<&'static str>,
+}
+
+const PRELUDE_TYPES: &[(&str, &str)] = &[
+    ("Option", "::core::option::Option"),
+    ("Result", "::core::result::Result"),
+    ("Vec", "::std::vec::Vec"),
+    ("String", "::std::string::String"),
+    ("Box", "::std::boxed::Box"),
+    ("Default", "::core::default::Default"),
+];
+
+impl Prelude {
+    /// The prelude names that the module's own type names shadow.
+    pub fn of(ir: &crate::ir::Ir) -> Prelude {
+        let generated = ir
+            .mapping
+            .structs
+            .values()
+            .filter(|s| !s.existing)
+            .map(|s| s.rust_name.as_str())
+            .chain(ir.mapping.enums.values().map(|e| e.rust_name.as_str()))
+            .chain(ir.mapping.typedefs.values().map(|t| t.rust_name.as_str()));
+        let mut shadowed = std::collections::HashSet::new();
+        for name in generated {
+            if let Some((short, _)) = PRELUDE_TYPES.iter().find(|(short, _)| *short == name) {
+                shadowed.insert(*short);
+            }
+        }
+        Prelude { shadowed }
+    }
+
+    /// `name` (a prelude type or trait) as generated code must write it here.
+    pub fn path(&self, name: &str) -> TokenStream {
+        let full = PRELUDE_TYPES
+            .iter()
+            .find(|(short, _)| *short == name && self.shadowed.contains(short))
+            .map_or(name, |(_, full)| full);
+        full.parse().unwrap_or_else(|_| quote!(#name))
+    }
+
+    /// A field's Rust type as tokens, prelude names qualified where shadowed.
+    pub fn rust_type(&self, ty: &crate::ir::RustType) -> Result<TokenStream, CodegenError> {
+        use crate::ir::RustType;
+        Ok(match ty {
+            RustType::Bool => quote!(bool),
+            RustType::Int(name) => rust_type(name)?,
+            RustType::F32 => quote!(f32),
+            RustType::F64 => quote!(f64),
+            RustType::String => self.path("String"),
+            RustType::Bytes => {
+                let vec = self.path("Vec");
+                quote!(#vec<u8>)
+            }
+            RustType::Vec(element) => {
+                let (vec, element) = (self.path("Vec"), self.rust_type(element)?);
+                quote!(#vec<#element>)
+            }
+            RustType::Collection { path, .. } => rust_type(path)?,
+            RustType::Array(element, len) => {
+                let element = self.rust_type(element)?;
+                let len = proc_macro2::Literal::u64_unsuffixed(*len);
+                quote!([#element; #len])
+            }
+            RustType::Option(inner) => {
+                let (option, inner) = (self.path("Option"), self.rust_type(inner)?);
+                quote!(#option<#inner>)
+            }
+            RustType::Boxed(inner) => {
+                let (boxed, inner) = (self.path("Box"), self.rust_type(inner)?);
+                quote!(#boxed<#inner>)
+            }
+            RustType::Named(path) => rust_type(path)?,
+        })
+    }
+}

@@ -60,6 +60,7 @@ pub(crate) struct Ctx<'a> {
     encoding: &'a Encoding,
     marker: TokenStream,
     merge: bool,
+    prelude: &'a idents::Prelude,
 }
 
 impl Ctx<'_> {
@@ -77,11 +78,37 @@ impl Ctx<'_> {
     }
 }
 
+/// Names of Rust's prelude (types, traits and the variants a unit struct would shadow) that an
+/// encoding marker never takes.
+const PRELUDE_NAMES: &[&str] = &[
+    "Default",
+    "Option",
+    "Some",
+    "None",
+    "Result",
+    "Ok",
+    "Err",
+    "Vec",
+    "String",
+    "Box",
+    "Clone",
+    "Copy",
+    "Debug",
+    "PartialEq",
+    "Eq",
+    "Hash",
+    "Send",
+    "Sync",
+    "Sized",
+    "Drop",
+    "Fn",
+];
+
 /// The Rust name of the marker type of an encoding: its own name when that is a usable type
 /// name, else `<Name>Encoding`; the built-in encoding is `BuiltinEncoding`.
 pub fn marker_name(ir: &Ir, encoding: &str) -> String {
     let taken = |name: &str| {
-        name == "Default"
+        PRELUDE_NAMES.contains(&name)
             || name == "DefaultEncoding"
             || ir.mapping.structs.values().any(|s| s.rust_name == name)
             || ir.mapping.enums.values().any(|e| e.rust_name == name)
@@ -98,6 +125,7 @@ pub fn marker_name(ir: &Ir, encoding: &str) -> String {
 
 /// Generates the module for `ir`: formatted Rust source with a do-not-edit header.
 pub fn generate(ir: &Ir, options: &GenOptions) -> Result<String, CodegenError> {
+    let prelude = idents::Prelude::of(ir);
     let mut items = Vec::new();
     items.push(quote! {
         #[allow(unused_imports)]
@@ -106,10 +134,10 @@ pub fn generate(ir: &Ir, options: &GenOptions) -> Result<String, CodegenError> {
         const _: () = ::idlc_runtime::__private::check_api_version(#RUNTIME_API_VERSION);
     });
     for def in ir.schema.enums.values() {
-        items.push(types::enum_def(ir, def)?);
+        items.push(types::enum_def(ir, &prelude, def)?);
     }
     for (name, mapping) in &ir.mapping.typedefs {
-        items.push(types::typedef_alias(name, mapping)?);
+        items.push(types::typedef_alias(&prelude, name, mapping)?);
     }
     for (name, def) in &ir.schema.structs {
         let mapping = ir
@@ -118,7 +146,7 @@ pub fn generate(ir: &Ir, options: &GenOptions) -> Result<String, CodegenError> {
             .get(name)
             .ok_or_else(|| CodegenError(format!("internal: no mapping of struct {name}")))?;
         if !mapping.existing {
-            items.push(types::struct_def(ir, def, mapping)?);
+            items.push(types::struct_def(ir, &prelude, def, mapping)?);
         }
     }
     items.push(encoding_markers(ir)?);
@@ -129,6 +157,7 @@ pub fn generate(ir: &Ir, options: &GenOptions) -> Result<String, CodegenError> {
             encoding,
             marker: quote!(#marker),
             merge: options.merge_fixed_width,
+            prelude: &prelude,
         };
         for (name, def) in &ir.schema.structs {
             let (Some(mapping), Some(layout)) =
@@ -141,7 +170,7 @@ pub fn generate(ir: &Ir, options: &GenOptions) -> Result<String, CodegenError> {
     }
     for (name, mapping) in &ir.mapping.structs {
         if !mapping.existing && ir.schema.structs.contains_key(name) {
-            items.push(api_impl(ir, mapping)?);
+            items.push(api_impl(ir, &prelude, mapping)?);
         }
     }
     let tokens = quote!(#(#items)*);
@@ -220,7 +249,12 @@ fn encoding_markers(ir: &Ir) -> Result<TokenStream, CodegenError> {
     })
 }
 
-fn api_impl(ir: &Ir, mapping: &crate::ir::StructMapping) -> Result<TokenStream, CodegenError> {
+fn api_impl(
+    ir: &Ir,
+    prelude: &idents::Prelude,
+    mapping: &crate::ir::StructMapping,
+) -> Result<TokenStream, CodegenError> {
+    let (result, vec) = (prelude.path("Result"), prelude.path("Vec"));
     let name = checked_ident(&mapping.rust_name)?;
     let first = ir
         .encodings
@@ -240,17 +274,17 @@ fn api_impl(ir: &Ir, mapping: &crate::ir::StructMapping) -> Result<TokenStream, 
     Ok(quote! {
         impl #name {
             /// Encodes `self` in [`DefaultEncoding`]: the full form, every field.
-            pub fn to_bytes(&self) -> Result<Vec<u8>, ::idlc_runtime::EncodeError> {
+            pub fn to_bytes(&self) -> #result<#vec<u8>, ::idlc_runtime::EncodeError> {
                 ::idlc_runtime::to_bytes::<DefaultEncoding, Self>(self)
             }
 
             /// Decodes a value written by [`Self::to_bytes`]; any malformed input is an error.
-            pub fn from_bytes(bytes: &[u8]) -> Result<Self, ::idlc_runtime::DecodeError> {
+            pub fn from_bytes(bytes: &[u8]) -> #result<Self, ::idlc_runtime::DecodeError> {
                 ::idlc_runtime::from_bytes::<DefaultEncoding, Self>(bytes)
             }
 
             /// Encodes `self` in the encoding `E`.
-            pub fn to_bytes_with<E: ::idlc_runtime::Encoding>(&self) -> Result<Vec<u8>, ::idlc_runtime::EncodeError>
+            pub fn to_bytes_with<E: ::idlc_runtime::Encoding>(&self) -> #result<#vec<u8>, ::idlc_runtime::EncodeError>
             where
                 Self: ::idlc_runtime::Codec<E>,
             {
@@ -258,7 +292,7 @@ fn api_impl(ir: &Ir, mapping: &crate::ir::StructMapping) -> Result<TokenStream, 
             }
 
             /// Decodes a value written in the encoding `E`.
-            pub fn from_bytes_with<E: ::idlc_runtime::Encoding>(bytes: &[u8]) -> Result<Self, ::idlc_runtime::DecodeError>
+            pub fn from_bytes_with<E: ::idlc_runtime::Encoding>(bytes: &[u8]) -> #result<Self, ::idlc_runtime::DecodeError>
             where
                 Self: ::idlc_runtime::Codec<E>,
             {
@@ -266,12 +300,12 @@ fn api_impl(ir: &Ir, mapping: &crate::ir::StructMapping) -> Result<TokenStream, 
             }
 
             /// Appends `self` in [`DefaultEncoding`] to a writer you reuse.
-            pub fn encode(&self, w: &mut #writer) -> Result<(), ::idlc_runtime::EncodeError> {
+            pub fn encode(&self, w: &mut #writer) -> #result<(), ::idlc_runtime::EncodeError> {
                 ::idlc_runtime::Codec::<DefaultEncoding>::encode_to(self, w)
             }
 
             /// Reads one value in [`DefaultEncoding`] from a reader.
-            pub fn decode(r: &mut #reader) -> Result<Self, ::idlc_runtime::DecodeError> {
+            pub fn decode(r: &mut #reader) -> #result<Self, ::idlc_runtime::DecodeError> {
                 <Self as ::idlc_runtime::Codec<DefaultEncoding>>::decode_from(r)
             }
         }

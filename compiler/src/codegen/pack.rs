@@ -6,7 +6,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use super::CodegenError;
-use super::idents::{f64_lit, int_lit, rust_type, u32_lit, u64_lit};
+use super::idents::{f64_lit, int_lit, u32_lit, u64_lit};
 use super::rules::{Val, as_f64, from_f64};
 use crate::ir::{RustType, Type, WireRule};
 
@@ -100,7 +100,11 @@ fn field_bits_encode(field: &Packed<'_>) -> Result<TokenStream, CodegenError> {
 }
 
 /// The statements that read the run's word and bind every field's local.
-pub fn decode_run(run: &[Packed<'_>], index: usize) -> Result<TokenStream, CodegenError> {
+pub fn decode_run(
+    prelude: &super::idents::Prelude,
+    run: &[Packed<'_>],
+    index: usize,
+) -> Result<TokenStream, CodegenError> {
     let word = format_ident!("packed_{index}");
     let total = u32_lit(run.iter().map(width).sum());
     let mut statements = vec![quote!(let #word = r.read_bits(#total)?;)];
@@ -110,7 +114,7 @@ pub fn decode_run(run: &[Packed<'_>], index: usize) -> Result<TokenStream, Codeg
         let raw = extract(&word, shift, bits);
         shift += bits;
         let local = &field.local;
-        let ty = rust_type(&field.rust.to_string())?;
+        let ty = prelude.rust_type(field.rust)?;
         let value = match field.rule {
             WireRule::Bool { .. } => quote!(#raw != 0),
             WireRule::Ranged { min, max, .. } => {

@@ -224,7 +224,8 @@ pub fn decode(
     let rt = rt();
     if let RustType::Boxed(inner) = rust {
         let inner = decode(ctx, rule, idl, inner)?;
-        return Ok(quote!(Box::new(#inner)));
+        let boxed = ctx.prelude.path("Box");
+        return Ok(quote!(#boxed::new(#inner)));
     }
     Ok(match rule {
         WireRule::Bool { .. } => quote!(r.read_bool()?),
@@ -298,7 +299,7 @@ pub fn decode(
             let count_code = decode_length(ctx, count, *max)?;
             let item = element_reader(ctx, element, element_idl, element_rust)?;
             let min = u64_lit(min_bits(ctx.ir, ctx.encoding, element));
-            let collection = rust_type(&rust.to_string())?;
+            let collection = ctx.prelude.rust_type(rust)?;
             quote!({
                 let count = #count_code;
                 #rt::read_elements::<_, #collection, _>(r, count, #min, #item)?
@@ -330,7 +331,7 @@ pub fn decode(
         }
         WireRule::Struct(_) => {
             let marker = &ctx.marker;
-            let ty = rust_type(&rust.to_string())?;
+            let ty = ctx.prelude.rust_type(rust)?;
             quote!(<#ty as #rt::Codec<#marker>>::decode_from(r)?)
         }
     })
@@ -405,7 +406,7 @@ fn enum_from_index(
         )));
     }
     let _ = ctx;
-    let ty = rust_type(&rust.to_string())?;
+    let ty = ctx.prelude.rust_type(rust)?;
     Ok(quote!({
         let index = #index;
         #rt::enumerator(r, <#ty>::from_index(index))?

@@ -5,7 +5,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::CodegenError;
-use super::idents::{checked_ident, doc, ident, rust_type, u64_lit};
+use super::idents::{Prelude, checked_ident, doc, ident, rust_type, u64_lit};
 use super::values::{default_value, zero_is_valid};
 use crate::ir::{EnumDef, Ir, StructDef, StructKind, StructMapping};
 
@@ -33,6 +33,7 @@ fn kind_name(kind: StructKind) -> &'static str {
 /// The struct definition (and a `Default` impl when the zero value would be out of range).
 pub fn struct_def(
     ir: &Ir,
+    prelude: &Prelude,
     def: &StructDef,
     mapping: &StructMapping,
 ) -> Result<TokenStream, CodegenError> {
@@ -48,12 +49,12 @@ pub fn struct_def(
             ))
         })?;
         let field_name = ident(&rust.rust_name);
-        let ty = rust_type(&rust.ty.to_string())?;
+        let ty = prelude.rust_type(&rust.ty)?;
         let current = current_type(def, &field.name).unwrap_or(&field.ty);
         let field_doc = doc(&format!("`{}`: {}.", field.name, current.describe()));
         fields.push(quote!(#field_doc pub #field_name: #ty));
         needs_manual_default |= field.default.is_some() || !zero_is_valid(&field.ty);
-        let value = default_value(ir, &field.ty, &rust.ty, field.default.as_ref())?;
+        let value = default_value(ir, prelude, &field.ty, &rust.ty, field.default.as_ref())?;
         defaults.push(quote!(#field_name: #value));
     }
     let struct_doc = doc(&format!(
@@ -62,13 +63,14 @@ pub fn struct_def(
         kind_name(def.kind)
     ));
     let (derive, default_impl) = if needs_manual_default {
+        let default = prelude.path("Default");
         let default_doc = doc(
             "The IDL's DEFAULTs; fields without one take the value nearest zero in their range.",
         );
         (
             derives(ir, &["Debug", "Clone", "PartialEq"])?,
             quote! {
-                impl Default for #name {
+                impl #default for #name {
                     #default_doc
                     fn default() -> Self {
                         Self { #(#defaults),* }
@@ -102,7 +104,8 @@ fn current_type<'a>(def: &'a StructDef, field: &str) -> Option<&'a crate::ir::Ty
 }
 
 /// The enum definition with its index conversions.
-pub fn enum_def(ir: &Ir, def: &EnumDef) -> Result<TokenStream, CodegenError> {
+pub fn enum_def(ir: &Ir, prelude: &Prelude, def: &EnumDef) -> Result<TokenStream, CodegenError> {
+    let option = prelude.path("Option");
     let mapping = ir
         .mapping
         .enums
@@ -168,7 +171,7 @@ pub fn enum_def(ir: &Ir, def: &EnumDef) -> Result<TokenStream, CodegenError> {
             }
 
             /// The enumerator at `index`, if there is one.
-            pub const fn from_index(index: u64) -> Option<Self> {
+            pub const fn from_index(index: u64) -> #option<Self> {
                 match index {
                     #(#from_index,)*
                     _ => None,
@@ -187,11 +190,12 @@ pub fn enum_def(ir: &Ir, def: &EnumDef) -> Result<TokenStream, CodegenError> {
 
 /// `pub type Name = T;` for a TYPEDEF (fields use the type it stands for).
 pub fn typedef_alias(
+    prelude: &Prelude,
     name: &str,
     mapping: &crate::ir::TypedefMapping,
 ) -> Result<TokenStream, CodegenError> {
     let alias = checked_ident(&mapping.rust_name)?;
-    let ty = rust_type(&mapping.ty.to_string())?;
+    let ty = prelude.rust_type(&mapping.ty)?;
     let alias_doc = doc(&format!("`{name}`: TYPEDEF of the IDL."));
     Ok(quote! {
         #alias_doc

@@ -12,17 +12,21 @@ use crate::ir::{Ir, RustType, Type, Value};
 /// range holds it, else the range's lower end.
 pub fn default_value(
     ir: &Ir,
+    prelude: &super::idents::Prelude,
     idl: &Type,
     rust: &RustType,
     value: Option<&Value>,
 ) -> Result<TokenStream, CodegenError> {
     if let Some(value) = value {
-        return literal(ir, idl, rust, value);
+        return literal(ir, prelude, idl, rust, value);
     }
     Ok(match (idl, rust) {
         (Type::IntRange { min, max }, _) if !(*min..=*max).contains(&0) => int_lit(*min),
         (Type::Numeric { min, .. }, _) if !numeric_holds_zero(idl) => float(*min, rust),
-        _ => quote!(Default::default()),
+        _ => {
+            let default = prelude.path("Default");
+            quote!(#default::default())
+        }
     })
 }
 
@@ -69,6 +73,7 @@ fn float(value: f64, rust: &RustType) -> TokenStream {
 
 fn literal(
     ir: &Ir,
+    prelude: &super::idents::Prelude,
     idl: &Type,
     rust: &RustType,
     value: &Value,
@@ -82,7 +87,10 @@ fn literal(
             let bytes = proc_macro2::Literal::byte_string(s.as_bytes());
             quote!(#bytes.to_vec())
         }
-        (Value::Str(s), _) => quote!(String::from(#s)),
+        (Value::Str(s), _) => {
+            let string = prelude.path("String");
+            quote!(#string::from(#s))
+        }
         (Value::Enumerator(name), RustType::Named(path)) => {
             let Type::Enum(enum_name) = idl else {
                 return Err(CodegenError(format!(
