@@ -88,29 +88,6 @@ proptest! {
 // Arena: cross-decoding the same bytes
 // ---------------------------------------------------------------------------------------------
 
-/// Random bytes, or a valid encoding with bits flipped and random bytes appended.
-fn inputs(seeds: Vec<Vec<u8>>) -> impl Strategy<Value = Vec<u8>> {
-    let mutated = (
-        proptest::sample::select(seeds),
-        proptest::collection::vec(any::<prop::sample::Index>(), 0..4),
-        proptest::collection::vec(any::<u8>(), 0..8),
-    )
-        .prop_map(|(mut bytes, flips, tail)| {
-            if !bytes.is_empty() {
-                for flip in flips {
-                    let bit = flip.index(bytes.len() * 8);
-                    bytes[bit / 8] ^= 1 << (bit % 8);
-                }
-            }
-            bytes.extend(tail);
-            bytes
-        });
-    prop_oneof![
-        1 => proptest::collection::vec(any::<u8>(), 0..256),
-        3 => mutated,
-    ]
-}
-
 /// Whether the client's mapping can hold every value the wire can carry. The client maps the
 /// positions and velocities of PlayerState and Projectile to f32; where an encoding sends them
 /// raw (FLOAT64: S2S, and S2CDebug for the fields it leaves to the built-in rules), an f32
@@ -148,7 +125,7 @@ where
     });
     let fail = |what: &str, e: &dyn std::fmt::Display| TestCaseError::fail(format!("{what}: {e}"));
     runner
-        .run(&inputs(seeds), |bytes| {
+        .run(&common::mutated_inputs(seeds), |bytes| {
             let a = from_bytes::<EA, A>(&bytes);
             let b = from_bytes::<EB, B>(&bytes);
             match (a, b) {

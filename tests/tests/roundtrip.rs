@@ -219,29 +219,6 @@ fn arena_stance_huffman_round_trip() {
 // (b) decode, encode, decode, encode: a fixed point, for every struct in every encoding
 // ---------------------------------------------------------------------------------------------
 
-/// Random bytes, or a valid seed with a few bits flipped and some random bytes appended.
-fn inputs(seeds: Vec<Vec<u8>>) -> impl Strategy<Value = Vec<u8>> {
-    let mutated = (
-        proptest::sample::select(seeds),
-        proptest::collection::vec(any::<prop::sample::Index>(), 0..4),
-        proptest::collection::vec(any::<u8>(), 0..16),
-    )
-        .prop_map(|(mut bytes, flips, tail)| {
-            if !bytes.is_empty() {
-                for flip in flips {
-                    let bit = flip.index(bytes.len() * 8);
-                    bytes[bit / 8] ^= 1 << (bit % 8);
-                }
-            }
-            bytes.extend(tail);
-            bytes
-        });
-    prop_oneof![
-        1 => proptest::collection::vec(any::<u8>(), 0..256),
-        2 => mutated,
-    ]
-}
-
 /// What a decoder accepts must re-encode; the re-encoding must decode, and encode to itself.
 fn fixed_point<E: Encoding, T: Codec<E>>(bytes: &[u8]) -> Result<bool, String> {
     let Ok(v) = from_bytes::<E, T>(bytes) else {
@@ -299,7 +276,7 @@ fn byte_fixed_point<E: Encoding, T: Codec<E> + Default + Debug>(extra: Vec<Vec<u
     });
     let accepted = std::cell::Cell::new(0usize);
     runner
-        .run(&inputs(seeds), |bytes| {
+        .run(&common::mutated_inputs(seeds), |bytes| {
             let ok = fixed_point::<E, T>(&bytes).map_err(TestCaseError::fail)?;
             accepted.set(accepted.get() + usize::from(ok));
             Ok(())

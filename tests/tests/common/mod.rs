@@ -734,3 +734,27 @@ fn mutate_once(rng: &mut impl Rng, out: &mut Vec<u8>) {
 pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
+
+/// Random bytes, or a valid seed with a few bits flipped and some random bytes appended: the
+/// inputs of the properties that decode whatever comes.
+pub fn mutated_inputs(seeds: Vec<Vec<u8>>) -> impl Strategy<Value = Vec<u8>> {
+    let mutated = (
+        proptest::sample::select(seeds),
+        vec(any::<prop::sample::Index>(), 0..4),
+        vec(any::<u8>(), 0..16),
+    )
+        .prop_map(|(mut bytes, flips, tail)| {
+            if !bytes.is_empty() {
+                for flip in flips {
+                    let bit = flip.index(bytes.len() * 8);
+                    bytes[bit / 8] ^= 1 << (bit % 8);
+                }
+            }
+            bytes.extend(tail);
+            bytes
+        });
+    prop_oneof![
+        1 => vec(any::<u8>(), 0..256),
+        2 => mutated,
+    ]
+}
