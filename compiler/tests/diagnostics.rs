@@ -98,7 +98,10 @@ fn at_least_forty_distinct_error_codes_are_covered() {
 fn every_code_is_documented() {
     let codes = include_str!("../src/diagnostics/codes.rs");
     let docs = include_str!("../../docs/DIAGNOSTICS.md");
-    for line in codes.lines().filter(|l| l.trim_start().starts_with("pub const")) {
+    for line in codes
+        .lines()
+        .filter(|l| l.trim_start().starts_with("pub const"))
+    {
         let code = line.split('"').nth(1).unwrap_or_default();
         assert!(
             docs.contains(&format!("| {code} |")),
