@@ -189,7 +189,7 @@ pub fn read_sequence<'a, R, C, F>(
     r: &mut R,
     max: Option<u64>,
     min_element_bits: u64,
-    mut read_item: F,
+    read_item: F,
 ) -> Result<C, DecodeError>
 where
     R: WireRead<'a>,
@@ -197,6 +197,21 @@ where
     F: FnMut(&mut R) -> Result<C::Item, DecodeError>,
 {
     let count = r.read_count(max, min_element_bits)?;
+    collect(r, count, min_element_bits, read_item)
+}
+
+/// Reads `count` elements whose count was already checked against the bits left.
+pub(crate) fn collect<'a, R, C, F>(
+    r: &mut R,
+    count: usize,
+    min_element_bits: u64,
+    mut read_item: F,
+) -> Result<C, DecodeError>
+where
+    R: WireRead<'a>,
+    C: Collection + Default,
+    F: FnMut(&mut R) -> Result<C::Item, DecodeError>,
+{
     let mut out = C::default();
     // With zero-size elements the count is bounded only by `max`: reserve no more than the bits
     // left, and let pushes grow the rest.

@@ -493,49 +493,47 @@ pub fn utf8<'a, 'b, R: WireRead<'a>>(r: &R, bytes: &'b [u8]) -> Result<&'b str, 
     core::str::from_utf8(bytes).map_err(|_| r.error(DecodeErrorKind::BadUtf8))
 }
 
-/// Reads `count` elements (a count already read and checked against its bound) into a new
-/// collection, after checking `count * min_element_bits <= bits left`
-/// ([`DecodeErrorKind::LengthOverBound`]) so that the reservation is bounded by the input.
-/// With `min_element_bits == 0` only the count's own bound limits it; prefer
-/// [`WireRead::read_count`] for unbounded sequences of zero-size elements.
+/// Reads `count` elements (a count already read and checked against `max`, its declared bound)
+/// into a new collection, after checking `count * min_element_bits <= bits left`
+/// ([`DecodeErrorKind::LengthOverBound`]) so that the reservation is bounded by the input. As in
+/// [`WireRead::read_count`], zero-size elements of an unbounded sequence count as one bit each,
+/// so that no count makes the reader loop past the input.
 ///
 /// ```
 /// use idlc_runtime::{read_elements, BitReader, DecodeErrorKind, WireRead};
 /// let mut r = BitReader::new(&[1, 2, 3]);
-/// let v: Vec<u64> = read_elements(&mut r, 3, 8, |r| r.read_bits(8)).unwrap();
+/// let v: Vec<u64> = read_elements(&mut r, 3, None, 8, |r| r.read_bits(8)).unwrap();
 /// assert_eq!(v, [1, 2, 3]);
-/// let e = read_elements::<_, Vec<u64>, _>(&mut BitReader::new(&[1]), 1 << 40, 8, |r| r.read_bits(8));
+/// let e = read_elements::<_, Vec<u64>, _>(&mut BitReader::new(&[1]), 1 << 40, None, 8, |r| r.read_bits(8));
+/// assert_eq!(e.unwrap_err().kind, DecodeErrorKind::LengthOverBound);
+/// // An unbounded sequence of zero-size elements: 2^60 of them do not fit in one byte.
+/// let e = read_elements::<_, Vec<()>, _>(&mut BitReader::new(&[0]), 1 << 60, None, 0, |_| Ok(()));
 /// assert_eq!(e.unwrap_err().kind, DecodeErrorKind::LengthOverBound);
 /// ```
 pub fn read_elements<'a, R, C, F>(
     r: &mut R,
     count: u64,
+    max: Option<u64>,
     min_element_bits: u64,
-    mut read_item: F,
+    read_item: F,
 ) -> Result<C, DecodeError>
 where
     R: WireRead<'a>,
     C: Collection + Default,
     F: FnMut(&mut R) -> Result<C::Item, DecodeError>,
 {
-    let fits = count
-        .checked_mul(min_element_bits)
-        .is_some_and(|need| need <= r.bits_remaining());
-    let count = match usize::try_from(count) {
-        Ok(count) if fits => count,
-        _ => return Err(r.error(DecodeErrorKind::LengthOverBound)),
-    };
-    let hint = if min_element_bits == 0 {
-        count.min(usize::try_from(r.bits_remaining()).unwrap_or(usize::MAX))
+    let per = if max.is_none() {
+        min_element_bits.max(1)
     } else {
-        count
+        min_element_bits
     };
-    let mut out = C::default();
-    out.reserve(hint);
-    for _ in 0..count {
-        out.push(read_item(r)?);
+    let fits = count
+        .checked_mul(per)
+        .is_some_and(|need| need <= r.bits_remaining());
+    match usize::try_from(count) {
+        Ok(count) if fits => crate::collection::collect(r, count, min_element_bits, read_item),
+        _ => Err(r.error(DecodeErrorKind::LengthOverBound)),
     }
-    Ok(out)
 }
 
 /// Writes a bounded length or count in `bits` bits; one over `max` is

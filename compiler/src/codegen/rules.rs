@@ -300,9 +300,10 @@ pub fn decode(
             let item = element_reader(ctx, element, element_idl, element_rust)?;
             let min = u64_lit(min_bits(ctx.ir, ctx.encoding, element));
             let collection = ctx.prelude.rust_type(rust)?;
+            let bound = opt_u64(*max);
             quote!({
                 let count = #count_code;
-                #rt::read_elements::<_, #collection, _>(r, count, #min, #item)?
+                #rt::read_elements::<_, #collection, _>(r, count, #bound, #min, #item)?
             })
         }
         WireRule::Array { element, len } => {

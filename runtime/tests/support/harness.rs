@@ -273,7 +273,7 @@ fn primitive<'a, R: WireRead<'a>>(r: &mut R, which: u32) -> Result<u64, DecodeEr
         43 => read_huffman(r, &[(0b0, 1), (0b01, 2), (0b011, 3)])?,
         44 => {
             let count = r.read_length(None)?;
-            read_elements::<_, Vec<u32>, _>(r, count, R::width_bits(17), |r| {
+            read_elements::<_, Vec<u32>, _>(r, count, None, R::width_bits(17), |r| {
                 read_ranged(r, 0, 100_000, 17)
             })?
             .len() as u64
