@@ -162,3 +162,6 @@ pub const ENC_VLQ_GROUP_IN_BYTESTREAM: &str = "W0302";
 
 /// Brackets nested deeper than the front ends accept.
 pub const NESTING_TOO_DEEP: &str = "E0104";
+
+/// An unbounded SEQUENCE of values that take no bits in an encoding: it needs a bound.
+pub const ZERO_SIZE_SEQUENCE: &str = "E0329";

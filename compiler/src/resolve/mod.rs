@@ -6,6 +6,7 @@ pub mod encoding;
 pub mod idl;
 pub mod mapping;
 pub mod names;
+pub mod sizes;
 pub mod suggest;
 
 use crate::diagnostics::Diagnostic;
@@ -24,6 +25,7 @@ pub fn resolve(parsed: &Parsed, side: Option<&str>) -> (Ir, Vec<Diagnostic>) {
         encodings,
         mapping,
     };
+    diagnostics.extend(sizes::check_zero_size_sequences(&ir));
     (ir, diagnostics)
 }
 
