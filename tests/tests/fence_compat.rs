@@ -5,35 +5,9 @@
 
 mod common;
 
+use common::{v2_item, v2_of};
 use idlc_tests::{character_client as v1, character_v2_client as v2};
 use proptest::prelude::*;
-
-fn v2_item(i: &v1::Item) -> v2::Item {
-    v2::Item {
-        item_id: i.item_id,
-        kind: v2::ItemKind::from_index(i.kind.index()).unwrap(),
-        count: i.count,
-        durability: i.durability,
-    }
-}
-
-/// The v2 Character with v1's fields and a wider id and `some_data`.
-fn v2_of(c: &v1::Character, character_id: u32, some_data: u32) -> v2::Character {
-    v2::Character {
-        character_id,
-        x: c.x,
-        y: c.y,
-        z: c.z,
-        vx: c.vx,
-        vy: c.vy,
-        vz: c.vz,
-        angle: c.angle,
-        anim: v2::Animation::from_index(c.anim.index()).unwrap(),
-        animation_frame: c.animation_frame,
-        inventory: c.inventory.iter().map(v2_item).collect(),
-        some_data,
-    }
-}
 
 /// The v1 fields of a v2 Character equal `c`'s (`c`'s id widened), bit for bit.
 fn assert_same_v1_fields(c: &v1::Character, n: &v2::Character) -> Result<(), TestCaseError> {

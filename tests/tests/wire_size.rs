@@ -13,7 +13,7 @@ use idlc::{Inputs, compile};
 use idlc_runtime::{Codec, Encoding};
 use idlc_tests::{
     arena_builtin, arena_client as ac, character_builtin as cb, character_client as cc,
-    character_server as cs, character_v2_client as v2,
+    character_server as cs,
 };
 use proptest::prelude::*;
 
@@ -198,24 +198,7 @@ fn check_character_sizes(
     let expected = character_bits(builtin, "Default", id, n).div_ceil(8);
     prop_assert_eq!(b.to_bytes().unwrap().len() as u64, expected, "built-in");
     // v2, extended MYENCODINGA: the old rows, a present bit, the 16 high bits, some_data.
-    let wide = v2::Character {
-        character_id: u32::from(c.character_id) | 0x5_0000,
-        x: c.x,
-        y: c.y,
-        z: c.z,
-        vx: c.vx,
-        vy: c.vy,
-        vz: c.vz,
-        angle: c.angle,
-        anim: v2::Animation::from_index(c.anim.index()).unwrap(),
-        animation_frame: c.animation_frame,
-        inventory: c
-            .inventory
-            .iter()
-            .map(|i| v2::Item::from_bytes(&i.to_bytes_with::<cc::MYENCODINGA>().unwrap()).unwrap())
-            .collect(),
-        some_data: 1,
-    };
+    let wide = common::v2_of(c, u32::from(c.character_id) | 0x5_0000, 1);
     let expected = character_bits(extended, "MYENCODINGA", id, n).div_ceil(8);
     prop_assert_eq!(wide.to_bytes().unwrap().len() as u64, expected, "v2");
     Ok(())

@@ -758,3 +758,35 @@ pub fn mutated_inputs(seeds: Vec<Vec<u8>>) -> impl Strategy<Value = Vec<u8>> {
         2 => mutated,
     ]
 }
+
+/// The v1 (client) Item as a v2 Item.
+pub fn v2_item(i: &cc::Item) -> idlc_tests::character_v2_client::Item {
+    idlc_tests::character_v2_client::Item {
+        item_id: i.item_id,
+        kind: idlc_tests::character_v2_client::ItemKind::from_index(i.kind.index()).unwrap(),
+        count: i.count,
+        durability: i.durability,
+    }
+}
+
+/// The v2 Character with v1's fields and a wider id and `some_data`.
+pub fn v2_of(
+    c: &cc::Character,
+    character_id: u32,
+    some_data: u32,
+) -> idlc_tests::character_v2_client::Character {
+    idlc_tests::character_v2_client::Character {
+        character_id,
+        x: c.x,
+        y: c.y,
+        z: c.z,
+        vx: c.vx,
+        vy: c.vy,
+        vz: c.vz,
+        angle: c.angle,
+        anim: idlc_tests::character_v2_client::Animation::from_index(c.anim.index()).unwrap(),
+        animation_frame: c.animation_frame,
+        inventory: c.inventory.iter().map(v2_item).collect(),
+        some_data,
+    }
+}
