@@ -406,7 +406,6 @@ fn enum_from_index(
             idl.describe()
         )));
     }
-    let _ = ctx;
     let ty = ctx.prelude.rust_type(rust)?;
     Ok(quote!({
         let index = #index;
