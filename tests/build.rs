@@ -69,6 +69,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .file_name("edge.rs")
         .compile(&[schemas("edge.idl")])?;
     idlc::Builder::new()
+        .encoding(schemas("naval.enc"))
+        .file_name("naval.rs")
+        .compile(&[schemas("naval.idl")])?;
+    idlc::Builder::new()
         .file_name("arena_builtin.rs")
         .compile(&[schemas("arena.idl")])?;
     Ok(())

@@ -115,8 +115,8 @@ impl DeadReckoningAxis {
     /// ```
     #[must_use]
     pub fn extrapolate(&self, pos_step: u64, vel_step: u64, ctx: &DeltaContext) -> u64 {
-        let steps = self.position.steps();
-        let base = pos_step.min(steps);
+        let (first, steps) = (self.position.first(), self.position.steps());
+        let base = pos_step.clamp(first, steps);
         let v = self.velocity.dequantize(vel_step);
         let displacement = (v * ctx.elapsed / self.position.resolution()).round();
         if !displacement.is_finite() {
@@ -124,8 +124,8 @@ impl DeadReckoningAxis {
         }
         // base <= 2^53 is exact; the sum is exact unless it is far outside the range anyway.
         let q = base as f64 + displacement;
-        if q <= 0.0 {
-            0
+        if q <= first as f64 {
+            first
         } else if q >= steps as f64 {
             steps
         } else {

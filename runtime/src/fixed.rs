@@ -55,10 +55,18 @@ const fn round_non_negative(x: f64) -> u64 {
     if x - t as f64 >= 0.5 { t + 1 } else { t }
 }
 
-/// A fixed-point quantizer for one `NUMERIC[min,max]` field with `FIXED_POINT(resolution)`.
+/// A fixed-point quantizer for one `NUMERIC` field with `FIXED_POINT(resolution)`: the one
+/// place that decides which steps a range has. The compiler (for `idlc report` and the IR's
+/// bit widths), the generated encoders and decoders, and dead reckoning all use it.
 ///
-/// Both sides use the same arithmetic, so a value quantized, sent and dequantized is exactly the
-/// value the sender's [`FixedPoint::dequantize`] computes for the same step.
+/// Step `q` stands for `min + q * resolution`, except that a closed upper end caps the top
+/// step at `max` (so `[0,1]` at 0.4 has steps 0, 0.4, 0.8 and 1.0). The valid steps are
+/// `first..=last`: the steps whose value lies inside the range, open ends excluded, so a decoder
+/// never returns a value outside it (`[0,360)` at 0.5 ends at step 719, 359.5; `(0,1]` at 0.25
+/// begins at step 1, 0.25). On the wire, q is sent in `bits_required(0, last)` bits.
+///
+/// A value quantizes to the nearest step, clamped into `first..=last`: the error is at most
+/// `resolution / 2`, except within `resolution` of an open end, where it is below `resolution`.
 ///
 /// ```
 /// use idlc_runtime::FixedPoint;
@@ -67,18 +75,27 @@ const fn round_non_negative(x: f64) -> u64 {
 /// assert_eq!(q, 1123);
 /// assert!((fp.dequantize(q) - 1.234).abs() <= 0.005 + 1e-12);
 /// assert_eq!(fp.bits(), 11);
+/// // An open upper end: the last step lies below it.
+/// let heading = FixedPoint::with_ends(0.0, 360.0, 0.5, true, false).unwrap();
+/// assert_eq!(heading.steps(), 719);
+/// assert_eq!(heading.quantize(359.9), Ok(719));
+/// assert_eq!(heading.dequantize(719), 359.5);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FixedPoint {
     min: f64,
     max: f64,
     resolution: f64,
-    steps: u64,
+    min_inclusive: bool,
+    max_inclusive: bool,
+    first: u64,
+    last: u64,
     bits: u32,
 }
 
 impl FixedPoint {
-    /// A quantizer, or `None` when [`fixed_point_steps`] rejects the parameters.
+    /// A quantizer of the closed range `[min, max]`, or `None` when [`fixed_point_steps`]
+    /// rejects the parameters.
     ///
     /// ```
     /// use idlc_runtime::FixedPoint;
@@ -98,16 +115,105 @@ impl FixedPoint {
     /// ```
     #[must_use]
     pub const fn new(min: f64, max: f64, resolution: f64) -> Option<Self> {
-        let Some(steps) = fixed_point_steps(min, max, resolution) else {
+        Self::with_ends(min, max, resolution, true, true)
+    }
+
+    /// A quantizer of a range with open or closed ends (`[min, max)` is
+    /// `with_ends(min, max, r, true, false)`), or `None` when the parameters are unusable
+    /// ([`fixed_point_steps`]) or no step lies inside the range (`(0, 0.3)` at 0.5).
+    ///
+    /// ```
+    /// use idlc_runtime::FixedPoint;
+    /// let hull = FixedPoint::with_ends(0.0, 1.0, 0.25, false, true).unwrap();
+    /// assert_eq!((hull.first(), hull.steps()), (1, 4));
+    /// assert!(FixedPoint::with_ends(0.0, 0.3, 0.5, false, false).is_none());
+    /// ```
+    #[must_use]
+    pub const fn with_ends(
+        min: f64,
+        max: f64,
+        resolution: f64,
+        min_inclusive: bool,
+        max_inclusive: bool,
+    ) -> Option<Self> {
+        let Some(rounded) = fixed_point_steps(min, max, resolution) else {
             return None;
         };
-        Some(Self {
+        let mut fp = Self {
             min,
             max,
             resolution,
-            steps,
-            bits: bits_required(0, steps),
-        })
+            min_inclusive,
+            max_inclusive,
+            first: 0,
+            last: rounded,
+            bits: 0,
+        };
+        // At most two steps back: the rounded top step lies at most r / 2 above max.
+        while fp.last > 0 && !fp.admits(fp.dequantize_raw(fp.last)) {
+            fp.last -= 1;
+        }
+        while fp.first <= fp.last && !fp.admits(fp.dequantize_raw(fp.first)) {
+            fp.first += 1;
+        }
+        if fp.first > fp.last || !fp.admits(fp.dequantize_raw(fp.last)) {
+            return None;
+        }
+        fp.bits = bits_required(0, fp.last);
+        Some(fp)
+    }
+
+    /// [`FixedPoint::with_ends`] for a constant of generated code, evaluated at compile time:
+    /// `const { FixedPoint::constant(0.0, 360.0, 0.5, true, false) }`. The parameters come from
+    /// a range and resolution the compiler has checked; invalid ones fail the build (a panic
+    /// during constant evaluation), so never call it with run-time values.
+    ///
+    /// ```
+    /// use idlc_runtime::FixedPoint;
+    /// let fp = const { FixedPoint::constant(0.0, 360.0, 0.5, true, false) };
+    /// assert_eq!(fp.steps(), 719);
+    /// ```
+    #[must_use]
+    pub const fn constant(
+        min: f64,
+        max: f64,
+        resolution: f64,
+        min_inclusive: bool,
+        max_inclusive: bool,
+    ) -> Self {
+        match Self::with_ends(min, max, resolution, min_inclusive, max_inclusive) {
+            Some(fp) => fp,
+            None => panic!("invalid FIXED_POINT parameters"),
+        }
+    }
+
+    /// Whether `value` lies inside the range, with its open or closed ends (false for NaN).
+    ///
+    /// ```
+    /// # use idlc_runtime::FixedPoint;
+    /// let fp = FixedPoint::with_ends(0.0, 360.0, 0.5, true, false).unwrap();
+    /// assert!(fp.admits(0.0) && fp.admits(359.99) && !fp.admits(360.0));
+    /// ```
+    #[inline]
+    #[must_use]
+    pub const fn admits(&self, value: f64) -> bool {
+        let above_min = if self.min_inclusive {
+            value >= self.min
+        } else {
+            value > self.min
+        };
+        let below_max = if self.max_inclusive {
+            value <= self.max
+        } else {
+            value < self.max
+        };
+        above_min && below_max
+    }
+
+    #[inline]
+    const fn dequantize_raw(&self, q: u64) -> f64 {
+        let value = self.min + q as f64 * self.resolution;
+        if value > self.max { self.max } else { value }
     }
 
     /// The lower end of the range.
@@ -143,15 +249,28 @@ impl FixedPoint {
         self.resolution
     }
 
-    /// The largest step index.
+    /// The smallest valid step index: 0, or 1 (rarely more) when the lower end is open.
+    ///
+    /// ```
+    /// # use idlc_runtime::FixedPoint;
+    /// assert_eq!(FixedPoint::new(-1.0, 1.0, 0.5).unwrap().first(), 0);
+    /// assert_eq!(FixedPoint::with_ends(-1.0, 1.0, 0.5, false, true).unwrap().first(), 1);
+    /// ```
+    #[must_use]
+    pub const fn first(&self) -> u64 {
+        self.first
+    }
+
+    /// The largest valid step index.
     ///
     /// ```
     /// # use idlc_runtime::FixedPoint;
     /// assert_eq!(FixedPoint::new(-1.0, 1.0, 0.5).unwrap().steps(), 4);
+    /// assert_eq!(FixedPoint::with_ends(-1.0, 1.0, 0.5, true, false).unwrap().steps(), 3);
     /// ```
     #[must_use]
     pub const fn steps(&self) -> u64 {
-        self.steps
+        self.last
     }
 
     /// Bits a step index takes in a BITSTREAM: `bits_required(0, steps)`.
@@ -165,9 +284,23 @@ impl FixedPoint {
         self.bits
     }
 
-    /// The step index of `value`: `round((value - min) / resolution)`. A NaN is
-    /// [`EncodeErrorKind::NotANumber`], a value outside `[min, max]` is
-    /// [`EncodeErrorKind::ValueOutOfRange`]; nothing is clamped.
+    /// Whether `q` is a valid step index (what a decoder accepts).
+    ///
+    /// ```
+    /// # use idlc_runtime::FixedPoint;
+    /// let fp = FixedPoint::with_ends(0.0, 360.0, 0.5, true, false).unwrap();
+    /// assert!(fp.is_step(719) && !fp.is_step(720));
+    /// ```
+    #[inline]
+    #[must_use]
+    pub const fn is_step(&self, q: u64) -> bool {
+        self.first <= q && q <= self.last
+    }
+
+    /// The step index of `value`: the nearest step, `round((value - min) / resolution)`, clamped
+    /// into the valid steps. A NaN is [`EncodeErrorKind::NotANumber`], a value outside the
+    /// range (an open end included) is [`EncodeErrorKind::ValueOutOfRange`]; nothing outside
+    /// the range is clamped.
     ///
     /// ```
     /// use idlc_runtime::{EncodeErrorKind, FixedPoint};
@@ -181,25 +314,27 @@ impl FixedPoint {
         if value.is_nan() {
             return Err(EncodeErrorKind::NotANumber);
         }
-        if !(self.min <= value && value <= self.max) {
+        if !self.admits(value) {
             return Err(EncodeErrorKind::ValueOutOfRange);
         }
         // In [0, steps + 0.5]: min <= value <= max and the operations are monotonic.
         let x = (value - self.min) / self.resolution;
-        Ok(round_non_negative(x).min(self.steps))
+        Ok(round_non_negative(x).clamp(self.first, self.last))
     }
 
-    /// The value of step `q`: `min + q * resolution` (q is not checked against `steps`).
+    /// The value of step `q`: `min + q * resolution`, capped at `max` (q is not checked; a
+    /// decoder checks it with [`FixedPoint::is_step`] first).
     ///
     /// ```
     /// # use idlc_runtime::FixedPoint;
     /// let fp = FixedPoint::new(-1.0, 1.0, 0.5).unwrap();
     /// assert_eq!(fp.dequantize(3), 0.5);
+    /// assert_eq!(FixedPoint::new(0.0, 1.0, 0.4).unwrap().dequantize(3), 1.0);
     /// ```
     #[inline]
     #[must_use]
     pub fn dequantize(&self, q: u64) -> f64 {
-        self.min + q as f64 * self.resolution
+        self.dequantize_raw(q)
     }
 
     /// The value the receiver will hold after `value` is sent: `dequantize(quantize(value))`.
@@ -209,6 +344,7 @@ impl FixedPoint {
     /// let fp = FixedPoint::new(0.0, 10.0, 0.5).unwrap();
     /// assert_eq!(fp.round_trip(3.3), Ok(3.5));
     /// ```
+    #[inline]
     pub fn round_trip(&self, value: f64) -> Result<f64, EncodeErrorKind> {
         self.quantize(value).map(|q| self.dequantize(q))
     }
@@ -275,14 +411,15 @@ mod tests {
         assert_eq!((one.steps(), one.bits()), (0, 0));
         assert_eq!(one.quantize(3.0), Ok(0));
         assert_eq!(one.dequantize(0), 3.0);
-        // (b - a) / r not an integer: the top step may lie above b, still within r / 2.
+        // (b - a) / r not an integer: the top step is capped at b.
         let odd = FixedPoint::new(0.0, 1.0, 0.4).unwrap();
         assert_eq!(odd.steps(), 3); // round(2.5)
-        assert_eq!(odd.quantize(1.0), Ok(3)); // 1.2: exactly r / 2 above
+        assert_eq!(odd.quantize(1.0), Ok(3));
+        assert_eq!(odd.dequantize(3), 1.0);
         assert_eq!(odd.quantize(0.8), Ok(2));
         let odd = FixedPoint::new(0.0, 1.0, 0.3).unwrap();
         assert_eq!(odd.quantize(1.0), Ok(3));
-        assert!((odd.dequantize(3) - 1.0).abs() <= 0.15);
+        assert_eq!(odd.dequantize(3), 0.8999999999999999);
     }
 
     #[test]
@@ -308,6 +445,69 @@ mod tests {
         ] {
             assert_eq!(round_non_negative(x), x.round() as u64, "{x}");
         }
+    }
+
+    /// Every valid step of every range (closed or open ends, resolutions on and off the grid)
+    /// dequantizes inside the range and quantizes back to itself; the steps just outside the
+    /// valid ones lie outside the range.
+    #[test]
+    fn every_step_lies_inside_its_range() {
+        let bounds = [
+            -10000.0, -360.0, -1.0, -0.3, 0.0, 0.25, 1.0, 90.0, 360.0, 5000.0,
+        ];
+        let resolutions = [0.001, 0.01, 0.05, 0.1, 0.25, 0.3, 0.4, 0.5, 1.0, 7.0];
+        for (i, &min) in bounds.iter().enumerate() {
+            for &max in &bounds[i..] {
+                for &r in &resolutions {
+                    for (lo, hi) in [(true, true), (true, false), (false, true), (false, false)] {
+                        let Some(fp) = FixedPoint::with_ends(min, max, r, lo, hi) else {
+                            continue;
+                        };
+                        let probe = [fp.first(), fp.first() + 1, fp.steps() / 2, fp.steps()];
+                        for q in probe.into_iter().filter(|&q| fp.is_step(q)) {
+                            let v = fp.dequantize(q);
+                            assert!(fp.admits(v), "{min} {max} {r} {lo} {hi}: step {q} = {v}");
+                            assert_eq!(fp.quantize(v), Ok(q), "{min} {max} {r} {lo} {hi}");
+                        }
+                        if fp.first() > 0 {
+                            assert!(!fp.admits(fp.dequantize(fp.first() - 1)));
+                        }
+                        let above = fp.min() + (fp.steps() + 1) as f64 * fp.resolution();
+                        assert!(!fp.admits(above), "{min} {max} {r} {lo} {hi}");
+                        // The ends quantize to the nearest valid step, within r of the value.
+                        for v in [min, max, min + r * 0.3, max - r * 0.3] {
+                            if let Ok(q) = fp.quantize(v) {
+                                assert!((fp.dequantize(q) - v).abs() < r * (1.0 + 1e-9));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn open_ends() {
+        let heading = FixedPoint::with_ends(0.0, 360.0, 0.5, true, false).unwrap();
+        assert_eq!(
+            (heading.first(), heading.steps(), heading.bits()),
+            (0, 719, 10)
+        );
+        assert_eq!(heading.quantize(359.996), Ok(719));
+        assert_eq!(
+            heading.quantize(360.0),
+            Err(EncodeErrorKind::ValueOutOfRange)
+        );
+        assert!(!heading.is_step(720));
+        let fine = FixedPoint::with_ends(0.0, 360.0, 0.01, true, false).unwrap();
+        assert_eq!(fine.quantize(359.996), Ok(35999));
+        assert!(fine.dequantize(35999) < 360.0);
+        let hull = FixedPoint::with_ends(0.0, 1.0, 0.01, false, true).unwrap();
+        assert_eq!((hull.first(), hull.steps()), (1, 100));
+        assert_eq!(hull.quantize(0.001), Ok(1));
+        assert_eq!(hull.quantize(0.0), Err(EncodeErrorKind::ValueOutOfRange));
+        assert!(FixedPoint::with_ends(0.0, 0.3, 0.5, false, false).is_none());
+        assert!(FixedPoint::with_ends(1.0, 1.0, 0.5, true, false).is_none());
     }
 
     #[test]

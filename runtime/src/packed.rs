@@ -73,44 +73,39 @@ pub fn enum_offset<W: WireWrite>(w: &W, index: u64, count: u64) -> Result<u64, E
 /// range.
 ///
 /// ```
-/// use idlc_runtime::{BitWriter, fixed_point_offset};
+/// use idlc_runtime::{BitWriter, FixedPoint, fixed_point_offset};
 /// let w = BitWriter::new();
-/// assert_eq!(fixed_point_offset(&w, 0.5, 0.0, 1.0, 0.25), Ok(2));
-/// assert!(fixed_point_offset(&w, f64::NAN, 0.0, 1.0, 0.25).is_err());
+/// let fp = FixedPoint::new(0.0, 1.0, 0.25).unwrap();
+/// assert_eq!(fixed_point_offset(&w, 0.5, &fp), Ok(2));
+/// assert!(fixed_point_offset(&w, f64::NAN, &fp).is_err());
 /// ```
 #[inline]
 pub fn fixed_point_offset<W: WireWrite>(
     w: &W,
     value: f64,
-    min: f64,
-    max: f64,
-    resolution: f64,
+    fp: &FixedPoint,
 ) -> Result<u64, EncodeError> {
-    match FixedPoint::new(min, max, resolution) {
-        Some(fp) => fp.quantize(value).map_err(|kind| w.error(kind)),
-        None => Err(w.error(EncodeErrorKind::InvalidArgument)),
-    }
+    fp.quantize(value).map_err(|kind| w.error(kind))
 }
 
 /// The FIXED_POINT value of step `q` that a packed word carried, checked against the steps.
 ///
 /// ```
-/// use idlc_runtime::{BitReader, fixed_point_from_offset};
+/// use idlc_runtime::{BitReader, FixedPoint, fixed_point_from_offset};
 /// let r = BitReader::new(&[]);
-/// assert_eq!(fixed_point_from_offset(&r, 2, 0.0, 1.0, 0.25), Ok(0.5));
-/// assert!(fixed_point_from_offset(&r, 5, 0.0, 1.0, 0.25).is_err());
+/// let fp = FixedPoint::new(0.0, 1.0, 0.25).unwrap();
+/// assert_eq!(fixed_point_from_offset(&r, 2, &fp), Ok(0.5));
+/// assert!(fixed_point_from_offset(&r, 5, &fp).is_err());
 /// ```
 #[inline]
 pub fn fixed_point_from_offset<'a, R: WireRead<'a>>(
     r: &R,
     q: u64,
-    min: f64,
-    max: f64,
-    resolution: f64,
+    fp: &FixedPoint,
 ) -> Result<f64, DecodeError> {
-    match FixedPoint::new(min, max, resolution) {
-        Some(fp) if q <= fp.steps() => Ok(fp.dequantize(q)),
-        Some(_) => Err(r.error(DecodeErrorKind::ValueOutOfRange)),
-        None => Err(r.error(DecodeErrorKind::InvalidArgument)),
+    if fp.is_step(q) {
+        Ok(fp.dequantize(q))
+    } else {
+        Err(r.error(DecodeErrorKind::ValueOutOfRange))
     }
 }

@@ -864,7 +864,27 @@ pub trait WireRead<'a>: Sized {
     /// ```
     #[inline]
     fn read_quantized(&mut self, fp: &FixedPoint) -> Result<u64, DecodeError> {
-        self.read_uint_ranged(0, fp.steps())
+        let start = self.bits_read();
+        let q = self.read_uint_ranged(0, fp.steps())?;
+        if fp.is_step(q) {
+            Ok(q)
+        } else {
+            Err(DecodeError::new(DecodeErrorKind::ValueOutOfRange, start))
+        }
+    }
+
+    /// Reads a [`FixedPoint`] field: its step index, checked, then dequantized. The value lies
+    /// inside the field's range, open ends excluded.
+    ///
+    /// ```
+    /// use idlc_runtime::{BitReader, FixedPoint, WireRead};
+    /// let heading = FixedPoint::with_ends(0.0, 360.0, 0.5, true, false).unwrap();
+    /// assert_eq!(BitReader::new(&[0xCF, 0x02]).read_dequantized(&heading).unwrap(), 359.5);
+    /// assert!(BitReader::new(&[0xD0, 0x02]).read_dequantized(&heading).is_err()); // 720: 360.0
+    /// ```
+    #[inline]
+    fn read_dequantized(&mut self, fp: &FixedPoint) -> Result<f64, DecodeError> {
+        self.read_quantized(fp).map(|q| fp.dequantize(q))
     }
 
     /// Reads a step index in `0..=steps` (see [`WireWrite::write_steps`]).

@@ -54,3 +54,10 @@ pub mod arena_builtin {
 pub mod edge {
     idlc_runtime::include_generated!("edge");
 }
+
+/// The naval arena (schemas/naval.idl): open-ended NUMERIC ranges under FIXED_POINT, delta,
+/// DELTA SEQUENCE of publishable structs and dead reckoning, in a bit stream (NAVAL) and a byte
+/// stream (NAVAL_S2S).
+pub mod naval {
+    idlc_runtime::include_generated!("naval");
+}

@@ -3,8 +3,9 @@
 //! truncation, extension with random bytes, duplicated ranges, zeroed and 0xFF ranges, random
 //! bytes in place) and random buffers of length 0..512, from a seeded ChaCha8 generator.
 //!
-//! For every input: no panic; what is accepted re-encodes (a decoder never accepts a value the
-//! encoder refuses); and what the decoded value holds is bounded by the input's size: at most
+//! For every input: no panic; what is accepted re-encodes, and stably (`decode(b) = v` implies
+//! `encode(v) = b1`, `decode(b1) = v2` and `encode(v2) = b1`: a decoder never accepts a value
+//! the encoder refuses, such as one outside its IDL range); and what the decoded value holds is bounded by the input's size: at most
 //! 8 elements (sequence elements, string and byte lengths, boxes, counted by capacity, so an
 //! over-eager reservation shows) per input byte, and at most 64 heap bytes per input byte, plus
 //! a small constant (the DEFAULTs of absent fields: "foundry", "eu-west").
@@ -168,6 +169,10 @@ weigh!(idlc_tests::edge::Node: children);
 weigh!(idlc_tests::edge::Versioned: tag);
 weigh!(idlc_tests::edge::Everything: e, k);
 
+weigh!(idlc_tests::naval::Turret:);
+weigh!(idlc_tests::naval::Ship: turrets);
+weigh!(idlc_tests::naval::Fleet: ships);
+
 weigh_arena!(ac);
 weigh_arena!(asv);
 weigh_arena!(arena_builtin);
@@ -217,12 +222,28 @@ fn fuzz<E: Encoding, T: Codec<E> + Weight>(seeds: &[Vec<u8>], iterations: usize,
             input.len(),
             common::hex(&input)
         );
-        if let Err(e) = to_bytes::<E, T>(&value) {
+        // Every value a decoder accepts is one the encoder can send, and sending it is stable:
+        // decode(b) = v  =>  encode(v) = b1, decode(b1) = v2, encode(v2) = b1.
+        let b1 = to_bytes::<E, T>(&value).unwrap_or_else(|e| {
             panic!(
                 "{name}: the decoder accepted {}, which does not re-encode: {e}",
                 common::hex(&input)
-            );
-        }
+            )
+        });
+        let v2 = from_bytes::<E, T>(&b1).unwrap_or_else(|e| {
+            panic!(
+                "{name}: {} decoded, re-encoded to {}, which does not decode: {e}",
+                common::hex(&input),
+                common::hex(&b1)
+            )
+        });
+        let b2 = to_bytes::<E, T>(&v2).expect("a decoded value re-encodes");
+        assert_eq!(
+            common::hex(&b2),
+            common::hex(&b1),
+            "{name}: {} re-encodes unstably",
+            common::hex(&input)
+        );
     }
     eprintln!("{name}: {accepted} of {iterations} inputs accepted");
     // The mutations must reach past the first field now and then, or this tests little.
@@ -481,4 +502,91 @@ fn edge_types() {
     }
     edge!(Odd: Keywords, Extremes, Nesting, Node, Versioned, Everything);
     edge!(Bytes: Keywords, Extremes, Nesting, Node, Versioned, Everything);
+}
+
+/// The naval schema: open-ended ranges under FIXED_POINT (`NUMERIC[0,360)`, `NUMERIC(0,1]`),
+/// the case where a decoder once accepted step 720 of a heading and returned 360.0.
+#[test]
+fn naval_types() {
+    use idlc_tests::naval as n;
+    let turret = n::Turret {
+        bearing: 359.9,
+        elevation: 12.5,
+        loaded: true,
+    };
+    let ship = n::Ship {
+        id: 70_000,
+        class: n::ShipClass::Carrier,
+        x: -4999.9,
+        y: 4999.95,
+        vx: 19.99,
+        vy: -20.0,
+        heading: 359.76,
+        hull: 0.001,
+        ammo: 100,
+        turrets: vec![turret.clone(), n::Turret::default()],
+    };
+    let fleet = n::Fleet {
+        tick: 9,
+        time_left_s: 3599,
+        ships: vec![ship.clone(), ship.clone()],
+    };
+    macro_rules! naval {
+        ($enc:ident) => {
+            fuzz::<n::$enc, n::Turret>(
+                &[to_bytes::<n::$enc, _>(&turret).unwrap()],
+                ITERATIONS / 4,
+                0x900,
+            );
+            fuzz::<n::$enc, n::Ship>(
+                &[to_bytes::<n::$enc, _>(&ship).unwrap()],
+                ITERATIONS / 4,
+                0x901,
+            );
+            fuzz::<n::$enc, n::Fleet>(
+                &[to_bytes::<n::$enc, _>(&fleet).unwrap()],
+                ITERATIONS / 4,
+                0x902,
+            );
+        };
+    }
+    naval!(NAVAL);
+    naval!(NAVAL_S2S);
+}
+
+/// The input the coverage-guided fuzzer found: a Turret whose bearing is step 720 of
+/// `NUMERIC[0,360)` at 0.5, which is 360.0, outside the range. Rejected, in both streams.
+#[test]
+fn step_on_an_open_end_is_rejected() {
+    use idlc_runtime::{BitWriter, ByteWriter, DecodeErrorKind, WireWrite};
+    use idlc_tests::naval as n;
+    let mut w = BitWriter::new();
+    w.write_bits(720, 10).unwrap();
+    w.write_bits(10, 8).unwrap();
+    w.write_bool(true).unwrap();
+    let e = n::Turret::from_bytes_with::<n::NAVAL>(&w.into_bytes()).unwrap_err();
+    // (The three fields are read as one packed word: the offset is the word's end, 19.)
+    assert_eq!(e.kind, DecodeErrorKind::ValueOutOfRange);
+    let mut w = ByteWriter::new();
+    w.write_bits(720, 16).unwrap();
+    w.write_bits(10, 8).unwrap();
+    w.write_bool(true).unwrap();
+    let e = n::Turret::from_bytes_with::<n::NAVAL_S2S>(&w.into_bytes()).unwrap_err();
+    assert_eq!(e.kind, DecodeErrorKind::ValueOutOfRange);
+    // The last step below the open end decodes, and re-encodes to the same bytes.
+    let mut w = BitWriter::new();
+    w.write_bits(719, 10).unwrap();
+    w.write_bits(10, 8).unwrap();
+    w.write_bool(true).unwrap();
+    let bytes = w.into_bytes();
+    let turret = n::Turret::from_bytes_with::<n::NAVAL>(&bytes).unwrap();
+    assert_eq!(turret.bearing, 359.5);
+    assert_eq!(turret.to_bytes_with::<n::NAVAL>().unwrap(), bytes);
+    // Hull is `NUMERIC(0,1]`: step 0 would be 0.0, outside; a ship at 0.001 goes as 0.01.
+    let ship = n::Ship {
+        hull: 0.001,
+        ..Default::default()
+    };
+    let back = n::Ship::from_bytes(&ship.to_bytes().unwrap()).unwrap();
+    assert_eq!(back.hull, 0.01);
 }

@@ -15,25 +15,25 @@ use crate::ir::{
 };
 
 /// A field as codegen sees it: IDL declaration, Rust form, and its EXTENDs.
-struct FieldView<'a> {
-    segment: usize,
-    field: &'a crate::ir::Field,
-    rust: &'a FieldMapping,
-    extends: Vec<(usize, &'a Extend)>,
+pub(super) struct FieldView<'a> {
+    pub(super) segment: usize,
+    pub(super) field: &'a crate::ir::Field,
+    pub(super) rust: &'a FieldMapping,
+    pub(super) extends: Vec<(usize, &'a Extend)>,
 }
 
 impl FieldView<'_> {
-    fn local(&self) -> proc_macro2::Ident {
+    pub(super) fn local(&self) -> proc_macro2::Ident {
         format_ident!("f_{}", self.rust.rust_name.trim_start_matches("r#"))
     }
 
-    fn access(&self) -> Val {
+    pub(super) fn access(&self) -> Val {
         let name = ident(&self.rust.rust_name);
         Val::Place(quote!(self.#name))
     }
 }
 
-fn views<'a>(
+pub(super) fn views<'a>(
     def: &'a StructDef,
     mapping: &'a StructMapping,
 ) -> Result<Vec<FieldView<'a>>, CodegenError> {
@@ -219,7 +219,7 @@ fn packable_run<'a>(
 
 /// Whether a struct can contain itself (through OPTIONAL or SEQUENCE): its decoder then counts
 /// its nesting, so that a hostile packet cannot exhaust the stack.
-fn is_recursive(ir: &crate::ir::Ir, name: &str) -> bool {
+pub(super) fn is_recursive(ir: &crate::ir::Ir, name: &str) -> bool {
     let mut seen = std::collections::HashSet::new();
     let mut stack: Vec<&str> = vec![name];
     while let Some(current) = stack.pop() {
@@ -250,7 +250,7 @@ fn struct_names(ty: &Type) -> Vec<&str> {
     }
 }
 
-fn constructor(ty: &TokenStream, fields: &[FieldView<'_>]) -> TokenStream {
+pub(super) fn constructor(ty: &TokenStream, fields: &[FieldView<'_>]) -> TokenStream {
     let inits = fields.iter().map(|f| {
         let name = ident(&f.rust.rust_name);
         let local = f.local();
@@ -349,7 +349,7 @@ fn narrowed(
     }
 }
 
-fn encode_field(
+pub(super) fn encode_field(
     ctx: &Ctx<'_>,
     view: &FieldView<'_>,
     rule: &WireRule,
@@ -387,7 +387,7 @@ fn decode_field(
     Ok(quote!(let #mutable #local: #ty = if #present { #read } else { #default };))
 }
 
-fn extension(
+pub(super) fn extension(
     ctx: &Ctx<'_>,
     view: &FieldView<'_>,
     segment: usize,

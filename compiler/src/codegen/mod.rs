@@ -226,7 +226,7 @@ fn encoding_markers(ir: &Ir) -> Result<TokenStream, CodegenError> {
         ));
         items.push(quote! {
             #marker_doc
-            #[allow(clippy::upper_case_acronyms)]
+            #[allow(clippy::upper_case_acronyms, non_camel_case_types)]
             #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
             pub struct #marker;
 

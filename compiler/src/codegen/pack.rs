@@ -6,8 +6,8 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use super::CodegenError;
-use super::idents::{f64_lit, int_lit, u32_lit, u64_lit};
-use super::rules::{Val, as_f64, from_f64};
+use super::idents::{int_lit, u32_lit, u64_lit};
+use super::rules::{Val, as_f64, fixed_point_const, from_f64};
 use crate::ir::{RustType, Type, WireRule};
 
 /// One field of a packed run: its rule, IDL type, Rust type, value and decoded local.
@@ -34,14 +34,7 @@ pub fn packable_bits(rule: &WireRule, idl: &Type, rust: &RustType) -> Option<u32
         (WireRule::Bool { bits: 1 }, Type::Bool) => Some(1),
         (WireRule::Ranged { bits, .. }, _) if idl.int_range().is_some() => Some(*bits),
         (WireRule::EnumIndex { bits, .. }, Type::Enum(_)) => Some(*bits),
-        (
-            WireRule::FixedPoint { bits, .. },
-            Type::Numeric {
-                min_inclusive: true,
-                max_inclusive: true,
-                ..
-            },
-        ) => Some(*bits),
+        (WireRule::FixedPoint { bits, .. }, Type::Numeric { .. }) => Some(*bits),
         _ => None,
     };
     bits.filter(|&bits| bits > 0)
@@ -85,15 +78,10 @@ fn field_bits_encode(field: &Packed<'_>) -> Result<TokenStream, CodegenError> {
             let recv = field.value.receiver();
             quote!(::idlc_runtime::enum_offset(w, #recv.index(), #count)?)
         }
-        WireRule::FixedPoint {
-            min,
-            max,
-            resolution,
-            ..
-        } => {
+        WireRule::FixedPoint { .. } => {
             let value = as_f64(field.rust, &c);
-            let (min, max, res) = (f64_lit(*min), f64_lit(*max), f64_lit(*resolution));
-            quote!(::idlc_runtime::fixed_point_offset(w, #value, #min, #max, #res)?)
+            let fp = fixed_point_const(field.rule);
+            quote!(::idlc_runtime::fixed_point_offset(w, #value, &#fp)?)
         }
         other => return Err(CodegenError(format!("internal: {other:?} in a packed run"))),
     })
@@ -124,16 +112,11 @@ pub fn decode_run(
             WireRule::EnumIndex { .. } => {
                 quote!(::idlc_runtime::enumerator(r, <#ty>::from_index(#raw))?)
             }
-            WireRule::FixedPoint {
-                min,
-                max,
-                resolution,
-                ..
-            } => {
-                let (min, max, res) = (f64_lit(*min), f64_lit(*max), f64_lit(*resolution));
+            WireRule::FixedPoint { .. } => {
+                let fp = fixed_point_const(field.rule);
                 from_f64(
                     field.rust,
-                    quote!(::idlc_runtime::fixed_point_from_offset(r, #raw, #min, #max, #res)?),
+                    quote!(::idlc_runtime::fixed_point_from_offset(r, #raw, &#fp)?),
                 )
             }
             other => return Err(CodegenError(format!("internal: {other:?} in a packed run"))),

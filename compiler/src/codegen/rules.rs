@@ -126,16 +126,10 @@ pub fn encode(
             let codes = huffman_table(codes);
             quote!(#rt::write_huffman(w, #recv.index(), #codes)?;)
         }
-        WireRule::FixedPoint {
-            min,
-            max,
-            resolution,
-            ..
-        } => {
+        WireRule::FixedPoint { .. } => {
             let value = as_f64(rust, &c);
-            let check = exclusive_check(idl, &value);
-            let (min, max, res) = (f64_lit(*min), f64_lit(*max), f64_lit(*resolution));
-            quote!(#check w.write_fixed_point(#value, #min, #max, #res)?;)
+            let fp = fixed_point_const(rule);
+            quote!(w.write_quantized(&#fp, #value)?;)
         }
         WireRule::Float32 | WireRule::Float64 => encode_float(rule, idl, rust, &c),
         WireRule::Bytes { length, utf8, max } => {
@@ -278,14 +272,9 @@ pub fn decode(
             let codes = huffman_table(codes);
             enum_from_index(ctx, idl, rust, quote!(#rt::read_huffman(r, #codes)?))?
         }
-        WireRule::FixedPoint {
-            min,
-            max,
-            resolution,
-            ..
-        } => {
-            let (min, max, res) = (f64_lit(*min), f64_lit(*max), f64_lit(*resolution));
-            from_f64(rust, quote!(r.read_fixed_point(#min, #max, #res)?))
+        WireRule::FixedPoint { .. } => {
+            let fp = fixed_point_const(rule);
+            from_f64(rust, quote!(r.read_dequantized(&#fp)?))
         }
         WireRule::Float32 | WireRule::Float64 => decode_float(rule, idl, rust),
         WireRule::Bytes { length, utf8, max } => decode_bytes(ctx, length, *utf8, *max)?,
@@ -437,21 +426,24 @@ pub fn from_f64(rust: &RustType, value: TokenStream) -> TokenStream {
     }
 }
 
-/// For a NUMERIC with an open end, the check that the value is not that end.
-fn exclusive_check(idl: &Type, value: &TokenStream) -> TokenStream {
-    let rt = rt();
-    match idl {
-        Type::Numeric {
-            min,
-            max,
-            min_inclusive,
-            max_inclusive,
-        } if !(*min_inclusive && *max_inclusive) => {
-            let (min, max) = (f64_lit(*min), f64_lit(*max));
-            quote!(#rt::check_numeric(w, #value, #min, #max, #min_inclusive, #max_inclusive)?;)
-        }
-        _ => TokenStream::new(),
-    }
+/// The quantizer of a FIXED_POINT rule, built at compile time:
+/// `const { FixedPoint::constant(min, max, resolution, min_inclusive, max_inclusive) }`.
+pub fn fixed_point_const(rule: &WireRule) -> TokenStream {
+    let WireRule::FixedPoint {
+        min,
+        max,
+        min_inclusive,
+        max_inclusive,
+        resolution,
+        ..
+    } = rule
+    else {
+        return quote!(compile_error!("internal: not a FIXED_POINT rule"));
+    };
+    let (min, max, res) = (f64_lit(*min), f64_lit(*max), f64_lit(*resolution));
+    quote!(const {
+        ::idlc_runtime::FixedPoint::constant(#min, #max, #res, #min_inclusive, #max_inclusive)
+    })
 }
 
 fn encode_float(rule: &WireRule, idl: &Type, rust: &RustType, c: &TokenStream) -> TokenStream {
@@ -547,7 +539,8 @@ fn length_type(max: Option<u64>) -> Type {
     }
 }
 
-fn encode_length(
+/// The statements that write a length or count `v` with `length` (bounded by `max`).
+pub fn encode_length(
     ctx: &Ctx<'_>,
     length: &WireRule,
     max: Option<u64>,
@@ -571,7 +564,8 @@ fn encode_length(
     )
 }
 
-fn decode_length(
+/// The expression that reads a length or count written by [`encode_length`].
+pub fn decode_length(
     ctx: &Ctx<'_>,
     length: &WireRule,
     max: Option<u64>,

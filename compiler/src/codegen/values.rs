@@ -9,7 +9,7 @@ use crate::ir::{Ir, RustType, Type, Value};
 
 /// The value a field takes when it was not sent (its DEFAULT) or when a struct is made with
 /// `Default::default()`: the DEFAULT if the IDL gives one, else the zero value if the field's
-/// range holds it, else the range's lower end.
+/// range holds it, else the range's lower end (its middle when the lower end is open).
 pub fn default_value(
     ir: &Ir,
     prelude: &super::idents::Prelude,
@@ -22,7 +22,18 @@ pub fn default_value(
     }
     Ok(match (idl, rust) {
         (Type::IntRange { min, max }, _) if !(*min..=*max).contains(&0) => int_lit(*min),
-        (Type::Numeric { min, .. }, _) if !numeric_holds_zero(idl) => float(*min, rust),
+        (
+            Type::Numeric {
+                min,
+                min_inclusive: true,
+                ..
+            },
+            _,
+        ) if !numeric_holds_zero(idl) => float(*min, rust),
+        // An open lower end is not a value of the range: its middle is, in every mapping.
+        (Type::Numeric { min, max, .. }, _) if !numeric_holds_zero(idl) => {
+            float(min + (max - min) / 2.0, rust)
+        }
         _ => {
             let default = prelude.path("Default");
             quote!(#default::default())

@@ -120,7 +120,7 @@ pub const ENC_RULE_TOO_NARROW: &str = "E0310";
 /// A rule parameter out of bounds: BIT(0), VLQ(40), FIXED_POINT(0), a weight or a
 /// DEAD_RECKONING limit not greater than 0.
 pub const ENC_BAD_PARAMETER: &str = "E0311";
-/// FIXED_POINT with so fine a resolution that the steps do not fit in 64 bits.
+/// FIXED_POINT with so fine a resolution that it has more than 2^53 steps.
 pub const ENC_FIXED_POINT_TOO_FINE: &str = "E0312";
 /// `SEQUENCE<Name>` whose Name is not the element type of the field's sequence.
 pub const ENC_SEQUENCE_MISMATCH: &str = "E0313";

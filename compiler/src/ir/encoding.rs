@@ -157,15 +157,23 @@ pub enum WireRule {
         /// first, then bit 1, and so on: write it with one `write_bits(code, length)`.
         codes: Vec<(u64, u32)>,
     },
-    /// A NUMERIC quantized to `resolution`: `q = round((v - min) / resolution)` in `bits` bits.
+    /// A NUMERIC quantized to `resolution`: `q = round((v - min) / resolution)`, clamped into
+    /// `first..=steps`, in `bits` bits; the steps are those of [`idlc_runtime::FixedPoint`]
+    /// (the value of every valid step lies inside the range, open ends excluded).
     FixedPoint {
         /// The lower bound of the range.
         min: f64,
         /// The upper bound of the range.
         max: f64,
+        /// Whether `min` is in the range.
+        min_inclusive: bool,
+        /// Whether `max` is in the range.
+        max_inclusive: bool,
         /// The resolution.
         resolution: f64,
-        /// The largest q.
+        /// The smallest valid q (0 unless the lower end is open).
+        first: u64,
+        /// The largest valid q.
         steps: u64,
         /// Bits on the wire.
         bits: u32,

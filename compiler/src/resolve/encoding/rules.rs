@@ -367,12 +367,16 @@ pub enum Slot<'a> {
         /// What kind of integer.
         kind: IntKind,
     },
-    /// A NUMERIC in `[min, max]`.
+    /// A NUMERIC in `[min, max]`, `(min, max)` or a half-open range.
     Numeric {
         /// The lower bound.
         min: f64,
         /// The upper bound.
         max: f64,
+        /// Whether `min` is in the range.
+        min_inclusive: bool,
+        /// Whether `max` is in the range.
+        max_inclusive: bool,
     },
     /// FLOAT32 (`false`) or FLOAT64 (`true`).
     Float(bool),
@@ -486,32 +490,38 @@ pub fn vlq(group_bits: u32, mapping: VlqMapping, min: i128, max: i128) -> WireRu
 /// Why a FIXED_POINT cannot be computed.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum FixedPointError {
-    /// More than 2^64 - 1 steps.
+    /// More than [`idlc_runtime::MAX_FIXED_POINT_STEPS`] steps (the number is given).
     TooManySteps(f64),
+    /// No step lies inside the range (an open range narrower than the resolution).
+    NoStepInside,
 }
 
-/// `(steps, bits)` of FIXED_POINT(`resolution`) on `[min, max]`: steps = round((max - min) /
-/// resolution), bits = bits_required(0, steps).
-pub fn fixed_point(min: f64, max: f64, resolution: f64) -> Result<(u64, u32), FixedPointError> {
-    let steps = ((max - min) / resolution).round();
-    // 2^64 as f64 is exact; anything from it on does not fit a u64.
-    if !steps.is_finite() || steps >= 18_446_744_073_709_551_616.0 {
-        return Err(FixedPointError::TooManySteps(steps));
+/// The steps of FIXED_POINT(`resolution`) on a NUMERIC range, decided by the runtime's
+/// [`idlc_runtime::FixedPoint`]: the one place the encoder, the decoder and `report` share.
+pub fn fixed_point(
+    min: f64,
+    max: f64,
+    resolution: f64,
+    min_inclusive: bool,
+    max_inclusive: bool,
+) -> Result<idlc_runtime::FixedPoint, FixedPointError> {
+    if idlc_runtime::fixed_point_steps(min, max, resolution).is_none() {
+        return Err(FixedPointError::TooManySteps((max - min) / resolution));
     }
-    let steps = if steps > 0.0 { steps as u64 } else { 0 };
-    Ok((steps, bits_required(0, i128::from(steps))))
+    idlc_runtime::FixedPoint::with_ends(min, max, resolution, min_inclusive, max_inclusive)
+        .ok_or(FixedPointError::NoStepInside)
 }
 
-/// The finest power of ten that quantizes `[min, max]` in at most 64 bits, written as a
-/// literal (`1e-6`).
+/// The finest power of ten that quantizes `[min, max]` in at most
+/// [`idlc_runtime::MAX_FIXED_POINT_STEPS`] steps, written as a literal (`1e-6`).
 fn coarsest_power_of_ten(min: f64, max: f64) -> String {
-    let finest = (max - min) / 18_446_744_073_709_551_615.0;
+    let finest = (max - min) / idlc_runtime::MAX_FIXED_POINT_STEPS as f64;
     let mut exponent = finest.log10().ceil();
     if !exponent.is_finite() {
         return "1".to_string();
     }
     // Rounding may leave the boundary case one step over.
-    if fixed_point(min, max, 10f64.powf(exponent)).is_err() {
+    if idlc_runtime::fixed_point_steps(min, max, 10f64.powf(exponent)).is_none() {
         exponent += 1.0;
     }
     format!("1e{exponent}")
@@ -656,26 +666,43 @@ pub fn apply(
             bit(*n, min, max).map(|bits| WireRule::Ranged { min, max, bits })
         }
         (Slot::Int { min, max, .. }, Params::Primitive(p)) => fixed(*p, min, max),
-        (Slot::Numeric { min, max }, Params::FixedPoint(resolution)) => {
-            match fixed_point(min, max, *resolution) {
-                Ok((steps, bits)) => Ok(WireRule::FixedPoint {
-                    min,
-                    max,
-                    resolution: *resolution,
-                    steps,
-                    bits,
-                }),
-                Err(FixedPointError::TooManySteps(steps)) => Err(ProblemInfo::new(
-                    codes::ENC_FIXED_POINT_TOO_FINE,
-                    format!("{rule} is too fine for {what}, which is {desc}"),
-                    format!("{steps:e} steps: more than 64 bits hold"),
-                    format!(
-                        "choose FIXED_POINT({}) or coarser",
-                        coarsest_power_of_ten(min, max)
-                    ),
-                )),
-            }
-        }
+        (
+            Slot::Numeric {
+                min,
+                max,
+                min_inclusive,
+                max_inclusive,
+            },
+            Params::FixedPoint(resolution),
+        ) => match fixed_point(min, max, *resolution, min_inclusive, max_inclusive) {
+            Ok(fp) => Ok(WireRule::FixedPoint {
+                min,
+                max,
+                min_inclusive,
+                max_inclusive,
+                resolution: *resolution,
+                first: fp.first(),
+                steps: fp.steps(),
+                bits: fp.bits(),
+            }),
+            Err(FixedPointError::TooManySteps(steps)) => Err(ProblemInfo::new(
+                codes::ENC_FIXED_POINT_TOO_FINE,
+                format!("{rule} is too fine for {what}, which is {desc}"),
+                format!(
+                    "{steps:e} steps: more than 2^53 (an f64 holds every step exactly only up to there)"
+                ),
+                format!(
+                    "choose FIXED_POINT({}) or coarser",
+                    coarsest_power_of_ten(min, max)
+                ),
+            )),
+            Err(FixedPointError::NoStepInside) => Err(ProblemInfo::new(
+                codes::ENC_BAD_PARAMETER,
+                format!("{rule} has no step inside {what}, which is {desc}"),
+                "every step of this resolution lies outside the range".to_string(),
+                "choose a finer FIXED_POINT".to_string(),
+            )),
+        },
         (Slot::Numeric { .. } | Slot::Float(_), Params::Primitive(Primitive::Float32)) => {
             Ok(WireRule::Float32)
         }
@@ -852,15 +879,21 @@ pub fn to_bytestream(rule: WireRule) -> WireRule {
             bits: round_to_bytes(bits),
         },
         WireRule::FixedPoint {
+            bits,
             min,
             max,
+            min_inclusive,
+            max_inclusive,
             resolution,
+            first,
             steps,
-            bits,
         } => WireRule::FixedPoint {
             min,
             max,
+            min_inclusive,
+            max_inclusive,
             resolution,
+            first,
             steps,
             bits: round_to_bytes(bits),
         },
@@ -920,9 +953,16 @@ pub fn slot_of<'a>(ty: &'a Type, schema: &'a crate::ir::Schema) -> Slot<'a> {
             max: *max,
             kind: IntKind::Ranged,
         },
-        Type::Numeric { min, max, .. } => Slot::Numeric {
+        Type::Numeric {
+            min,
+            max,
+            min_inclusive,
+            max_inclusive,
+        } => Slot::Numeric {
             min: *min,
             max: *max,
+            min_inclusive: *min_inclusive,
+            max_inclusive: *max_inclusive,
         },
         Type::String { max } | Type::Bytes { max } | Type::Sequence { max, .. } => {
             Slot::Length(*max)

@@ -103,18 +103,30 @@ fn character_schema() -> Schema {
 
 #[test]
 fn fixed_point_bits_of_the_seed_fields() {
-    assert_eq!(fixed_point(-10000.0, 10000.0, 0.01), Ok((2_000_000, 21)));
-    assert_eq!(fixed_point(0.0, 360.0, 0.01), Ok((36_000, 16)));
-    assert_eq!(fixed_point(-100.0, 100.0, 0.01), Ok((20_000, 15)));
-    assert_eq!(fixed_point(-10.0, 10.0, 0.01), Ok((2_000, 11)));
-    // A resolution coarser than the range: one value, nothing sent.
-    assert_eq!(fixed_point(0.0, 1.0, 10.0), Ok((0, 0)));
-    // More than 2^64 steps.
-    assert!(fixed_point(-1e30, 1e30, 1e-9).is_err());
-    assert!(fixed_point(0.0, 18_446_744_073_709_551_616.0, 1.0).is_err());
+    let steps =
+        |min, max, r, lo, hi| fixed_point(min, max, r, lo, hi).map(|f| (f.steps(), f.bits()));
     assert_eq!(
-        fixed_point(0.0, 18_446_744_073_709_549_568.0, 1.0),
-        Ok((18_446_744_073_709_549_568, 64))
+        steps(-10000.0, 10000.0, 0.01, true, true),
+        Ok((2_000_000, 21))
+    );
+    assert_eq!(steps(0.0, 360.0, 0.01, true, true), Ok((36_000, 16)));
+    assert_eq!(steps(0.0, 360.0, 0.01, true, false), Ok((35_999, 16)));
+    assert_eq!(steps(0.0, 360.0, 0.5, true, false), Ok((719, 10)));
+    assert_eq!(steps(-100.0, 100.0, 0.01, true, true), Ok((20_000, 15)));
+    assert_eq!(steps(-10.0, 10.0, 0.01, true, true), Ok((2_000, 11)));
+    // A resolution coarser than the range: one value, nothing sent.
+    assert_eq!(steps(0.0, 1.0, 10.0, true, true), Ok((0, 0)));
+    // No step inside an open range narrower than the resolution.
+    assert_eq!(
+        steps(0.0, 0.3, 0.5, false, false),
+        Err(super::rules::FixedPointError::NoStepInside)
+    );
+    // More than 2^53 steps.
+    assert!(steps(-1e30, 1e30, 1e-9, true, true).is_err());
+    assert!(steps(0.0, 18_446_744_073_709_551_616.0, 1.0, true, true).is_err());
+    assert_eq!(
+        steps(0.0, 9_007_199_254_740_992.0, 1.0, true, true),
+        Ok((9_007_199_254_740_992, 54))
     );
 }
 
