@@ -63,6 +63,19 @@ pub trait Codec<E: Encoding>: Sized {
 
     /// Reads a value in encoding `E`.
     fn decode_from(r: &mut <E::Style as Style>::Reader<'_>) -> Result<Self, DecodeError>;
+
+    /// The value the receiver holds after `self` is sent in encoding `E` (quantized fields on
+    /// their steps): what a delta encoder compares with the baseline and keeps as its mirror.
+    /// Generated code computes it field by field; this default encodes and decodes.
+    fn sent(&self) -> Result<Self, EncodeError> {
+        let mut w = <E::Style as Style>::Writer::default();
+        self.encode_to(&mut w)?;
+        let bytes = w.into_bytes();
+        let mut r = <E::Style as Style>::Reader::from_bytes(&bytes);
+        Self::decode_from(&mut r).map_err(|e| {
+            EncodeError::new(crate::error::EncodeErrorKind::InvalidArgument, e.bit_offset)
+        })
+    }
 }
 
 /// Encodes `value` in encoding `E` into a new buffer (padded to a whole byte).

@@ -6,10 +6,8 @@
 //! that after any number of ticks the mirror equals the receiver's state bit for bit. Everything
 //! here is a pure function of such sent values, computed identically on both sides.
 
-use crate::collection::Collection;
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
 use crate::fixed::FixedPoint;
-use crate::int::bits_required;
 use crate::wire::{WireRead, WireWrite};
 
 /// What a delta or dead-reckoning encode / decode needs besides the two states.
@@ -147,6 +145,27 @@ impl DeadReckoningAxis {
             .dequantize(self.extrapolate(pos_step, vel_step, ctx))
     }
 
+    /// [`DeadReckoningAxis::predict`] from a baseline's values rather than its steps: each is
+    /// taken to its nearest valid step first (a baseline built by decoding or by a mirror is on
+    /// its steps already), so any baseline gives the same prediction on both sides.
+    ///
+    /// ```
+    /// use idlc_runtime::{DeadReckoningAxis, DeltaContext, FixedPoint};
+    /// let axis = DeadReckoningAxis::new(
+    ///     FixedPoint::new(0.0, 100.0, 0.01).unwrap(),
+    ///     FixedPoint::new(-10.0, 10.0, 0.01).unwrap(),
+    /// );
+    /// assert_eq!(axis.predict_from(50.0, 2.0, &DeltaContext::new(0.5)), 51.0);
+    /// ```
+    #[must_use]
+    pub fn predict_from(&self, position: f64, velocity: f64, ctx: &DeltaContext) -> f64 {
+        self.predict(
+            self.position.nearest_step(position),
+            self.velocity.nearest_step(velocity),
+            ctx,
+        )
+    }
+
     /// Whether the sender must send the block because the receiver's extrapolation is off by
     /// more than `deviation` from the true position (a NaN true position always needs an update,
     /// which then fails to encode).
@@ -248,295 +267,10 @@ pub fn read_index_gap<'a, R: WireRead<'a>>(r: &mut R) -> Result<u64, DecodeError
         .ok_or(DecodeError::new(DecodeErrorKind::ValueOutOfRange, start))
 }
 
-/// Writes a `DELTA SEQUENCE` of `current` against `baseline`; returns whether anything changed.
-///
-/// Layout: a changed-bit; if 1: the new count (as [`WireWrite::write_count`] with `max`), the
-/// number of listed elements in `bits_required(0, count)` bits, the listed indices as gaps
-/// ([`write_index_gap`]), then the listed elements in index order. An element is listed when it
-/// is new (index at or past the baseline's length) or when `same(baseline, current)` is false;
-/// `same` must compare the values *as sent* (after quantization). `write_item` gets the
-/// baseline element when there is one, for element-wise delta.
-///
-/// ```
-/// use idlc_runtime::{read_delta_sequence, write_delta_sequence, BitReader, BitWriter, WireRead, WireWrite};
-/// let base = vec![10u64, 20, 30, 40];
-/// let cur = vec![10u64, 21, 30, 40, 50];
-/// let mut w = BitWriter::new();
-/// let changed = write_delta_sequence(&mut w, &base, &cur, None, |a, b| a == b,
-///     |w, &x, _| w.write_bits(x, 8)).unwrap();
-/// assert!(changed);
-/// let bytes = w.into_bytes();
-/// let got: Option<Vec<u64>> = read_delta_sequence(&mut BitReader::new(&bytes), &base, None, 8,
-///     |r, _| r.read_bits(8)).unwrap();
-/// assert_eq!(got, Some(cur));
-/// ```
-pub fn write_delta_sequence<W, C, E, F>(
-    w: &mut W,
-    baseline: &C,
-    current: &C,
-    max: Option<u64>,
-    mut same: E,
-    mut write_item: F,
-) -> Result<bool, EncodeError>
-where
-    W: WireWrite,
-    C: Collection + ?Sized,
-    E: FnMut(&C::Item, &C::Item) -> bool,
-    F: FnMut(&mut W, &C::Item, Option<&C::Item>) -> Result<(), EncodeError>,
-{
-    let mut base_iter = baseline.iter();
-    let mut listed: Vec<u64> = Vec::new();
-    for (i, item) in current.iter().enumerate() {
-        let unchanged = base_iter.next().is_some_and(|b| same(b, item));
-        if !unchanged {
-            listed.push(i as u64);
-        }
-    }
-    let count = current.len() as u64;
-    if listed.is_empty() && current.len() == baseline.len() {
-        w.write_bool(false)?;
-        return Ok(false);
-    }
-    w.write_bool(true)?;
-    w.write_count(count, max)?;
-    w.write_bits(listed.len() as u64, bits_required(0, count))?;
-    let mut next = 0u64;
-    for &index in &listed {
-        write_index_gap(w, index - next)?;
-        next = index + 1;
-    }
-    let mut base_iter = baseline.iter();
-    let mut listed_iter = listed.iter().peekable();
-    for (i, item) in current.iter().enumerate() {
-        let base = base_iter.next();
-        if listed_iter.next_if(|&&index| index == i as u64).is_some() {
-            write_item(w, item, base)?;
-        }
-    }
-    Ok(true)
-}
-
-/// Reads a `DELTA SEQUENCE` written by [`write_delta_sequence`] against the same `baseline`.
-/// Returns `None` when nothing changed (keep the baseline).
-///
-/// Checks before allocating: the count against `max`; each listed element needs at least
-/// `1 + min_element_bits` bits; every new element (index at or past the baseline's length) must
-/// be listed, so the result is at most the baseline's length plus what the input can hold;
-/// listed indices must be below the count ([`DecodeErrorKind::ValueOutOfRange`]).
-///
-/// ```
-/// use idlc_runtime::{read_delta_sequence, BitReader, WireRead};
-/// let base = vec![1u64, 2, 3];
-/// // changed-bit 0: unchanged.
-/// let got: Option<Vec<u64>> = read_delta_sequence(&mut BitReader::new(&[0]), &base, None, 8,
-///     |r, _| r.read_bits(8)).unwrap();
-/// assert_eq!(got, None);
-/// ```
-pub fn read_delta_sequence<'a, R, C, F>(
-    r: &mut R,
-    baseline: &C,
-    max: Option<u64>,
-    min_element_bits: u64,
-    mut read_item: F,
-) -> Result<Option<C>, DecodeError>
-where
-    R: WireRead<'a>,
-    C: Collection + Default,
-    C::Item: Clone,
-    F: FnMut(&mut R, Option<&C::Item>) -> Result<C::Item, DecodeError>,
-{
-    if !r.read_bool()? {
-        return Ok(None);
-    }
-    let start = r.bits_read();
-    let count = r.read_length(max)?;
-    let listed_count = r.read_uint_ranged(0, count)?;
-    let base_len = baseline.len() as u64;
-    let new_elements = count.saturating_sub(base_len);
-    let fits = listed_count
-        .checked_mul(min_element_bits.saturating_add(1))
-        .is_some_and(|need| need <= r.bits_remaining());
-    if !fits || new_elements > listed_count {
-        return Err(DecodeError::new(DecodeErrorKind::LengthOverBound, start));
-    }
-    let Ok(listed_len) = usize::try_from(listed_count) else {
-        return Err(DecodeError::new(DecodeErrorKind::LengthOverBound, start));
-    };
-    let mut listed: Vec<u64> = Vec::with_capacity(listed_len);
-    let mut next = 0u64;
-    let mut listed_new = 0u64;
-    for _ in 0..listed_len {
-        let at = r.bits_read();
-        let gap = read_index_gap(r)?;
-        let index = match next.checked_add(gap) {
-            Some(index) if index < count => index,
-            _ => return Err(DecodeError::new(DecodeErrorKind::ValueOutOfRange, at)),
-        };
-        if index >= base_len {
-            listed_new += 1;
-        }
-        listed.push(index);
-        next = index + 1;
-    }
-    if listed_new != new_elements {
-        return Err(DecodeError::new(DecodeErrorKind::ValueOutOfRange, start));
-    }
-    let Ok(count) = usize::try_from(count) else {
-        return Err(DecodeError::new(DecodeErrorKind::LengthOverBound, start));
-    };
-    let mut out = C::default();
-    out.reserve(count);
-    let mut base_iter = baseline.iter();
-    let mut listed_iter = listed.iter().peekable();
-    for i in 0..count {
-        let base = base_iter.next();
-        let item = if listed_iter.next_if(|&&index| index == i as u64).is_some() {
-            read_item(r, base)?
-        } else {
-            match base {
-                Some(b) => b.clone(),
-                // Unreachable: every index past the baseline is listed (checked above).
-                None => return Err(DecodeError::new(DecodeErrorKind::ValueOutOfRange, start)),
-            }
-        };
-        out.push(item);
-    }
-    Ok(Some(out))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::{BitReader, BitWriter, ByteReader, ByteWriter};
-    use std::collections::VecDeque;
-
-    fn round_trip_bit(base: &[u64], cur: &[u64]) -> (bool, usize, Option<Vec<u64>>) {
-        let (base, cur) = (base.to_vec(), cur.to_vec());
-        let mut w = BitWriter::new();
-        let changed = write_delta_sequence(
-            &mut w,
-            &base,
-            &cur,
-            Some(1000),
-            |a, b| a == b,
-            |w, &x, _| w.write_vlq(x, 7),
-        )
-        .unwrap();
-        let bytes = w.into_bytes();
-        let mut r = BitReader::new(&bytes);
-        let got: Option<Vec<u64>> =
-            read_delta_sequence(&mut r, &base, Some(1000), 8, |r, _| r.read_vlq(7)).unwrap();
-        r.expect_end().unwrap();
-        (changed, bytes.len(), got)
-    }
-
-    #[test]
-    fn delta_sequence_cases() {
-        assert_eq!(round_trip_bit(&[], &[]), (false, 1, None));
-        assert_eq!(round_trip_bit(&[1, 2], &[1, 2]), (false, 1, None));
-        assert_eq!(round_trip_bit(&[1, 2], &[1]).2, Some(vec![1]));
-        assert_eq!(round_trip_bit(&[1, 2], &[]).2, Some(vec![]));
-        assert_eq!(round_trip_bit(&[], &[5, 6, 7]).2, Some(vec![5, 6, 7]));
-        assert_eq!(
-            round_trip_bit(&[1, 2, 3], &[1, 9, 3, 4]).2,
-            Some(vec![1, 9, 3, 4])
-        );
-        let base: Vec<u64> = (0..500).collect();
-        let mut cur = base.clone();
-        cur[3] = 1000;
-        cur[400] = 7;
-        let (changed, len, got) = round_trip_bit(&base, &cur);
-        assert!(changed);
-        assert!(len < 12, "two changes in 500 elements took {len} bytes");
-        assert_eq!(got, Some(cur));
-    }
-
-    #[test]
-    fn delta_sequence_byte_stream_and_deque() {
-        let base: VecDeque<u64> = (0..10).collect();
-        let mut cur = base.clone();
-        cur[9] = 99;
-        cur.push_back(100);
-        let mut w = ByteWriter::new();
-        write_delta_sequence(
-            &mut w,
-            &base,
-            &cur,
-            None,
-            |a, b| a == b,
-            |w, &x, b| {
-                assert_eq!(b.is_some(), x == 99);
-                w.write_bits(x, 8)
-            },
-        )
-        .unwrap();
-        let bytes = w.into_bytes();
-        let got: Option<VecDeque<u64>> =
-            read_delta_sequence(&mut ByteReader::new(&bytes), &base, None, 8, |r, _| {
-                r.read_bits(8)
-            })
-            .unwrap();
-        assert_eq!(got, Some(cur));
-    }
-
-    #[test]
-    fn delta_sequence_rejections() {
-        let base = vec![1u64, 2];
-        let read = |bytes: &[u8]| {
-            read_delta_sequence::<_, Vec<u64>, _>(
-                &mut BitReader::new(bytes),
-                &base,
-                Some(100),
-                8,
-                |r, _| r.read_bits(8),
-            )
-            .map_err(|e| e.kind)
-        };
-        // count 3 (7 bits), listed 0 (2 bits): the new element is not listed.
-        let mut w = BitWriter::new();
-        w.write_bool(true).unwrap();
-        w.write_count(3, Some(100)).unwrap();
-        w.write_bits(0, 2).unwrap();
-        assert_eq!(read(&w.into_bytes()), Err(DecodeErrorKind::LengthOverBound));
-        // count 3, listed 1, index 0: still misses the new element.
-        let mut w = BitWriter::new();
-        w.write_bool(true).unwrap();
-        w.write_count(3, Some(100)).unwrap();
-        w.write_bits(1, 2).unwrap();
-        write_index_gap(&mut w, 0).unwrap();
-        w.write_bits(9, 8).unwrap();
-        assert_eq!(read(&w.into_bytes()), Err(DecodeErrorKind::ValueOutOfRange));
-        // An index beyond the count.
-        let mut w = BitWriter::new();
-        w.write_bool(true).unwrap();
-        w.write_count(2, Some(100)).unwrap();
-        w.write_bits(1, 2).unwrap();
-        write_index_gap(&mut w, 5).unwrap();
-        w.write_bits(9, 8).unwrap();
-        assert_eq!(read(&w.into_bytes()), Err(DecodeErrorKind::ValueOutOfRange));
-        // Count over max.
-        let mut w = BitWriter::new();
-        w.write_bool(true).unwrap();
-        w.write_bits(101, 7).unwrap();
-        assert_eq!(read(&w.into_bytes()), Err(DecodeErrorKind::LengthOverBound));
-        // More listed elements than bits.
-        let mut w = BitWriter::new();
-        w.write_bool(true).unwrap();
-        w.write_count(100, Some(100)).unwrap();
-        w.write_bits(100, 7).unwrap();
-        assert_eq!(read(&w.into_bytes()), Err(DecodeErrorKind::LengthOverBound));
-        // A gap VLQ that overflows.
-        let mut w = BitWriter::new();
-        w.write_bool(false).unwrap();
-        w.write_vlq(u64::MAX, INDEX_GAP_GROUP_BITS).unwrap();
-        let bytes = w.into_bytes();
-        assert_eq!(
-            read_index_gap(&mut BitReader::new(&bytes))
-                .unwrap_err()
-                .kind,
-            DecodeErrorKind::ValueOutOfRange
-        );
-    }
 
     #[test]
     fn gaps() {

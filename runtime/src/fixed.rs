@@ -322,6 +322,27 @@ impl FixedPoint {
         Ok(round_non_negative(x).clamp(self.first, self.last))
     }
 
+    /// The valid step nearest to any `value`, NaN and values outside the range included (a
+    /// total function, for dead reckoning from a baseline both sides hold).
+    ///
+    /// ```
+    /// # use idlc_runtime::FixedPoint;
+    /// let fp = FixedPoint::with_ends(0.0, 10.0, 0.5, true, false).unwrap();
+    /// assert_eq!((fp.nearest_step(3.3), fp.nearest_step(99.0), fp.nearest_step(f64::NAN)), (7, 19, 0));
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn nearest_step(&self, value: f64) -> u64 {
+        let x = (value - self.min) / self.resolution;
+        if x.is_nan() || x <= 0.0 {
+            self.first
+        } else if x >= self.last as f64 {
+            self.last
+        } else {
+            round_non_negative(x).clamp(self.first, self.last)
+        }
+    }
+
     /// The value of step `q`: `min + q * resolution`, capped at `max` (q is not checked; a
     /// decoder checks it with [`FixedPoint::is_step`] first).
     ///

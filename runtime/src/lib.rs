@@ -67,6 +67,7 @@ mod framing;
 mod helpers;
 mod int;
 mod packed;
+mod replication;
 mod vlq;
 mod wire;
 
@@ -75,8 +76,8 @@ pub use byte::{ByteReader, ByteWriter};
 pub use codec::{Codec, Encoding, from_bytes, skip_extension, to_bytes};
 pub use collection::{Collection, read_array, read_sequence, write_array, write_sequence};
 pub use delta::{
-    DeadReckoningAxis, DeltaContext, INDEX_GAP_GROUP_BITS, exceeds_deviation, read_delta_sequence,
-    read_index_gap, write_delta_sequence, write_index_gap,
+    DeadReckoningAxis, DeltaContext, INDEX_GAP_GROUP_BITS, exceeds_deviation, read_index_gap,
+    write_index_gap,
 };
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, WithField};
 pub use extend::{WireInt, bit_slice, low_bits, saturate, with_bit_slice};
@@ -94,6 +95,10 @@ pub use int::{
 };
 pub use packed::{
     enum_offset, fixed_point_from_offset, fixed_point_offset, ranged_from_offset, ranged_offset,
+};
+pub use replication::{
+    DeltaCodec, ReaderOf, WriterOf, from_delta_bytes, read_delta_sequence, sent_array,
+    sent_collection, sent_fixed_point, to_delta_bytes, write_delta_sequence,
 };
 pub use vlq::{
     DEFAULT_VLQ_GROUP_BITS, MAX_VLQ_GROUP_BITS, valid_vlq_group_bits, vlq_bits, vlq_groups,

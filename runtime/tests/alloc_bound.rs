@@ -171,9 +171,13 @@ fn delta_sequences_grow_only_with_the_input() {
         w.write_bits(0, 40).unwrap();
         let bytes = w.into_bytes();
         reset();
-        let r = read_delta_sequence(&mut BitReader::new(&bytes), &base, None, 8, |r, _| {
-            Ok(r.read_bits(8)? as u8)
-        });
+        let r = read_delta_sequence(
+            &mut BitReader::new(&bytes),
+            &base,
+            |r| r.read_length(None),
+            8,
+            |r, _| Ok(r.read_bits(8)? as u8),
+        );
         assert!(r.is_err());
         assert!(
             reserved() <= 100 + 8 * bytes.len(),

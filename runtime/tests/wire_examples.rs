@@ -69,9 +69,9 @@ fn small_examples() {
         &mut w,
         &vec![10u64, 20, 30, 40],
         &vec![10, 21, 30, 40, 50],
-        Some(15),
-        |a, b| a == b,
-        |w, &x, _| w.write_bits(x, 8),
+        |w, n| w.write_count(n, Some(15)),
+        |&x| Ok(x),
+        |w, &x, _| w.write_bits(x, 8).map(|()| x),
     )
     .unwrap();
     assert_eq!(w.bits_written(), 34);

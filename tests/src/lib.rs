@@ -3,6 +3,7 @@
 #![deny(warnings)]
 
 pub mod collections;
+pub mod simulation;
 
 /// The seed's Character with the project's Item, Client side: MYENCODING1, MYENCODING2,
 /// MYENCODINGA.

@@ -155,6 +155,7 @@ pub fn codec_impl(
     let (writer, reader) = ctx.stream_types();
     let ty = rust_type(&mapping.rust_name)?;
     let constructor = constructor(&ty, &fields);
+    let sent = super::mirror::sent_body(ctx, &fields, encoding, &ty)?;
     let style = match ctx.encoding.style {
         crate::ir::Style::Bitstream => "BITSTREAM",
         crate::ir::Style::Bytestream => "BYTESTREAM",
@@ -176,6 +177,11 @@ pub fn codec_impl(
                 #(#decode_body)*
                 #leave
                 Ok(#constructor)
+            }
+
+            #[allow(clippy::clone_on_copy, clippy::redundant_closure)]
+            fn sent(&self) -> #result<Self, ::idlc_runtime::EncodeError> {
+                #sent
             }
         }
     })

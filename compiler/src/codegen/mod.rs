@@ -5,7 +5,9 @@
 //! syntactically valid and byte-identical for the same IR.
 
 mod codec;
+mod delta;
 mod idents;
+mod mirror;
 mod pack;
 mod rules;
 mod types;
@@ -166,11 +168,15 @@ pub fn generate(ir: &Ir, options: &GenOptions) -> Result<String, CodegenError> {
                 continue;
             };
             items.push(codec::codec_impl(&ctx, def, mapping, layout)?);
+            items.push(delta::delta_impl(&ctx, def, mapping, layout)?);
         }
     }
     for (name, mapping) in &ir.mapping.structs {
         if !mapping.existing && ir.schema.structs.contains_key(name) {
             items.push(api_impl(ir, &prelude, mapping)?);
+            if ir.schema.structs[name].kind == crate::ir::StructKind::Publishable {
+                items.push(delta_api_impl(ir, &prelude, mapping)?);
+            }
         }
     }
     let tokens = quote!(#(#items)*);
@@ -307,6 +313,97 @@ fn api_impl(
             /// Reads one value in [`DefaultEncoding`] from a reader.
             pub fn decode(r: &mut #reader) -> #result<Self, ::idlc_runtime::DecodeError> {
                 <Self as ::idlc_runtime::Codec<DefaultEncoding>>::decode_from(r)
+            }
+        }
+    })
+}
+
+/// The delta entry points of a PUBLISHABLE_STRUCT (DESIGN.md "Generated Rust API").
+fn delta_api_impl(
+    ir: &Ir,
+    prelude: &idents::Prelude,
+    mapping: &crate::ir::StructMapping,
+) -> Result<TokenStream, CodegenError> {
+    let (result, vec) = (prelude.path("Result"), prelude.path("Vec"));
+    let name = checked_ident(&mapping.rust_name)?;
+    let first = ir
+        .encodings
+        .values()
+        .next()
+        .ok_or_else(|| CodegenError("internal: no encoding".into()))?;
+    let (writer, reader) = match first.style {
+        Style::Bitstream => (
+            quote!(::idlc_runtime::BitWriter),
+            quote!(::idlc_runtime::BitReader<'_>),
+        ),
+        Style::Bytestream => (
+            quote!(::idlc_runtime::ByteWriter),
+            quote!(::idlc_runtime::ByteReader<'_>),
+        ),
+    };
+    Ok(quote! {
+        impl #name {
+            /// Appends what changed since `baseline` (the state the receiver holds) in
+            /// [`DefaultEncoding`], and returns the mirror: exactly the state the receiver will
+            /// reconstruct, the baseline of the next delta once the receiver has it.
+            pub fn encode_delta(
+                &self,
+                baseline: &Self,
+                ctx: &::idlc_runtime::DeltaContext,
+                w: &mut #writer,
+            ) -> #result<Self, ::idlc_runtime::EncodeError> {
+                ::idlc_runtime::DeltaCodec::<DefaultEncoding>::encode_delta_to(self, baseline, ctx, w)
+            }
+
+            /// Reads a delta written by [`Self::encode_delta`] against the same baseline.
+            pub fn decode_delta(
+                baseline: &Self,
+                ctx: &::idlc_runtime::DeltaContext,
+                r: &mut #reader,
+            ) -> #result<Self, ::idlc_runtime::DecodeError> {
+                <Self as ::idlc_runtime::DeltaCodec<DefaultEncoding>>::decode_delta_from(baseline, ctx, r)
+            }
+
+            /// [`Self::encode_delta`] into a new buffer (the mirror is dropped).
+            pub fn to_delta_bytes(
+                &self,
+                baseline: &Self,
+                ctx: &::idlc_runtime::DeltaContext,
+            ) -> #result<#vec<u8>, ::idlc_runtime::EncodeError> {
+                ::idlc_runtime::to_delta_bytes::<DefaultEncoding, Self>(self, baseline, ctx)
+            }
+
+            /// Decodes a buffer written by [`Self::to_delta_bytes`] against the same baseline.
+            pub fn from_delta_bytes(
+                baseline: &Self,
+                ctx: &::idlc_runtime::DeltaContext,
+                bytes: &[u8],
+            ) -> #result<Self, ::idlc_runtime::DecodeError> {
+                ::idlc_runtime::from_delta_bytes::<DefaultEncoding, Self>(baseline, ctx, bytes)
+            }
+
+            /// [`Self::to_delta_bytes`] in the encoding `E`.
+            pub fn to_delta_bytes_with<E: ::idlc_runtime::Encoding>(
+                &self,
+                baseline: &Self,
+                ctx: &::idlc_runtime::DeltaContext,
+            ) -> #result<#vec<u8>, ::idlc_runtime::EncodeError>
+            where
+                Self: ::idlc_runtime::DeltaCodec<E>,
+            {
+                ::idlc_runtime::to_delta_bytes::<E, Self>(self, baseline, ctx)
+            }
+
+            /// [`Self::from_delta_bytes`] in the encoding `E`.
+            pub fn from_delta_bytes_with<E: ::idlc_runtime::Encoding>(
+                baseline: &Self,
+                ctx: &::idlc_runtime::DeltaContext,
+                bytes: &[u8],
+            ) -> #result<Self, ::idlc_runtime::DecodeError>
+            where
+                Self: ::idlc_runtime::DeltaCodec<E>,
+            {
+                ::idlc_runtime::from_delta_bytes::<E, Self>(baseline, ctx, bytes)
             }
         }
     })

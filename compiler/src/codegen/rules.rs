@@ -345,7 +345,7 @@ fn element_reader(
 
 /// A closure body returning `Result<T, _>` from a read expression of type `T`: `read(r)?`
 /// becomes `read(r)` rather than the needless `Ok(read(r)?)`.
-fn closure_result(read: TokenStream) -> TokenStream {
+pub(super) fn closure_result(read: TokenStream) -> TokenStream {
     let is_question_mark = |t: &proc_macro2::TokenTree| matches!(t, proc_macro2::TokenTree::Punct(p) if p.as_char() == '?');
     let mut tokens: Vec<proc_macro2::TokenTree> = read.clone().into_iter().collect();
     let question_marks = tokens.iter().filter(|t| is_question_mark(t)).count();

@@ -255,8 +255,13 @@ fn primitive<'a, R: WireRead<'a>>(r: &mut R, which: u32) -> Result<u64, DecodeEr
         33 => read_index_gap(r)?,
         34 => {
             const BASE: [u64; 20] = [7; 20];
-            let got: Option<Vec<u64>> =
-                read_delta_sequence(r, &BASE.to_vec(), Some(300), 3, |r, _| r.read_bits(3))?;
+            let got: Option<Vec<u64>> = read_delta_sequence(
+                r,
+                &BASE.to_vec(),
+                |r| r.read_length(Some(300)),
+                3,
+                |r, _| r.read_bits(3),
+            )?;
             got.map_or(0, |v| v.len() as u64)
         }
         35 => read_sequence::<_, Vec<u64>, _>(r, None, 8, |r| r.read_vlq(7))?.len() as u64,

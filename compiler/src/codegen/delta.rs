@@ -1,0 +1,747 @@
+//! `impl DeltaCodec<Encoding> for PublishableStruct`: the delta and dead-reckoning encoder and
+//! decoder of one PUBLISHABLE_STRUCT in one encoding (WIRE_FORMAT.md section 5).
+//!
+//! The encoder first decides, without writing anything, what each changed-bit will say (a pure
+//! function of the value, the baseline and the context); then it writes, and builds the mirror:
+//! the state the receiver reconstructs. The decoder reads the same bits in the same order and
+//! builds the same state. Both sides share one "not sent" branch: a field keeps the baseline's
+//! value; a dead-reckoning position is extrapolated from the baseline's steps.
+
+use proc_macro2::{Ident, TokenStream};
+use quote::{format_ident, quote};
+
+use super::codec::{FieldView, constructor, encode_field, extension, is_recursive, views};
+use super::idents::{f64_lit, u64_lit};
+use super::mirror::{is_copy, sent_value};
+use super::rules::{Val, as_f64, decode, encode, fixed_point_const, from_f64};
+use super::{CodegenError, Ctx};
+use crate::ir::cost::min_bits;
+use crate::ir::{
+    DeadReckoning, FieldEncoding, StructDef, StructEncoding, StructKind, StructMapping, Type,
+    WireItem, WireRule,
+};
+
+/// The generator's state while it walks one struct's wire items.
+struct Gen<'a, 'b> {
+    ctx: &'a Ctx<'b>,
+    fields: &'a [FieldView<'a>],
+    /// Counter for the names of changed-bits (`send_0`, `send_1`, ...).
+    next_unit: usize,
+}
+
+impl<'a> Gen<'a, '_> {
+    fn view(&self, name: &str) -> Result<&'a FieldView<'a>, CodegenError> {
+        self.fields
+            .iter()
+            .find(|f| f.field.name == name)
+            .ok_or_else(|| CodegenError(format!("internal: no field {name}")))
+    }
+
+    fn unit(&mut self) -> Ident {
+        let id = format_ident!("send_{}", self.next_unit);
+        self.next_unit += 1;
+        id
+    }
+
+    /// `baseline.f`, by value for `Copy` types, else cloned.
+    fn baseline(&self, view: &FieldView<'_>) -> TokenStream {
+        let name = super::idents::ident(&view.rust.rust_name);
+        if is_copy(&view.field.ty, &view.rust.ty) {
+            quote!(baseline.#name)
+        } else {
+            quote!(baseline.#name.clone())
+        }
+    }
+
+    fn candidate(view: &FieldView<'_>) -> Ident {
+        format_ident!("c_{}", view.rust.rust_name.trim_start_matches("r#"))
+    }
+
+    fn sent_flag(view: &FieldView<'_>) -> Ident {
+        format_ident!("sent_{}", view.rust.rust_name.trim_start_matches("r#"))
+    }
+}
+
+/// One delta unit of the plan: the changed-bit it writes, if any.
+enum Plan {
+    /// A field written in full whenever its block is.
+    Plain,
+    /// A field or block or dead-reckoning block with its own changed-bit.
+    Bit(Ident),
+    /// A `DELTA SEQUENCE`: the runtime writes its changed-bit.
+    Sequence,
+}
+
+/// The `impl DeltaCodec<M> for T` of one PUBLISHABLE_STRUCT, or nothing for other kinds.
+pub fn delta_impl(
+    ctx: &Ctx<'_>,
+    def: &StructDef,
+    mapping: &StructMapping,
+    layout: &StructEncoding,
+) -> Result<TokenStream, CodegenError> {
+    if def.kind != StructKind::Publishable {
+        return Ok(TokenStream::new());
+    }
+    let fields = views(def, mapping)?;
+    let mut generator = Gen {
+        ctx,
+        fields: &fields,
+        next_unit: 0,
+    };
+    let mut plan_code = Vec::new();
+    let mut write_code = Vec::new();
+    let mut read_code = Vec::new();
+    for (index, segment) in layout.segments.iter().enumerate() {
+        let start = generator.next_unit;
+        let (plan, _) = generator.plan_items(&segment.items, &mut plan_code, false)?;
+        generator.next_unit = start;
+        let writes = generator.write_items(&segment.items, &plan, index)?;
+        generator.next_unit = start;
+        let reads = generator.read_items(&segment.items, index)?;
+        let unsent = generator.unsent_items(&segment.items)?;
+        if index == 0 {
+            write_code.push(writes);
+            read_code.push(reads);
+            continue;
+        }
+        let present = format_ident!("present_{index}");
+        let previous = format_ident!("present_{}", index - 1);
+        let read_present = if index == 1 {
+            quote!(r.read_fence_present()?)
+        } else {
+            quote!(#previous && r.read_fence_present()?)
+        };
+        write_code.push(quote! {
+            w.write_presence(true)?;
+            #writes
+        });
+        // A segment an older writer did not send keeps the baseline's values.
+        read_code.push(quote! {
+            let #present = #read_present;
+            if #present {
+                #reads
+            } else {
+                #unsent
+            }
+        });
+    }
+    if def.open_end {
+        write_code.push(quote!(w.write_presence(false)?;));
+        read_code.push(quote!(::idlc_runtime::skip_extension(r)?;));
+    }
+    let declare = |decoder: bool| -> Result<Vec<TokenStream>, CodegenError> {
+        fields
+            .iter()
+            .map(|view| {
+                let local = view.local();
+                let ty = ctx.prelude.rust_type(&view.rust.ty)?;
+                if view.extends.is_empty() {
+                    return Ok(quote!(let #local: #ty;));
+                }
+                // The decoder joins a widened field's extension into the local.
+                let mutable = if decoder { quote!(mut) } else { quote!() };
+                let flag = Gen::sent_flag(view);
+                Ok(quote!(let #mutable #local: #ty; let #flag: bool;))
+            })
+            .collect()
+    };
+    let (encoder_declarations, decoder_declarations) = (declare(false)?, declare(true)?);
+    let (enter, leave) = if is_recursive(ctx.ir, &def.name) {
+        (quote!(r.enter()?;), quote!(r.leave();))
+    } else {
+        (quote!(), quote!())
+    };
+    let encoder = [&plan_code[..], &write_code[..]].concat();
+    let named = |code: &[TokenStream], name: &str| {
+        let used = code.iter().any(|tokens| mentions(tokens, name));
+        let ident = if used {
+            format_ident!("{name}")
+        } else {
+            format_ident!("_{name}")
+        };
+        quote!(#ident)
+    };
+    let (encode_baseline, encode_ctx) = (named(&encoder, "baseline"), named(&encoder, "ctx"));
+    let (decode_baseline, decode_ctx) = (named(&read_code, "baseline"), named(&read_code, "ctx"));
+    let (w, r) = if fields.is_empty() && !def.open_end && layout.segments.len() < 2 {
+        (quote!(_w), quote!(_r))
+    } else {
+        (quote!(w), quote!(r))
+    };
+    let result = ctx.prelude.path("Result");
+    let marker = &ctx.marker;
+    let (writer, reader) = ctx.stream_types();
+    let ty = super::idents::rust_type(&mapping.rust_name)?;
+    let build = constructor(&ty, &fields);
+    let doc = format!(
+        " `{}` against a baseline in the encoding `{}`.",
+        def.name, ctx.encoding.name
+    );
+    Ok(quote! {
+        #[doc = #doc]
+        // Every field's local is assigned in the branch that sends it or keeps the baseline's.
+        #[allow(
+            clippy::needless_late_init,
+            clippy::clone_on_copy,
+            clippy::redundant_closure,
+            clippy::collapsible_if
+        )]
+        impl ::idlc_runtime::DeltaCodec<#marker> for #ty {
+            fn encode_delta_to(
+                &self,
+                #encode_baseline: &Self,
+                #encode_ctx: &::idlc_runtime::DeltaContext,
+                #w: &mut #writer,
+            ) -> #result<Self, ::idlc_runtime::EncodeError> {
+                #(#plan_code)*
+                #(#encoder_declarations)*
+                #(#write_code)*
+                Ok(#build)
+            }
+
+            fn decode_delta_from(
+                #decode_baseline: &Self,
+                #decode_ctx: &::idlc_runtime::DeltaContext,
+                #r: &mut #reader,
+            ) -> #result<Self, ::idlc_runtime::DecodeError> {
+                #enter
+                #(#decoder_declarations)*
+                #(#read_code)*
+                #leave
+                Ok(#build)
+            }
+        }
+    })
+}
+
+impl Gen<'_, '_> {
+    /// The pure part of the encoder: every field's value as it would be sent (`c_f`), and what
+    /// every changed-bit will say (`send_n`). Returns the plan of each item and whether any of
+    /// them differs from the baseline (an expression).
+    fn plan_items(
+        &mut self,
+        items: &[WireItem],
+        out: &mut Vec<TokenStream>,
+        in_block: bool,
+    ) -> Result<(Vec<Plan>, Vec<TokenStream>), CodegenError> {
+        let mut plans = Vec::new();
+        let mut differs = Vec::new();
+        for item in items {
+            match item {
+                WireItem::Field(encoded) => {
+                    let view = self.view(&encoded.field)?;
+                    let name = super::idents::ident(&view.rust.rust_name);
+                    if is_delta_sequence(encoded) {
+                        let flag = self.unit();
+                        // Only a block around it needs to know whether it changed.
+                        if in_block {
+                            let mirror = sent_value(
+                                self.ctx,
+                                &encoded.rule,
+                                view,
+                                Val::Place(quote!(self.#name)),
+                            )?;
+                            out.push(quote!(let #flag = #mirror != baseline.#name;));
+                            differs.push(quote!(#flag));
+                        }
+                        plans.push(Plan::Sequence);
+                        continue;
+                    }
+                    let candidate = Self::candidate(view);
+                    let mirror = sent_value(
+                        self.ctx,
+                        &encoded.rule,
+                        view,
+                        Val::Place(quote!(self.#name)),
+                    )?;
+                    out.push(quote!(let #candidate = #mirror;));
+                    if encoded.delta {
+                        let flag = self.unit();
+                        out.push(quote!(let #flag = #candidate != baseline.#name;));
+                        differs.push(quote!(#flag));
+                        plans.push(Plan::Bit(flag));
+                    } else {
+                        differs.push(quote!(#candidate != baseline.#name));
+                        plans.push(Plan::Plain);
+                    }
+                }
+                WireItem::DeltaBlock(inner) => {
+                    let flag = self.unit();
+                    let (_, inner_differs) = self.plan_items(inner, out, true)?;
+                    let any = if inner_differs.is_empty() {
+                        quote!(false)
+                    } else {
+                        quote!(#(#inner_differs)||*)
+                    };
+                    out.push(quote!(let #flag = #any;));
+                    differs.push(quote!(#flag));
+                    plans.push(Plan::Bit(flag));
+                }
+                WireItem::DeadReckoning(dr) => {
+                    let flag = self.unit();
+                    let mut checks = Vec::new();
+                    for field in dr.positions.iter().chain(&dr.velocities) {
+                        let view = self.view(&field.field)?;
+                        let name = super::idents::ident(&view.rust.rust_name);
+                        let candidate = Self::candidate(view);
+                        let mirror = sent_value(
+                            self.ctx,
+                            &field.rule,
+                            view,
+                            Val::Place(quote!(self.#name)),
+                        )?;
+                        out.push(quote!(let #candidate = #mirror;));
+                    }
+                    let limit = f64_lit(dr.limit);
+                    for (position, velocity) in dr.positions.iter().zip(&dr.velocities) {
+                        let view = self.view(&position.field)?;
+                        let name = super::idents::ident(&view.rust.rust_name);
+                        let predicted = self.predicted(position, velocity)?;
+                        let actual = as_f64(&view.rust.ty, &quote!(self.#name));
+                        checks.push(
+                            quote!(::idlc_runtime::exceeds_deviation(#actual, #predicted, #limit)),
+                        );
+                    }
+                    out.push(quote!(let #flag = #(#checks)||*;));
+                    differs.push(quote!(#flag));
+                    plans.push(Plan::Bit(flag));
+                }
+                WireItem::Extend(_) | WireItem::Align | WireItem::Check => plans.push(Plan::Plain),
+            }
+        }
+        Ok((plans, differs))
+    }
+
+    /// The extrapolated position (as f64) of one dead-reckoning axis, from the baseline.
+    fn predicted(
+        &self,
+        position: &FieldEncoding,
+        velocity: &FieldEncoding,
+    ) -> Result<TokenStream, CodegenError> {
+        let p = self.view(&position.field)?;
+        let v = self.view(&velocity.field)?;
+        let (p_name, v_name) = (
+            super::idents::ident(&p.rust.rust_name),
+            super::idents::ident(&v.rust.rust_name),
+        );
+        let (p_fp, v_fp) = (
+            fixed_point_const(&position.rule),
+            fixed_point_const(&velocity.rule),
+        );
+        let (p_base, v_base) = (
+            as_f64(&p.rust.ty, &quote!(baseline.#p_name)),
+            as_f64(&v.rust.ty, &quote!(baseline.#v_name)),
+        );
+        Ok(
+            quote!(::idlc_runtime::DeadReckoningAxis::new(#p_fp, #v_fp).predict_from(#p_base, #v_base, ctx)),
+        )
+    }
+
+    /// The writes of `items` (their changed-bits decided by `plan`), assigning every field's
+    /// mirror local.
+    fn write_items(
+        &mut self,
+        items: &[WireItem],
+        plan: &[Plan],
+        segment: usize,
+    ) -> Result<TokenStream, CodegenError> {
+        let mut out = Vec::new();
+        for (item, plan) in items.iter().zip(plan) {
+            match (item, plan) {
+                (WireItem::Field(encoded), Plan::Sequence) => {
+                    self.next_unit += 1;
+                    out.push(self.write_delta_sequence(encoded)?);
+                }
+                (WireItem::Field(encoded), _) => {
+                    let view = self.view(&encoded.field)?;
+                    let write = self.write_field(view, &encoded.rule)?;
+                    match plan {
+                        Plan::Bit(flag) => {
+                            self.next_unit += 1;
+                            let keep = self.keep(view);
+                            out.push(quote! {
+                                w.write_bool(#flag)?;
+                                if #flag {
+                                    #write
+                                } else {
+                                    #keep
+                                }
+                            });
+                        }
+                        _ => out.push(write),
+                    }
+                }
+                (WireItem::DeltaBlock(inner), Plan::Bit(flag)) => {
+                    self.next_unit += 1;
+                    let mut inner_plan = Vec::new();
+                    // Re-derive the inner plan's names: the same walk as plan_items.
+                    let mut scratch = Vec::new();
+                    let start = self.next_unit;
+                    let (plans, _) = self.plan_items(inner, &mut scratch, true)?;
+                    self.next_unit = start;
+                    inner_plan.extend(plans);
+                    let writes = self.write_items(inner, &inner_plan, segment)?;
+                    let unsent = self.unsent_items(inner)?;
+                    out.push(quote! {
+                        w.write_bool(#flag)?;
+                        if #flag {
+                            #writes
+                        } else {
+                            #unsent
+                        }
+                    });
+                }
+                (WireItem::DeadReckoning(dr), Plan::Bit(flag)) => {
+                    self.next_unit += 1;
+                    let mut writes = Vec::new();
+                    for field in dr.positions.iter().chain(&dr.velocities) {
+                        let view = self.view(&field.field)?;
+                        writes.push(self.write_field(view, &field.rule)?);
+                    }
+                    let unsent = self.unsent_dead_reckoning(dr)?;
+                    out.push(quote! {
+                        w.write_bool(#flag)?;
+                        if #flag {
+                            #(#writes)*
+                        } else {
+                            #unsent
+                        }
+                    });
+                }
+                (WireItem::Extend(extend), _) => {
+                    let view = self.view(&extend.field)?;
+                    let (write, _) = extension(self.ctx, view, segment, &extend.rule)?;
+                    let flag = Self::sent_flag(view);
+                    out.push(quote!(if #flag { #write }));
+                }
+                (WireItem::Align, _) => out.push(quote!(w.align()?;)),
+                (WireItem::Check, _) => out.push(quote!(w.write_check()?;)),
+                _ => return Err(CodegenError("internal: delta plan out of step".into())),
+            }
+        }
+        Ok(quote!(#(#out)*))
+    }
+
+    /// Writes one field in full and makes its candidate the mirror.
+    fn write_field(
+        &self,
+        view: &FieldView<'_>,
+        rule: &WireRule,
+    ) -> Result<TokenStream, CodegenError> {
+        let write = encode_field(self.ctx, view, rule)?;
+        let (local, candidate) = (view.local(), Self::candidate(view));
+        let flag = if view.extends.is_empty() {
+            quote!()
+        } else {
+            let flag = Self::sent_flag(view);
+            quote!(#flag = true;)
+        };
+        Ok(quote! {
+            #write
+            #local = #candidate;
+            #flag
+        })
+    }
+
+    /// A field that was not sent: the baseline's value.
+    fn keep(&self, view: &FieldView<'_>) -> TokenStream {
+        let local = view.local();
+        let baseline = self.baseline(view);
+        if view.extends.is_empty() {
+            quote!(#local = #baseline;)
+        } else {
+            let flag = Self::sent_flag(view);
+            quote!(#local = #baseline; #flag = false;)
+        }
+    }
+
+    /// The state of items that were not sent (shared by encoder and decoder).
+    fn unsent_items(&self, items: &[WireItem]) -> Result<TokenStream, CodegenError> {
+        let mut out = Vec::new();
+        for item in items {
+            match item {
+                WireItem::Field(encoded) => out.push(self.keep(self.view(&encoded.field)?)),
+                WireItem::DeltaBlock(inner) => out.push(self.unsent_items(inner)?),
+                WireItem::DeadReckoning(dr) => out.push(self.unsent_dead_reckoning(dr)?),
+                WireItem::Extend(_) | WireItem::Align | WireItem::Check => {}
+            }
+        }
+        Ok(quote!(#(#out)*))
+    }
+
+    /// A dead-reckoning block that was not sent: positions extrapolated, velocities kept.
+    fn unsent_dead_reckoning(&self, dr: &DeadReckoning) -> Result<TokenStream, CodegenError> {
+        let mut out = Vec::new();
+        for (position, velocity) in dr.positions.iter().zip(&dr.velocities) {
+            let view = self.view(&position.field)?;
+            let local = view.local();
+            let predicted = from_f64(&view.rust.ty, self.predicted(position, velocity)?);
+            out.push(quote!(#local = #predicted;));
+        }
+        for velocity in &dr.velocities {
+            out.push(self.keep(self.view(&velocity.field)?));
+        }
+        Ok(quote!(#(#out)*))
+    }
+
+    /// `f = write_delta_sequence(...)`: listed elements delta-coded against the baseline's
+    /// element when they are PUBLISHABLE_STRUCTs, else in full.
+    fn write_delta_sequence(
+        &mut self,
+        encoded: &FieldEncoding,
+    ) -> Result<TokenStream, CodegenError> {
+        let view = self.view(&encoded.field)?;
+        let WireRule::Sequence {
+            count,
+            max,
+            element,
+            ..
+        } = &encoded.rule
+        else {
+            return Err(CodegenError(
+                "internal: DELTA SEQUENCE without a sequence rule".into(),
+            ));
+        };
+        let (element_idl, element_rust) = sequence_parts(&view.field.ty, &view.rust.ty)?;
+        let name = super::idents::ident(&view.rust.rust_name);
+        let local = view.local();
+        let write_count = super::rules::encode_length(self.ctx, count, *max, Val::Expr(quote!(n)))?;
+        let element_mirror = super::mirror::sent_element(
+            self.ctx,
+            element,
+            element_idl,
+            element_rust,
+            Val::Ref(quote!(item)),
+        )?;
+        let write_full = encode(
+            self.ctx,
+            element,
+            element_idl,
+            element_rust,
+            Val::Ref(quote!(item)),
+        )?;
+        let sent_item = super::rules::closure_result(element_mirror.clone());
+        let marker = &self.ctx.marker;
+        let element_delta = if self.is_publishable(element) {
+            quote!(Some(base) => ::idlc_runtime::DeltaCodec::<#marker>::encode_delta_to(item, base, ctx, w),)
+        } else {
+            quote!()
+        };
+        let flag = if view.extends.is_empty() {
+            quote!()
+        } else {
+            let flag = Self::sent_flag(view);
+            quote!(#flag = true;)
+        };
+        Ok(quote! {
+            #local = ::idlc_runtime::write_delta_sequence(
+                w,
+                &baseline.#name,
+                &self.#name,
+                |w, n| {
+                    #write_count
+                    Ok(())
+                },
+                |item| #sent_item,
+                |w, item, base| match base {
+                    #element_delta
+                    _ => {
+                        #write_full
+                        Ok(#element_mirror)
+                    }
+                },
+            )?;
+            #flag
+        })
+    }
+
+    fn is_publishable(&self, rule: &WireRule) -> bool {
+        matches!(rule, WireRule::Struct(name)
+            if self.ctx.ir.schema.structs.get(name).is_some_and(|s| s.kind == StructKind::Publishable))
+    }
+
+    /// The reads of `items`, assigning every field's local.
+    fn read_items(
+        &mut self,
+        items: &[WireItem],
+        segment: usize,
+    ) -> Result<TokenStream, CodegenError> {
+        let mut out = Vec::new();
+        for item in items {
+            match item {
+                WireItem::Field(encoded) if is_delta_sequence(encoded) => {
+                    self.next_unit += 1;
+                    out.push(self.read_delta_sequence(encoded)?);
+                }
+                WireItem::Field(encoded) => {
+                    let view = self.view(&encoded.field)?;
+                    let read = self.read_field(view, &encoded.rule)?;
+                    if encoded.delta {
+                        self.next_unit += 1;
+                        let keep = self.keep(view);
+                        out.push(quote! {
+                            if r.read_bool()? {
+                                #read
+                            } else {
+                                #keep
+                            }
+                        });
+                    } else {
+                        out.push(read);
+                    }
+                }
+                WireItem::DeltaBlock(inner) => {
+                    self.next_unit += 1;
+                    let reads = self.read_items(inner, segment)?;
+                    let unsent = self.unsent_items(inner)?;
+                    out.push(quote! {
+                        if r.read_bool()? {
+                            #reads
+                        } else {
+                            #unsent
+                        }
+                    });
+                }
+                WireItem::DeadReckoning(dr) => {
+                    self.next_unit += 1;
+                    let mut reads = Vec::new();
+                    for field in dr.positions.iter().chain(&dr.velocities) {
+                        reads.push(self.read_field(self.view(&field.field)?, &field.rule)?);
+                    }
+                    let unsent = self.unsent_dead_reckoning(dr)?;
+                    out.push(quote! {
+                        if r.read_bool()? {
+                            #(#reads)*
+                        } else {
+                            #unsent
+                        }
+                    });
+                }
+                WireItem::Extend(extend) => {
+                    let view = self.view(&extend.field)?;
+                    let (_, read) = extension(self.ctx, view, segment, &extend.rule)?;
+                    let flag = Self::sent_flag(view);
+                    out.push(quote!(if #flag { #read }));
+                }
+                WireItem::Align => out.push(quote!(r.align()?;)),
+                WireItem::Check => out.push(quote!(r.read_check()?;)),
+            }
+        }
+        Ok(quote!(#(#out)*))
+    }
+
+    fn read_field(
+        &self,
+        view: &FieldView<'_>,
+        rule: &WireRule,
+    ) -> Result<TokenStream, CodegenError> {
+        let local = view.local();
+        let read = decode(self.ctx, rule, &view.field.ty, &view.rust.ty)?;
+        let flag = if view.extends.is_empty() {
+            quote!()
+        } else {
+            let flag = Self::sent_flag(view);
+            quote!(#flag = true;)
+        };
+        Ok(quote! {
+            #local = #read;
+            #flag
+        })
+    }
+
+    fn read_delta_sequence(
+        &mut self,
+        encoded: &FieldEncoding,
+    ) -> Result<TokenStream, CodegenError> {
+        let view = self.view(&encoded.field)?;
+        let WireRule::Sequence {
+            count,
+            max,
+            element,
+            ..
+        } = &encoded.rule
+        else {
+            return Err(CodegenError(
+                "internal: DELTA SEQUENCE without a sequence rule".into(),
+            ));
+        };
+        let (element_idl, element_rust) = sequence_parts(&view.field.ty, &view.rust.ty)?;
+        let name = super::idents::ident(&view.rust.rust_name);
+        let local = view.local();
+        let read_count =
+            super::rules::closure_result(super::rules::decode_length(self.ctx, count, *max)?);
+        let read_full =
+            super::rules::closure_result(decode(self.ctx, element, element_idl, element_rust)?);
+        // A listed element delta-coded against the baseline's may be far smaller than a full
+        // one: bound it by its index gap's bit alone (the runtime adds that bit).
+        let min = if self.is_publishable(element) {
+            u64_lit(0)
+        } else {
+            u64_lit(min_bits(self.ctx.ir, self.ctx.encoding, element))
+        };
+        let marker = &self.ctx.marker;
+        let element_delta = if self.is_publishable(element) {
+            quote!(Some(base) => ::idlc_runtime::DeltaCodec::<#marker>::decode_delta_from(base, ctx, r),)
+        } else {
+            quote!()
+        };
+        let flag = if view.extends.is_empty() {
+            quote!()
+        } else {
+            let flag = Self::sent_flag(view);
+            quote!(#flag = true;)
+        };
+        Ok(quote! {
+            #local = match ::idlc_runtime::read_delta_sequence(
+                r,
+                &baseline.#name,
+                |r| #read_count,
+                #min,
+                |r, base| match base {
+                    #element_delta
+                    _ => #read_full,
+                },
+            )? {
+                Some(changed) => changed,
+                None => baseline.#name.clone(),
+            };
+            #flag
+        })
+    }
+}
+
+fn is_delta_sequence(encoded: &FieldEncoding) -> bool {
+    encoded.delta
+        && matches!(
+            encoded.rule,
+            WireRule::Sequence {
+                element_delta: true,
+                ..
+            }
+        )
+}
+
+fn sequence_parts<'t>(
+    idl: &'t Type,
+    rust: &'t crate::ir::RustType,
+) -> Result<(&'t Type, &'t crate::ir::RustType), CodegenError> {
+    match (idl, rust) {
+        (
+            Type::Sequence { element, .. },
+            crate::ir::RustType::Vec(e) | crate::ir::RustType::Collection { element: e, .. },
+        ) => Ok((element, e)),
+        _ => Err(CodegenError(format!(
+            "internal: DELTA SEQUENCE on {}",
+            idl.describe()
+        ))),
+    }
+}
+
+/// Whether `tokens` use the identifier `name`.
+fn mentions(tokens: &TokenStream, name: &str) -> bool {
+    tokens.clone().into_iter().any(|tree| match tree {
+        proc_macro2::TokenTree::Ident(ident) => ident == name,
+        proc_macro2::TokenTree::Group(group) => mentions(&group.stream(), name),
+        _ => false,
+    })
+}

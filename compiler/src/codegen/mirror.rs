@@ -1,0 +1,240 @@
+//! The value the receiver holds after a value is sent: `Codec::sent`, and the expressions delta
+//! encoders compare against the baseline (a change smaller than the resolution is no change).
+//!
+//! Lossless rules (integers, enums, bools, text, raw floats of the mapped width) keep the value;
+//! FIXED_POINT rounds it to its step; FLOAT32 of an f64 rounds it to single precision.
+
+use std::collections::HashSet;
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::codec::FieldView;
+use super::rules::{Val, as_f64, closure_result, fixed_point_const, from_f64};
+use super::{CodegenError, Ctx};
+use crate::ir::{RustType, Type, WireItem, WireRule};
+
+/// Whether values of this type are `Copy` (read by value, never cloned).
+pub fn is_copy(idl: &Type, rust: &RustType) -> bool {
+    !matches!(rust, RustType::Boxed(_))
+        && matches!(
+            idl,
+            Type::Bool
+                | Type::Uint(_)
+                | Type::Int(_)
+                | Type::Float32
+                | Type::Float64
+                | Type::IntRange { .. }
+                | Type::Numeric { .. }
+                | Type::Enum(_)
+        )
+}
+
+fn keep(idl: &Type, rust: &RustType, v: &Val) -> TokenStream {
+    if is_copy(idl, rust) {
+        v.by_val()
+    } else {
+        let receiver = v.receiver();
+        quote!(#receiver.clone())
+    }
+}
+
+/// The value a field holds at the receiver once sent with `rule` (an expression that may use
+/// `?` with an `EncodeError`). A widened field (EXTEND) is an integer or an enum: kept as is.
+pub fn sent_value(
+    ctx: &Ctx<'_>,
+    rule: &WireRule,
+    view: &FieldView<'_>,
+    v: Val,
+) -> Result<TokenStream, CodegenError> {
+    if !view.extends.is_empty() {
+        return Ok(keep(&view.field.ty, &view.rust.ty, &v));
+    }
+    sent_element(ctx, rule, &view.field.ty, &view.rust.ty, v)
+}
+
+/// [`sent_value`] of a value of any type (a sequence element, an optional's content).
+pub fn sent_element(
+    ctx: &Ctx<'_>,
+    rule: &WireRule,
+    idl: &Type,
+    rust: &RustType,
+    v: Val,
+) -> Result<TokenStream, CodegenError> {
+    if let RustType::Boxed(inner) = rust {
+        let reference = v.by_ref();
+        let value = sent_element(ctx, rule, idl, inner, Val::Ref(quote!(&**#reference)))?;
+        let boxed = ctx.prelude.path("Box");
+        return Ok(quote!(#boxed::new(#value)));
+    }
+    if is_lossless(ctx, rule, rust, &mut HashSet::new()) {
+        return Ok(keep(idl, rust, &v));
+    }
+    let rt = quote!(::idlc_runtime);
+    Ok(match (rule, idl, rust) {
+        (WireRule::FixedPoint { .. }, _, _) => {
+            let fp = fixed_point_const(rule);
+            let value = as_f64(rust, &v.by_val());
+            from_f64(rust, quote!(#rt::sent_fixed_point(&#fp, #value)?))
+        }
+        (WireRule::Float32, _, _) => {
+            let value = v.by_val();
+            quote!(f64::from(#value as f32))
+        }
+        (
+            WireRule::Sequence { element, .. },
+            Type::Sequence {
+                element: element_idl,
+                ..
+            },
+            RustType::Vec(element_rust)
+            | RustType::Collection {
+                element: element_rust,
+                ..
+            },
+        ) => {
+            let inner = sent_element(
+                ctx,
+                element,
+                element_idl,
+                element_rust,
+                Val::Ref(quote!(item)),
+            )?;
+            let (reference, inner) = (v.by_ref(), closure_result(inner));
+            quote!(#rt::sent_collection(#reference, |item| #inner)?)
+        }
+        (
+            WireRule::Array { element, .. },
+            Type::Array {
+                element: element_idl,
+                ..
+            },
+            RustType::Array(element_rust, _),
+        ) => {
+            let inner = sent_element(
+                ctx,
+                element,
+                element_idl,
+                element_rust,
+                Val::Ref(quote!(item)),
+            )?;
+            let (reference, inner) = (v.by_ref(), closure_result(inner));
+            quote!(#rt::sent_array(#reference, |item| #inner)?)
+        }
+        (WireRule::Optional(inner), Type::Optional(inner_idl), RustType::Option(inner_rust)) => {
+            let value = sent_element(ctx, inner, inner_idl, inner_rust, Val::Ref(quote!(value)))?;
+            let reference = v.by_ref();
+            quote!(match #reference {
+                Some(value) => Some(#value),
+                None => None,
+            })
+        }
+        (WireRule::Struct(_), _, _) => {
+            let marker = &ctx.marker;
+            let reference = v.by_ref();
+            quote!(#rt::Codec::<#marker>::sent(#reference)?)
+        }
+        _ => keep(idl, rust, &v),
+    })
+}
+
+/// Whether every value survives `rule` exactly (then the mirror is the value itself).
+fn is_lossless<'a>(
+    ctx: &Ctx<'a>,
+    rule: &'a WireRule,
+    rust: &RustType,
+    seen: &mut HashSet<&'a str>,
+) -> bool {
+    let rust = match rust {
+        RustType::Boxed(inner) => inner,
+        other => other,
+    };
+    match rule {
+        WireRule::FixedPoint { .. } => false,
+        WireRule::Float32 => matches!(rust, RustType::F32),
+        WireRule::Sequence { element, .. } | WireRule::Array { element, .. } => {
+            is_lossless(ctx, element, element_of(rust), seen)
+        }
+        WireRule::Optional(inner) => is_lossless(ctx, inner, element_of(rust), seen),
+        WireRule::Struct(name) => struct_is_lossless(ctx, name, seen),
+        _ => true,
+    }
+}
+
+fn element_of(rust: &RustType) -> &RustType {
+    match rust {
+        RustType::Vec(e)
+        | RustType::Collection { element: e, .. }
+        | RustType::Array(e, _)
+        | RustType::Option(e)
+        | RustType::Boxed(e) => e,
+        other => other,
+    }
+}
+
+/// Whether every field of a struct survives its rules in this encoding exactly.
+pub fn struct_is_lossless<'a>(ctx: &Ctx<'a>, name: &'a str, seen: &mut HashSet<&'a str>) -> bool {
+    if !seen.insert(name) {
+        return true;
+    }
+    let (Some(layout), Some(mapping)) = (
+        ctx.encoding.structs.get(name),
+        ctx.ir.mapping.structs.get(name),
+    ) else {
+        return false;
+    };
+    let mut rules = Vec::new();
+    for segment in &layout.segments {
+        collect_rules(&segment.items, &mut rules);
+    }
+    rules.into_iter().all(|(field, rule)| {
+        mapping
+            .fields
+            .get(field)
+            .is_some_and(|f| is_lossless(ctx, rule, &f.ty, seen))
+    })
+}
+
+fn collect_rules<'a>(items: &'a [WireItem], out: &mut Vec<(&'a str, &'a WireRule)>) {
+    for item in items {
+        match item {
+            WireItem::Field(f) => out.push((&f.field, &f.rule)),
+            WireItem::Extend(e) => out.push((&e.field, &e.rule)),
+            WireItem::DeltaBlock(inner) => collect_rules(inner, out),
+            WireItem::DeadReckoning(dr) => {
+                out.extend(
+                    dr.positions
+                        .iter()
+                        .chain(&dr.velocities)
+                        .map(|f| (f.field.as_str(), &f.rule)),
+                );
+            }
+            WireItem::Align | WireItem::Check => {}
+        }
+    }
+}
+
+/// The body of `Codec::sent` for a struct: every field as the receiver will hold it.
+pub fn sent_body(
+    ctx: &Ctx<'_>,
+    fields: &[FieldView<'_>],
+    layout: &crate::ir::StructEncoding,
+    ty: &TokenStream,
+) -> Result<TokenStream, CodegenError> {
+    let mut rules = Vec::new();
+    for segment in &layout.segments {
+        collect_rules(&segment.items, &mut rules);
+    }
+    let mut inits = Vec::new();
+    for view in fields {
+        let name = super::idents::ident(&view.rust.rust_name);
+        let rule = rules
+            .iter()
+            .find(|(field, _)| *field == view.field.name)
+            .map(|(_, rule)| *rule)
+            .ok_or_else(|| CodegenError(format!("internal: no rule for {}", view.field.name)))?;
+        let value = sent_value(ctx, rule, view, Val::Place(quote!(self.#name)))?;
+        inits.push(quote!(#name: #value));
+    }
+    Ok(quote!(Ok(#ty { #(#inits),* })))
+}

@@ -1,0 +1,282 @@
+//! Delta replication of PUBLISHABLE_STRUCTs: the [`DeltaCodec`] trait that generated code
+//! implements, the byte-buffer entry points, the `DELTA SEQUENCE` coding, and the helpers that
+//! compute what the receiver holds after a value is sent (the sender's mirror).
+
+use crate::codec::{Codec, Encoding};
+use crate::collection::Collection;
+use crate::delta::{DeltaContext, read_index_gap, write_index_gap};
+use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
+use crate::fixed::FixedPoint;
+use crate::int::bits_required;
+use crate::wire::{Style, WireRead, WireWrite};
+
+/// The writer of encoding `E`.
+pub type WriterOf<E> = <<E as Encoding>::Style as Style>::Writer;
+/// The reader of encoding `E`.
+pub type ReaderOf<'a, E> = <<E as Encoding>::Style as Style>::Reader<'a>;
+
+/// A PUBLISHABLE_STRUCT's delta form in encoding `E`, against a baseline (the state the
+/// receiver holds). Generated code implements it; game code calls the generated inherent
+/// methods `encode_delta`, `decode_delta`, `to_delta_bytes`, `from_delta_bytes`.
+pub trait DeltaCodec<E: Encoding>: Codec<E> {
+    /// Writes what changed since `baseline` and returns the mirror: exactly the state the
+    /// receiver reconstructs from these bits, which is the sender's next baseline.
+    fn encode_delta_to(
+        &self,
+        baseline: &Self,
+        ctx: &DeltaContext,
+        w: &mut WriterOf<E>,
+    ) -> Result<Self, EncodeError>;
+
+    /// Reads a delta against `baseline` and returns the reconstructed state.
+    fn decode_delta_from(
+        baseline: &Self,
+        ctx: &DeltaContext,
+        r: &mut ReaderOf<'_, E>,
+    ) -> Result<Self, DecodeError>;
+}
+
+/// Encodes `value` against `baseline` in encoding `E` into a new buffer (padded to a byte).
+/// The mirror is dropped: use [`DeltaCodec::encode_delta_to`] to keep it.
+pub fn to_delta_bytes<E: Encoding, T: DeltaCodec<E>>(
+    value: &T,
+    baseline: &T,
+    ctx: &DeltaContext,
+) -> Result<Vec<u8>, EncodeError> {
+    let mut w = WriterOf::<E>::default();
+    value.encode_delta_to(baseline, ctx, &mut w)?;
+    Ok(w.into_bytes())
+}
+
+/// Decodes a delta of encoding `E` against `baseline` from `bytes`.
+pub fn from_delta_bytes<E: Encoding, T: DeltaCodec<E>>(
+    baseline: &T,
+    ctx: &DeltaContext,
+    bytes: &[u8],
+) -> Result<T, DecodeError> {
+    let mut r = ReaderOf::<'_, E>::from_bytes(bytes);
+    T::decode_delta_from(baseline, ctx, &mut r)
+}
+
+/// The value the receiver holds after `value` is sent with `fp`: its step's value.
+///
+/// ```
+/// use idlc_runtime::{FixedPoint, sent_fixed_point};
+/// let fp = FixedPoint::new(0.0, 10.0, 0.5).unwrap();
+/// assert_eq!(sent_fixed_point(&fp, 3.3), Ok(3.5));
+/// assert!(sent_fixed_point(&fp, 11.0).is_err());
+/// ```
+#[inline]
+pub fn sent_fixed_point(fp: &FixedPoint, value: f64) -> Result<f64, EncodeError> {
+    fp.round_trip(value)
+        .map_err(|kind| EncodeError::new(kind, 0))
+}
+
+/// A collection with `sent` applied to every element.
+///
+/// ```
+/// use idlc_runtime::sent_collection;
+/// let doubled: Vec<u32> = sent_collection(&vec![1u32, 2], |x| Ok(x * 2)).unwrap();
+/// assert_eq!(doubled, vec![2, 4]);
+/// ```
+pub fn sent_collection<C, F>(collection: &C, mut sent: F) -> Result<C, EncodeError>
+where
+    C: Collection + Default,
+    F: FnMut(&C::Item) -> Result<C::Item, EncodeError>,
+{
+    let mut out = C::default();
+    out.reserve(collection.len());
+    for item in collection.iter() {
+        out.push(sent(item)?);
+    }
+    Ok(out)
+}
+
+/// An array with `sent` applied to every element.
+///
+/// ```
+/// use idlc_runtime::sent_array;
+/// assert_eq!(sent_array(&[1u8, 2, 3], |x| Ok(x + 1)), Ok([2, 3, 4]));
+/// ```
+pub fn sent_array<T: Clone, const N: usize, F>(
+    array: &[T; N],
+    mut sent: F,
+) -> Result<[T; N], EncodeError>
+where
+    F: FnMut(&T) -> Result<T, EncodeError>,
+{
+    let mut error = None;
+    let out = core::array::from_fn(|i| match sent(&array[i]) {
+        Ok(value) => value,
+        Err(e) => {
+            error.get_or_insert(e);
+            array[i].clone()
+        }
+    });
+    match error {
+        Some(e) => Err(e),
+        None => Ok(out),
+    }
+}
+
+/// Writes a `DELTA SEQUENCE` (WIRE_FORMAT.md section 5) and returns the receiver's sequence.
+///
+/// An element is listed when it is new or when `sent(element)` (what the receiver would hold
+/// after it is sent) differs from the baseline's element; `write_item` writes a listed element
+/// (against the baseline's element when there is one) and returns what the receiver holds.
+///
+/// ```
+/// use idlc_runtime::{BitReader, BitWriter, WireRead, WireWrite, read_delta_sequence, write_delta_sequence};
+/// let (base, now) = (vec![10u64, 20, 30, 40], vec![10u64, 21, 30, 40, 50]);
+/// let mut w = BitWriter::new();
+/// let mirror = write_delta_sequence(
+///     &mut w, &base, &now,
+///     |w, n| w.write_count(n, Some(15)),
+///     |&x| Ok(x),
+///     |w, &x, _| w.write_bits(x, 8).map(|()| x),
+/// ).unwrap();
+/// assert_eq!(mirror, now);
+/// let bytes = w.into_bytes();
+/// assert_eq!(bytes, [0x4B, 0x40, 0x54, 0xC8, 0x00]);
+/// let back: Option<Vec<u64>> = read_delta_sequence(
+///     &mut BitReader::new(&bytes), &base, |r| r.read_length(Some(15)), 8, |r, _| r.read_bits(8),
+/// ).unwrap();
+/// assert_eq!(back, Some(now));
+/// ```
+pub fn write_delta_sequence<W, C, N, S, F>(
+    w: &mut W,
+    baseline: &C,
+    current: &C,
+    write_count: N,
+    mut sent: S,
+    mut write_item: F,
+) -> Result<C, EncodeError>
+where
+    W: WireWrite,
+    C: Collection + Default,
+    C::Item: Clone + PartialEq,
+    N: FnOnce(&mut W, u64) -> Result<(), EncodeError>,
+    S: FnMut(&C::Item) -> Result<C::Item, EncodeError>,
+    F: FnMut(&mut W, &C::Item, Option<&C::Item>) -> Result<C::Item, EncodeError>,
+{
+    let mut listed: Vec<u64> = Vec::new();
+    let mut base_iter = baseline.iter();
+    for (i, item) in current.iter().enumerate() {
+        let unchanged = match base_iter.next() {
+            Some(base) => sent(item)? == *base,
+            None => false,
+        };
+        if !unchanged {
+            listed.push(i as u64);
+        }
+    }
+    let count = current.len() as u64;
+    if listed.is_empty() && current.len() == baseline.len() {
+        w.write_bool(false)?;
+        let mut mirror = C::default();
+        mirror.reserve(baseline.len());
+        for item in baseline.iter() {
+            mirror.push(item.clone());
+        }
+        return Ok(mirror);
+    }
+    w.write_bool(true)?;
+    write_count(w, count)?;
+    w.write_bits(listed.len() as u64, bits_required(0, count))?;
+    let mut next = 0u64;
+    for &index in &listed {
+        write_index_gap(w, index - next)?;
+        next = index + 1;
+    }
+    let mut mirror = C::default();
+    mirror.reserve(current.len());
+    let mut base_iter = baseline.iter();
+    let mut listed_iter = listed.iter().peekable();
+    for (i, item) in current.iter().enumerate() {
+        let base = base_iter.next();
+        if listed_iter.next_if(|&&index| index == i as u64).is_some() {
+            mirror.push(write_item(w, item, base)?);
+        } else if let Some(base) = base {
+            mirror.push(base.clone());
+        }
+    }
+    Ok(mirror)
+}
+
+/// Reads a `DELTA SEQUENCE` against `baseline`: `None` when its changed-bit is 0 (the sequence
+/// equals the baseline), else the new sequence. `read_count` reads the count with the field's
+/// length rule; `read_item` reads a listed element, given the baseline's element at its index
+/// when there is one. Everything is checked before anything is reserved (WIRE_FORMAT.md).
+pub fn read_delta_sequence<'a, R, C, N, F>(
+    r: &mut R,
+    baseline: &C,
+    read_count: N,
+    min_element_bits: u64,
+    mut read_item: F,
+) -> Result<Option<C>, DecodeError>
+where
+    R: WireRead<'a>,
+    C: Collection + Default,
+    C::Item: Clone,
+    N: FnOnce(&mut R) -> Result<u64, DecodeError>,
+    F: FnMut(&mut R, Option<&C::Item>) -> Result<C::Item, DecodeError>,
+{
+    if !r.read_bool()? {
+        return Ok(None);
+    }
+    let start = r.bits_read();
+    let count = read_count(r)?;
+    let listed_count = r.read_uint_ranged(0, count)?;
+    let base_len = baseline.len() as u64;
+    let new_elements = count.saturating_sub(base_len);
+    let fits = listed_count
+        .checked_mul(min_element_bits.saturating_add(1))
+        .is_some_and(|need| need <= r.bits_remaining());
+    if !fits || new_elements > listed_count {
+        return Err(DecodeError::new(DecodeErrorKind::LengthOverBound, start));
+    }
+    let Ok(listed_len) = usize::try_from(listed_count) else {
+        return Err(DecodeError::new(DecodeErrorKind::LengthOverBound, start));
+    };
+    let mut listed: Vec<u64> = Vec::with_capacity(listed_len);
+    let mut next = 0u64;
+    let mut listed_new = 0u64;
+    for _ in 0..listed_len {
+        let at = r.bits_read();
+        let gap = read_index_gap(r)?;
+        let index = match next.checked_add(gap) {
+            Some(index) if index < count => index,
+            _ => return Err(DecodeError::new(DecodeErrorKind::ValueOutOfRange, at)),
+        };
+        if index >= base_len {
+            listed_new += 1;
+        }
+        listed.push(index);
+        next = index + 1;
+    }
+    if listed_new != new_elements {
+        return Err(DecodeError::new(DecodeErrorKind::ValueOutOfRange, start));
+    }
+    // Every element kept from the baseline exists, and every new one is listed: the count is
+    // at most the baseline's length plus the listed elements, both bounded by the input.
+    let Ok(count) = usize::try_from(count) else {
+        return Err(DecodeError::new(DecodeErrorKind::LengthOverBound, start));
+    };
+    let mut out = C::default();
+    out.reserve(count);
+    let mut base_iter = baseline.iter();
+    let mut listed_iter = listed.iter().peekable();
+    for i in 0..count {
+        let base = base_iter.next();
+        let item = if listed_iter.next_if(|&&index| index == i as u64).is_some() {
+            read_item(r, base)?
+        } else {
+            match base {
+                Some(b) => b.clone(),
+                None => return Err(DecodeError::new(DecodeErrorKind::ValueOutOfRange, start)),
+            }
+        };
+        out.push(item);
+    }
+    Ok(Some(out))
+}
