@@ -11,7 +11,7 @@
 //! keep the selector below the number of cases; so that they keep testing what they tested,
 //! new cases go at the END of a table, never in the middle.
 //!
-//! To fuzz another schema: generate it (build.rs of both crates), list it in a `target!`
+//! To fuzz another schema: generate it (tests/build.rs), re-export it (src/lib.rs), list it in a `target!`
 //! below and in [`TARGETS`], and add a file to `fuzz_targets/` and a `[[bin]]` to Cargo.toml.
 
 use std::any::type_name;

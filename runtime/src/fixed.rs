@@ -150,13 +150,13 @@ impl FixedPoint {
             bits: 0,
         };
         // At most two steps back: the rounded top step lies at most r / 2 above max.
-        while fp.last > 0 && !fp.admits(fp.dequantize_raw(fp.last)) {
+        while fp.last > 0 && !fp.admits(fp.dequantize(fp.last)) {
             fp.last -= 1;
         }
-        while fp.first <= fp.last && !fp.admits(fp.dequantize_raw(fp.first)) {
+        while fp.first <= fp.last && !fp.admits(fp.dequantize(fp.first)) {
             fp.first += 1;
         }
-        if fp.first > fp.last || !fp.admits(fp.dequantize_raw(fp.last)) {
+        if fp.first > fp.last || !fp.admits(fp.dequantize(fp.last)) {
             return None;
         }
         fp.bits = bits_required(0, fp.last);
@@ -208,12 +208,6 @@ impl FixedPoint {
             value < self.max
         };
         above_min && below_max
-    }
-
-    #[inline]
-    const fn dequantize_raw(&self, q: u64) -> f64 {
-        let value = self.min + q as f64 * self.resolution;
-        if value > self.max { self.max } else { value }
     }
 
     /// The lower end of the range.
@@ -354,8 +348,9 @@ impl FixedPoint {
     /// ```
     #[inline]
     #[must_use]
-    pub fn dequantize(&self, q: u64) -> f64 {
-        self.dequantize_raw(q)
+    pub const fn dequantize(&self, q: u64) -> f64 {
+        let value = self.min + q as f64 * self.resolution;
+        if value > self.max { self.max } else { value }
     }
 
     /// The value the receiver will hold after `value` is sent: `dequantize(quantize(value))`.

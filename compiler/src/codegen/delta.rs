@@ -13,7 +13,9 @@ use quote::{format_ident, quote};
 use super::codec::{FieldView, constructor, encode_field, extension, is_recursive, views};
 use super::idents::{f64_lit, u64_lit};
 use super::mirror::{is_copy, sent_value};
-use super::rules::{Val, as_f64, decode, encode, fixed_point_const, from_f64};
+use super::rules::{
+    Val, as_f64, closure_result, decode, encode, fixed_point_const, from_f64, sequence_parts,
+};
 use super::{CodegenError, Ctx};
 use crate::ir::cost::min_bits;
 use crate::ir::{
@@ -62,12 +64,14 @@ impl<'a> Gen<'a, '_> {
     }
 }
 
-/// One delta unit of the plan: the changed-bit it writes, if any.
+/// What the encoder decided for one wire item: the changed-bit it writes, if any.
 enum Plan {
-    /// A field written in full whenever its block is.
+    /// A field written in full whenever its block is (or ALIGN, CHECK, an extension).
     Plain,
-    /// A field or block or dead-reckoning block with its own changed-bit.
+    /// A field or a dead-reckoning block with its own changed-bit.
     Bit(Ident),
+    /// A `DELTA { ... }` block: its changed-bit and the plans of its items.
+    Block(Ident, Vec<Plan>),
     /// A `DELTA SEQUENCE`: the runtime writes its changed-bit.
     Sequence,
 }
@@ -92,11 +96,8 @@ pub fn delta_impl(
     let mut write_code = Vec::new();
     let mut read_code = Vec::new();
     for (index, segment) in layout.segments.iter().enumerate() {
-        let start = generator.next_unit;
         let (plan, _) = generator.plan_items(&segment.items, &mut plan_code, false)?;
-        generator.next_unit = start;
         let writes = generator.write_items(&segment.items, &plan, index)?;
-        generator.next_unit = start;
         let reads = generator.read_items(&segment.items, index)?;
         let unsent = generator.unsent_items(&segment.items)?;
         if index == 0 {
@@ -163,11 +164,7 @@ pub fn delta_impl(
     };
     let (encode_baseline, encode_ctx) = (named(&encoder, "baseline"), named(&encoder, "ctx"));
     let (decode_baseline, decode_ctx) = (named(&read_code, "baseline"), named(&read_code, "ctx"));
-    let (w, r) = if fields.is_empty() && !def.open_end && layout.segments.len() < 2 {
-        (quote!(_w), quote!(_r))
-    } else {
-        (quote!(w), quote!(r))
-    };
+    let (w, r) = (named(&encoder, "w"), named(&read_code, "r"));
     let result = ctx.prelude.path("Result");
     let marker = &ctx.marker;
     let (writer, reader) = ctx.stream_types();
@@ -214,7 +211,7 @@ pub fn delta_impl(
     })
 }
 
-impl Gen<'_, '_> {
+impl<'a> Gen<'a, '_> {
     /// The pure part of the encoder: every field's value as it would be sent (`c_f`), and what
     /// every changed-bit will say (`send_n`). Returns the plan of each item and whether any of
     /// them differs from the baseline (an expression).
@@ -248,13 +245,7 @@ impl Gen<'_, '_> {
                         continue;
                     }
                     let candidate = Self::candidate(view);
-                    let mirror = sent_value(
-                        self.ctx,
-                        &encoded.rule,
-                        view,
-                        Val::Place(quote!(self.#name)),
-                    )?;
-                    out.push(quote!(let #candidate = #mirror;));
+                    out.push(self.candidate_of(view, &encoded.rule)?);
                     if encoded.delta {
                         let flag = self.unit();
                         out.push(quote!(let #flag = #candidate != baseline.#name;));
@@ -267,7 +258,7 @@ impl Gen<'_, '_> {
                 }
                 WireItem::DeltaBlock(inner) => {
                     let flag = self.unit();
-                    let (_, inner_differs) = self.plan_items(inner, out, true)?;
+                    let (inner_plans, inner_differs) = self.plan_items(inner, out, true)?;
                     let any = if inner_differs.is_empty() {
                         quote!(false)
                     } else {
@@ -275,22 +266,13 @@ impl Gen<'_, '_> {
                     };
                     out.push(quote!(let #flag = #any;));
                     differs.push(quote!(#flag));
-                    plans.push(Plan::Bit(flag));
+                    plans.push(Plan::Block(flag, inner_plans));
                 }
                 WireItem::DeadReckoning(dr) => {
                     let flag = self.unit();
                     let mut checks = Vec::new();
                     for field in dr.positions.iter().chain(&dr.velocities) {
-                        let view = self.view(&field.field)?;
-                        let name = super::idents::ident(&view.rust.rust_name);
-                        let candidate = Self::candidate(view);
-                        let mirror = sent_value(
-                            self.ctx,
-                            &field.rule,
-                            view,
-                            Val::Place(quote!(self.#name)),
-                        )?;
-                        out.push(quote!(let #candidate = #mirror;));
+                        out.push(self.candidate_of(self.view(&field.field)?, &field.rule)?);
                     }
                     let limit = f64_lit(dr.limit);
                     for (position, velocity) in dr.positions.iter().zip(&dr.velocities) {
@@ -310,6 +292,27 @@ impl Gen<'_, '_> {
             }
         }
         Ok((plans, differs))
+    }
+
+    /// `let c_f = <f as the receiver will hold it once sent>;`
+    fn candidate_of(
+        &self,
+        view: &FieldView<'_>,
+        rule: &WireRule,
+    ) -> Result<TokenStream, CodegenError> {
+        let name = super::idents::ident(&view.rust.rust_name);
+        let candidate = Self::candidate(view);
+        let mirror = sent_value(self.ctx, rule, view, Val::Place(quote!(self.#name)))?;
+        Ok(quote!(let #candidate = #mirror;))
+    }
+
+    /// `sent_f = true;` for a widened field (its extension follows the old slot), else nothing.
+    fn mark_sent(view: &FieldView<'_>) -> TokenStream {
+        if view.extends.is_empty() {
+            return quote!();
+        }
+        let flag = Self::sent_flag(view);
+        quote!(#flag = true;)
     }
 
     /// The extrapolated position (as f64) of one dead-reckoning axis, from the baseline.
@@ -340,7 +343,7 @@ impl Gen<'_, '_> {
     /// The writes of `items` (their changed-bits decided by `plan`), assigning every field's
     /// mirror local.
     fn write_items(
-        &mut self,
+        &self,
         items: &[WireItem],
         plan: &[Plan],
         segment: usize,
@@ -349,7 +352,6 @@ impl Gen<'_, '_> {
         for (item, plan) in items.iter().zip(plan) {
             match (item, plan) {
                 (WireItem::Field(encoded), Plan::Sequence) => {
-                    self.next_unit += 1;
                     out.push(self.write_delta_sequence(encoded)?);
                 }
                 (WireItem::Field(encoded), _) => {
@@ -357,7 +359,6 @@ impl Gen<'_, '_> {
                     let write = self.write_field(view, &encoded.rule)?;
                     match plan {
                         Plan::Bit(flag) => {
-                            self.next_unit += 1;
                             let keep = self.keep(view);
                             out.push(quote! {
                                 w.write_bool(#flag)?;
@@ -371,16 +372,8 @@ impl Gen<'_, '_> {
                         _ => out.push(write),
                     }
                 }
-                (WireItem::DeltaBlock(inner), Plan::Bit(flag)) => {
-                    self.next_unit += 1;
-                    let mut inner_plan = Vec::new();
-                    // Re-derive the inner plan's names: the same walk as plan_items.
-                    let mut scratch = Vec::new();
-                    let start = self.next_unit;
-                    let (plans, _) = self.plan_items(inner, &mut scratch, true)?;
-                    self.next_unit = start;
-                    inner_plan.extend(plans);
-                    let writes = self.write_items(inner, &inner_plan, segment)?;
+                (WireItem::DeltaBlock(inner), Plan::Block(flag, inner_plan)) => {
+                    let writes = self.write_items(inner, inner_plan, segment)?;
                     let unsent = self.unsent_items(inner)?;
                     out.push(quote! {
                         w.write_bool(#flag)?;
@@ -392,7 +385,6 @@ impl Gen<'_, '_> {
                     });
                 }
                 (WireItem::DeadReckoning(dr), Plan::Bit(flag)) => {
-                    self.next_unit += 1;
                     let mut writes = Vec::new();
                     for field in dr.positions.iter().chain(&dr.velocities) {
                         let view = self.view(&field.field)?;
@@ -430,12 +422,7 @@ impl Gen<'_, '_> {
     ) -> Result<TokenStream, CodegenError> {
         let write = encode_field(self.ctx, view, rule)?;
         let (local, candidate) = (view.local(), Self::candidate(view));
-        let flag = if view.extends.is_empty() {
-            quote!()
-        } else {
-            let flag = Self::sent_flag(view);
-            quote!(#flag = true;)
-        };
+        let flag = Self::mark_sent(view);
         Ok(quote! {
             #write
             #local = #candidate;
@@ -486,26 +473,17 @@ impl Gen<'_, '_> {
 
     /// `f = write_delta_sequence(...)`: listed elements delta-coded against the baseline's
     /// element when they are PUBLISHABLE_STRUCTs, else in full.
-    fn write_delta_sequence(
-        &mut self,
-        encoded: &FieldEncoding,
-    ) -> Result<TokenStream, CodegenError> {
-        let view = self.view(&encoded.field)?;
-        let WireRule::Sequence {
+    fn write_delta_sequence(&self, encoded: &FieldEncoding) -> Result<TokenStream, CodegenError> {
+        let DeltaSequence {
+            name,
+            local,
             count,
             max,
             element,
-            ..
-        } = &encoded.rule
-        else {
-            return Err(CodegenError(
-                "internal: DELTA SEQUENCE without a sequence rule".into(),
-            ));
-        };
-        let (element_idl, element_rust) = sequence_parts(&view.field.ty, &view.rust.ty)?;
-        let name = super::idents::ident(&view.rust.rust_name);
-        let local = view.local();
-        let write_count = super::rules::encode_length(self.ctx, count, *max, Val::Expr(quote!(n)))?;
+            element_idl,
+            element_rust,
+        } = self.delta_sequence(encoded)?;
+        let write_count = super::rules::encode_length(self.ctx, count, max, Val::Expr(quote!(n)))?;
         let element_mirror = super::mirror::sent_element(
             self.ctx,
             element,
@@ -520,18 +498,12 @@ impl Gen<'_, '_> {
             element_rust,
             Val::Ref(quote!(item)),
         )?;
-        let sent_item = super::rules::closure_result(element_mirror.clone());
+        let sent_item = closure_result(element_mirror.clone());
         let marker = &self.ctx.marker;
         let element_delta = if self.is_publishable(element) {
             quote!(Some(base) => ::idlc_runtime::DeltaCodec::<#marker>::encode_delta_to(item, base, ctx, w),)
         } else {
             quote!()
-        };
-        let flag = if view.extends.is_empty() {
-            quote!()
-        } else {
-            let flag = Self::sent_flag(view);
-            quote!(#flag = true;)
         };
         Ok(quote! {
             #local = ::idlc_runtime::write_delta_sequence(
@@ -551,7 +523,35 @@ impl Gen<'_, '_> {
                     }
                 },
             )?;
-            #flag
+        })
+    }
+
+    /// What the writer and the reader of a `DELTA SEQUENCE` field both need.
+    fn delta_sequence<'r>(
+        &self,
+        encoded: &'r FieldEncoding,
+    ) -> Result<DeltaSequence<'r, 'a>, CodegenError> {
+        let view = self.view(&encoded.field)?;
+        let WireRule::Sequence {
+            count,
+            max,
+            element,
+            ..
+        } = &encoded.rule
+        else {
+            return Err(CodegenError(
+                "internal: DELTA SEQUENCE without a sequence rule".into(),
+            ));
+        };
+        let (element_idl, element_rust) = sequence_parts(&view.field.ty, &view.rust.ty)?;
+        Ok(DeltaSequence {
+            name: super::idents::ident(&view.rust.rust_name),
+            local: view.local(),
+            count,
+            max: *max,
+            element,
+            element_idl,
+            element_rust,
         })
     }
 
@@ -561,23 +561,17 @@ impl Gen<'_, '_> {
     }
 
     /// The reads of `items`, assigning every field's local.
-    fn read_items(
-        &mut self,
-        items: &[WireItem],
-        segment: usize,
-    ) -> Result<TokenStream, CodegenError> {
+    fn read_items(&self, items: &[WireItem], segment: usize) -> Result<TokenStream, CodegenError> {
         let mut out = Vec::new();
         for item in items {
             match item {
                 WireItem::Field(encoded) if is_delta_sequence(encoded) => {
-                    self.next_unit += 1;
                     out.push(self.read_delta_sequence(encoded)?);
                 }
                 WireItem::Field(encoded) => {
                     let view = self.view(&encoded.field)?;
                     let read = self.read_field(view, &encoded.rule)?;
                     if encoded.delta {
-                        self.next_unit += 1;
                         let keep = self.keep(view);
                         out.push(quote! {
                             if r.read_bool()? {
@@ -591,7 +585,6 @@ impl Gen<'_, '_> {
                     }
                 }
                 WireItem::DeltaBlock(inner) => {
-                    self.next_unit += 1;
                     let reads = self.read_items(inner, segment)?;
                     let unsent = self.unsent_items(inner)?;
                     out.push(quote! {
@@ -603,7 +596,6 @@ impl Gen<'_, '_> {
                     });
                 }
                 WireItem::DeadReckoning(dr) => {
-                    self.next_unit += 1;
                     let mut reads = Vec::new();
                     for field in dr.positions.iter().chain(&dr.velocities) {
                         reads.push(self.read_field(self.view(&field.field)?, &field.rule)?);
@@ -637,59 +629,38 @@ impl Gen<'_, '_> {
     ) -> Result<TokenStream, CodegenError> {
         let local = view.local();
         let read = decode(self.ctx, rule, &view.field.ty, &view.rust.ty)?;
-        let flag = if view.extends.is_empty() {
-            quote!()
-        } else {
-            let flag = Self::sent_flag(view);
-            quote!(#flag = true;)
-        };
+        let flag = Self::mark_sent(view);
         Ok(quote! {
             #local = #read;
             #flag
         })
     }
 
-    fn read_delta_sequence(
-        &mut self,
-        encoded: &FieldEncoding,
-    ) -> Result<TokenStream, CodegenError> {
-        let view = self.view(&encoded.field)?;
-        let WireRule::Sequence {
+    fn read_delta_sequence(&self, encoded: &FieldEncoding) -> Result<TokenStream, CodegenError> {
+        let DeltaSequence {
+            name,
+            local,
             count,
             max,
             element,
-            ..
-        } = &encoded.rule
-        else {
-            return Err(CodegenError(
-                "internal: DELTA SEQUENCE without a sequence rule".into(),
-            ));
-        };
-        let (element_idl, element_rust) = sequence_parts(&view.field.ty, &view.rust.ty)?;
-        let name = super::idents::ident(&view.rust.rust_name);
-        let local = view.local();
-        let read_count =
-            super::rules::closure_result(super::rules::decode_length(self.ctx, count, *max)?);
-        let read_full =
-            super::rules::closure_result(decode(self.ctx, element, element_idl, element_rust)?);
+            element_idl,
+            element_rust,
+        } = self.delta_sequence(encoded)?;
+        let read_count = closure_result(super::rules::decode_length(self.ctx, count, max)?);
+        let read_full = closure_result(decode(self.ctx, element, element_idl, element_rust)?);
+        let marker = &self.ctx.marker;
         // A listed element delta-coded against the baseline's may be far smaller than a full
         // one: bound it by its index gap's bit alone (the runtime adds that bit).
-        let min = if self.is_publishable(element) {
-            u64_lit(0)
+        let (min, element_delta) = if self.is_publishable(element) {
+            (
+                u64_lit(0),
+                quote!(Some(base) => ::idlc_runtime::DeltaCodec::<#marker>::decode_delta_from(base, ctx, r),),
+            )
         } else {
-            u64_lit(min_bits(self.ctx.ir, self.ctx.encoding, element))
-        };
-        let marker = &self.ctx.marker;
-        let element_delta = if self.is_publishable(element) {
-            quote!(Some(base) => ::idlc_runtime::DeltaCodec::<#marker>::decode_delta_from(base, ctx, r),)
-        } else {
-            quote!()
-        };
-        let flag = if view.extends.is_empty() {
-            quote!()
-        } else {
-            let flag = Self::sent_flag(view);
-            quote!(#flag = true;)
+            (
+                u64_lit(min_bits(self.ctx.ir, self.ctx.encoding, element)),
+                quote!(),
+            )
         };
         Ok(quote! {
             #local = match ::idlc_runtime::read_delta_sequence(
@@ -705,9 +676,19 @@ impl Gen<'_, '_> {
                 Some(changed) => changed,
                 None => baseline.#name.clone(),
             };
-            #flag
         })
     }
+}
+
+/// A `DELTA SEQUENCE` field: its names, its rules, its element's types.
+struct DeltaSequence<'r, 'v> {
+    name: Ident,
+    local: Ident,
+    count: &'r WireRule,
+    max: Option<u64>,
+    element: &'r WireRule,
+    element_idl: &'v Type,
+    element_rust: &'v crate::ir::RustType,
 }
 
 fn is_delta_sequence(encoded: &FieldEncoding) -> bool {
@@ -719,22 +700,6 @@ fn is_delta_sequence(encoded: &FieldEncoding) -> bool {
                 ..
             }
         )
-}
-
-fn sequence_parts<'t>(
-    idl: &'t Type,
-    rust: &'t crate::ir::RustType,
-) -> Result<(&'t Type, &'t crate::ir::RustType), CodegenError> {
-    match (idl, rust) {
-        (
-            Type::Sequence { element, .. },
-            crate::ir::RustType::Vec(e) | crate::ir::RustType::Collection { element: e, .. },
-        ) => Ok((element, e)),
-        _ => Err(CodegenError(format!(
-            "internal: DELTA SEQUENCE on {}",
-            idl.describe()
-        ))),
-    }
 }
 
 /// Whether `tokens` use the identifier `name`.

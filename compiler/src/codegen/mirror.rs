@@ -81,18 +81,13 @@ pub fn sent_element(
             let value = v.by_val();
             quote!(f64::from(#value as f32))
         }
-        (
-            WireRule::Sequence { element, .. },
-            Type::Sequence {
-                element: element_idl,
-                ..
-            },
-            RustType::Vec(element_rust)
-            | RustType::Collection {
-                element: element_rust,
-                ..
-            },
-        ) => {
+        (WireRule::Sequence { element, .. } | WireRule::Array { element, .. }, _, _) => {
+            let (element_idl, element_rust) = match (idl, rust) {
+                (Type::Array { element, .. }, RustType::Array(element_rust, _)) => {
+                    (&**element, &**element_rust)
+                }
+                _ => super::rules::sequence_parts(idl, rust)?,
+            };
             let inner = sent_element(
                 ctx,
                 element,
@@ -101,25 +96,12 @@ pub fn sent_element(
                 Val::Ref(quote!(item)),
             )?;
             let (reference, inner) = (v.by_ref(), closure_result(inner));
-            quote!(#rt::sent_collection(#reference, |item| #inner)?)
-        }
-        (
-            WireRule::Array { element, .. },
-            Type::Array {
-                element: element_idl,
-                ..
-            },
-            RustType::Array(element_rust, _),
-        ) => {
-            let inner = sent_element(
-                ctx,
-                element,
-                element_idl,
-                element_rust,
-                Val::Ref(quote!(item)),
-            )?;
-            let (reference, inner) = (v.by_ref(), closure_result(inner));
-            quote!(#rt::sent_array(#reference, |item| #inner)?)
+            let map = if matches!(rule, WireRule::Array { .. }) {
+                quote!(sent_array)
+            } else {
+                quote!(sent_collection)
+            };
+            quote!(#rt::#map(#reference, |item| #inner)?)
         }
         (WireRule::Optional(inner), Type::Optional(inner_idl), RustType::Option(inner_rust)) => {
             let value = sent_element(ctx, inner, inner_idl, inner_rust, Val::Ref(quote!(value)))?;

@@ -67,17 +67,32 @@ pub(crate) struct Ctx<'a> {
 
 impl Ctx<'_> {
     fn stream_types(&self) -> (TokenStream, TokenStream) {
-        match self.encoding.style {
-            Style::Bitstream => (
-                quote!(::idlc_runtime::BitWriter),
-                quote!(::idlc_runtime::BitReader<'_>),
-            ),
-            Style::Bytestream => (
-                quote!(::idlc_runtime::ByteWriter),
-                quote!(::idlc_runtime::ByteReader<'_>),
-            ),
-        }
+        stream_types(self.encoding.style)
     }
+}
+
+/// The writer and reader types of a stream style.
+fn stream_types(style: Style) -> (TokenStream, TokenStream) {
+    match style {
+        Style::Bitstream => (
+            quote!(::idlc_runtime::BitWriter),
+            quote!(::idlc_runtime::BitReader<'_>),
+        ),
+        Style::Bytestream => (
+            quote!(::idlc_runtime::ByteWriter),
+            quote!(::idlc_runtime::ByteReader<'_>),
+        ),
+    }
+}
+
+/// The writer and reader types of [`DefaultEncoding`] (the first encoding given).
+fn default_stream_types(ir: &Ir) -> Result<(TokenStream, TokenStream), CodegenError> {
+    let first = ir
+        .encodings
+        .values()
+        .next()
+        .ok_or_else(|| CodegenError("internal: no encoding".into()))?;
+    Ok(stream_types(first.style))
 }
 
 /// Names of Rust's prelude (types, traits and the variants a unit struct would shadow) that an
@@ -262,21 +277,7 @@ fn api_impl(
 ) -> Result<TokenStream, CodegenError> {
     let (result, vec) = (prelude.path("Result"), prelude.path("Vec"));
     let name = checked_ident(&mapping.rust_name)?;
-    let first = ir
-        .encodings
-        .values()
-        .next()
-        .ok_or_else(|| CodegenError("internal: no encoding".into()))?;
-    let (writer, reader) = match first.style {
-        Style::Bitstream => (
-            quote!(::idlc_runtime::BitWriter),
-            quote!(::idlc_runtime::BitReader<'_>),
-        ),
-        Style::Bytestream => (
-            quote!(::idlc_runtime::ByteWriter),
-            quote!(::idlc_runtime::ByteReader<'_>),
-        ),
-    };
+    let (writer, reader) = default_stream_types(ir)?;
     Ok(quote! {
         impl #name {
             /// Encodes `self` in [`DefaultEncoding`]: the full form, every field.
@@ -326,21 +327,7 @@ fn delta_api_impl(
 ) -> Result<TokenStream, CodegenError> {
     let (result, vec) = (prelude.path("Result"), prelude.path("Vec"));
     let name = checked_ident(&mapping.rust_name)?;
-    let first = ir
-        .encodings
-        .values()
-        .next()
-        .ok_or_else(|| CodegenError("internal: no encoding".into()))?;
-    let (writer, reader) = match first.style {
-        Style::Bitstream => (
-            quote!(::idlc_runtime::BitWriter),
-            quote!(::idlc_runtime::BitReader<'_>),
-        ),
-        Style::Bytestream => (
-            quote!(::idlc_runtime::ByteWriter),
-            quote!(::idlc_runtime::ByteReader<'_>),
-        ),
-    };
+    let (writer, reader) = default_stream_types(ir)?;
     Ok(quote! {
         impl #name {
             /// Appends what changed since `baseline` (the state the receiver holds) in

@@ -364,7 +364,8 @@ fn mismatch(rule: &WireRule, idl: &Type, rust: &RustType) -> CodegenError {
     ))
 }
 
-fn sequence_parts<'t>(
+/// The element types (IDL, Rust) of a SEQUENCE field.
+pub(super) fn sequence_parts<'t>(
     idl: &'t Type,
     rust: &'t RustType,
 ) -> Result<(&'t Type, &'t RustType), CodegenError> {
