@@ -1,9 +1,11 @@
 //! `idlc report`: what every field of every struct costs on the wire, per encoding.
 //!
 //! [`report`] computes the tables as data (tests check the numbers); [`render`] prints them.
-//! The costs are those of the full (non-delta) form that `to_bytes` sends: DELTA blocks and
+//! The rows are the full (non-delta) form that `to_bytes` sends: DELTA blocks and
 //! DEAD_RECKONING fields with their rules and no changed-bits, a present bit before every
-//! segment after a FENCE, one more for an open end (a struct whose IDL ends with a FENCE).
+//! segment after a FENCE, one more for an open end (a struct whose IDL ends with a FENCE). A
+//! PUBLISHABLE_STRUCT also gets its delta form's cost (`encode_delta`): nothing changed, each
+//! unit of a changed-bit alone, everything.
 
 use std::fmt::Write as _;
 
@@ -11,6 +13,7 @@ use serde::Serialize;
 
 pub use crate::ir::cost::Cost;
 use crate::ir::cost::{self, CHECK_BITS};
+pub use crate::ir::delta_cost::{DeltaCost, DeltaUnit, UnitKind};
 use crate::ir::{Encoding, FieldEncoding, Ir, StructDef, StructKind, Style, WireItem, WireRule};
 
 /// The cost table of one struct in one encoding.
@@ -28,6 +31,8 @@ pub struct StructReport {
     pub rows: Vec<Row>,
     /// The whole struct.
     pub total: Cost,
+    /// A PUBLISHABLE_STRUCT's delta form: nothing changed, one unit changed, the worst case.
+    pub delta: Option<DeltaCost>,
 }
 
 impl StructReport {
@@ -131,6 +136,7 @@ pub fn struct_report(ir: &Ir, encoding: &Encoding, def: &StructDef) -> Option<St
         style: encoding.style,
         rows,
         total,
+        delta: crate::ir::delta_cost::delta_cost(ir, encoding, &def.name),
     })
 }
 
@@ -310,8 +316,9 @@ fn render_one(out: &mut String, report: &StructReport) {
         String::new(),
         String::new(),
         report.total.to_string(),
-        format!("{} bytes", report.total.bytes()),
+        bytes(report.total),
     ]);
+
     let mut widths = [0usize; 5];
     for line in &lines {
         for (width, cell) in widths.iter_mut().zip(line) {
@@ -328,6 +335,49 @@ fn render_one(out: &mut String, report: &StructReport) {
             }
         }
         let _ = writeln!(out, "{}", text.trim_end());
+    }
+    if let Some(delta) = &report.delta {
+        render_delta(out, delta);
+    }
+}
+
+/// `1 byte`, `14 bytes`, `2..4 bytes`: `cost` in whole bytes.
+fn bytes(cost: Cost) -> String {
+    let bytes = cost.bytes();
+    if bytes == Cost::fixed(1) {
+        "1 byte".into()
+    } else {
+        format!("{bytes} bytes")
+    }
+}
+
+/// The delta part of a PUBLISHABLE_STRUCT's table: one line per case, bits and bytes.
+fn render_delta(out: &mut String, delta: &DeltaCost) {
+    let _ = writeln!(out, "  delta against a baseline (encode_delta):");
+    let mut lines = vec![("nothing changed".to_string(), delta.unchanged)];
+    for unit in &delta.units {
+        let what = match unit.kind {
+            UnitKind::Field => "DELTA",
+            UnitKind::Block => "DELTA block",
+            UnitKind::DeadReckoning => "DEAD_RECKONING",
+            UnitKind::Sequence => "DELTA SEQUENCE, one element",
+        };
+        lines.push((
+            format!("only {} ({what})", unit.fields.join(", ")),
+            unit.cost,
+        ));
+    }
+    lines.push(("everything".to_string(), delta.worst));
+    let width = lines.iter().map(|(what, _)| what.chars().count()).max();
+    let bits = lines.iter().map(|(_, c)| c.to_string().len()).max();
+    let (width, bits) = (width.unwrap_or(0), bits.unwrap_or(0));
+    for (what, cost) in lines {
+        let _ = writeln!(
+            out,
+            "    {what:<width$}  {:>bits$} bits  {}",
+            cost.to_string(),
+            bytes(cost)
+        );
     }
 }
 
@@ -575,6 +625,94 @@ mod tests {
         assert_eq!(p.field("hp").unwrap().note, "DELTA");
         assert_eq!(p.field("on").unwrap().note, "DELTA");
         assert_eq!(p.total, Cost::fixed(27));
+
+        // Three changed-bits (dead reckoning, the block, `on`) when nothing changed.
+        let delta = p
+            .delta
+            .as_ref()
+            .expect("a publishable struct has a delta form");
+        assert_eq!(delta.unchanged, Cost::fixed(3));
+        let units: Vec<(Vec<&str>, UnitKind, Cost)> = delta
+            .units
+            .iter()
+            .map(|u| {
+                let fields = u.fields.iter().map(String::as_str).collect();
+                (fields, u.kind, u.cost)
+            })
+            .collect();
+        assert_eq!(
+            units,
+            [
+                (
+                    vec!["x", "vx"],
+                    UnitKind::DeadReckoning,
+                    Cost::fixed(3 + 18)
+                ),
+                (vec!["hp"], UnitKind::Block, Cost::fixed(3 + 8)),
+                (vec!["on"], UnitKind::Field, Cost::fixed(3 + 1)),
+            ]
+        );
+        assert_eq!(delta.worst, Cost::fixed(3 + 18 + 8 + 1));
+        let text = render(&reports);
+        assert!(
+            text.contains("    nothing changed               3 bits  1 byte\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("    only x, vx (DEAD_RECKONING)  21 bits  3 bytes\n"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn delta_units_nest_and_bytestreams_send_changed_bytes() {
+        let idl = "PUBLISHABLE_STRUCT P { UINT16 id; UINT8 a; UINT8 b; BOOL c; }\n\
+                   STRUCT Q { UINT8 a; }";
+        let enc = "ENCODING(E) PUBLISHABLE_STRUCT P { UINT16 id; DELTA { a; DELTA b; } DELTA c; }";
+        let ir = build(idl, Some(enc));
+        let reports = report(&ir);
+        let p = find(&reports, "P");
+        let delta = p.delta.as_ref().unwrap();
+        // id in full, the block's bit, `c`'s bit.
+        assert_eq!(delta.unchanged, Cost::fixed(16 + 1 + 1));
+        let costs: Vec<Cost> = delta.units.iter().map(|u| u.cost).collect();
+        // The block alone: its bit, `a`, `b`'s bit; `b` alone sends its block too.
+        assert_eq!(
+            costs,
+            [
+                Cost::fixed(16 + 1 + 8 + 1 + 1),
+                Cost::fixed(16 + 1 + 8 + 1 + 8 + 1),
+                Cost::fixed(16 + 1 + 1 + 1),
+            ]
+        );
+        assert_eq!(delta.worst, Cost::fixed(16 + 1 + 8 + 1 + 8 + 1 + 1));
+        assert_eq!(find(&reports, "Q").delta, None);
+
+        let enc = format!("ENCODING(E) BYTESTREAM;\n{enc}");
+        let ir = build(idl, Some(&enc));
+        let reports = report(&ir);
+        let delta = find(&reports, "P").delta.clone().unwrap();
+        // A changed-bit is a byte, BOOL too.
+        assert_eq!(delta.unchanged, Cost::fixed(16 + 8 + 8));
+        assert_eq!(delta.worst, Cost::fixed(16 + 8 + 8 + 8 + 8 + 8 + 8));
+    }
+
+    #[test]
+    fn delta_sequence_lists_elements() {
+        let ir = build(
+            "STRUCT E { UINT8 v; } PUBLISHABLE_STRUCT S { SEQUENCE<E,15> s; }",
+            Some("ENCODING(E) PUBLISHABLE_STRUCT S { DELTA SEQUENCE<E> s; }"),
+        );
+        let reports = report(&ir);
+        let delta = find(&reports, "S").delta.clone().unwrap();
+        assert_eq!(delta.unchanged, Cost::fixed(1));
+        let one = &delta.units[0];
+        assert_eq!(one.kind, UnitKind::Sequence);
+        // The bit, the count (4 bits), K (1..4 bits), one gap (1..9 bits: gap 14 is a 0 bit
+        // and 13 in VLQ(3)), one element.
+        assert_eq!(one.cost, Cost::range(1 + 4 + 1 + 1 + 8, 1 + 4 + 4 + 9 + 8));
+        // WIRE_FORMAT.md's example (34 bits) lies within the worst case.
+        assert_eq!(delta.worst, Cost::range(1 + 4, 1 + 4 + 4 + 15 * (9 + 8)));
     }
 
     #[test]
@@ -603,8 +741,14 @@ mod tests {
         assert_eq!(character.total.max, None);
         let item = find(&reports, "Item");
         assert_eq!(item.total, Cost::fixed(107));
+        // Idle: the VLQ id (16 bits below 16,384) and five changed-bits.
+        let delta = character.delta.as_ref().unwrap();
+        assert_eq!(delta.unchanged, Cost::range(8 + 5, 24 + 5));
+        assert_eq!(delta.units[0].fields, ["x", "y", "z", "vx", "vy", "vz"]);
+        assert_eq!(delta.units[0].cost, Cost::range(13 + 90, 29 + 90));
         let text = render(&reports);
         assert!(text.starts_with("Character (encoding MYENCODING1, BITSTREAM)\n"));
+        assert!(text.contains("delta against a baseline"), "{text}");
         assert!(text.contains("  total "), "{text}");
         assert!(text.contains("14 bytes"), "{text}");
     }

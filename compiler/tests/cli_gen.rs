@@ -217,6 +217,33 @@ fn report_shows_the_seed_widths() {
     assert!(text.contains("FIXED_POINT(0.01)"), "{text}");
     assert!(text.contains("SEQUENCE count VLQ(7) of Item"), "{text}");
     assert!(text.contains("bytes"), "{text}");
+    // The delta form: idle is the VLQ id and five changed-bits.
+    assert!(
+        text.contains("  delta against a baseline (encode_delta):\n"),
+        "{text}"
+    );
+    let idle = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("nothing changed"))
+        .unwrap_or_else(|| panic!("no idle line:\n{text}"));
+    assert!(idle.contains(" 13..29 bits  2..4 bytes"), "{idle}");
+    assert!(
+        text.lines()
+            .any(|l| l.trim_start().starts_with("only angle (DELTA)")),
+        "{text}"
+    );
+}
+
+/// The bundled project (idlc.toml at the repository's root) checks without a warning on both
+/// sides: the README's first command prints no noise.
+#[test]
+fn bundled_project_checks_clean_on_both_sides() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    for side in ["Client", "Server"] {
+        let out = run_in(Some(&root), &["check", "--side", side]);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        assert!(!out.stderr.contains("warning"), "{side}: {}", out.stderr);
+    }
 }
 
 #[test]

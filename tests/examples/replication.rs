@@ -17,12 +17,18 @@ fn main() -> Result<(), String> {
         "{:<38} {:>8} {:>8} {:>8}",
         "encoding", "moving", "idle", "mixed"
     );
-    // The naive full-precision struct: the built-in encoding (FLOAT64 positions), every field
-    // every tick.
-    let naive = full_bytes_builtin();
+    // The design source's naive encoding: the struct as it is in memory (a UINT16, seven
+    // doubles, two small integers), the inventory delta-compressed (nothing when unchanged):
+    // the built-in encoding of a Character with an empty inventory.
+    let naive = full_bytes_builtin(0);
     println!(
         "{:<38} {naive:>8.2} {naive:>8.2} {naive:>8.2}",
-        "naive: built-in encoding, full"
+        "naive: the struct as in memory"
+    );
+    let builtin = full_bytes_builtin(2);
+    println!(
+        "{:<38} {builtin:>8.2} {builtin:>8.2} {builtin:>8.2}",
+        "built-in encoding, full (2 items)"
     );
     let full1 = full_bytes::<cc::MYENCODING1>(CHARACTERS, 1);
     println!(
@@ -63,8 +69,8 @@ fn main() -> Result<(), String> {
     Ok(())
 }
 
-/// The built-in encoding's full form of a typical Character (two items).
-fn full_bytes_builtin() -> f64 {
+/// The built-in encoding's full form of a typical Character with `items` items.
+fn full_bytes_builtin(items: usize) -> f64 {
     let c = cb::Character {
         character_id: 7,
         x: 1234.5678,
@@ -74,7 +80,7 @@ fn full_bytes_builtin() -> f64 {
         vy: -0.5,
         angle: 90.0,
         animation_frame: 12,
-        inventory: vec![cb::Item::default(), cb::Item::default()],
+        inventory: vec![cb::Item::default(); items],
         ..Default::default()
     };
     c.to_bytes().map_or(0.0, |b| b.len() as f64)

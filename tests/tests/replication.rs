@@ -282,3 +282,115 @@ fn hostile_delta_packets() {
     hostile::<n::NAVAL, _>(&fleets, &moved, 30_000, 4);
     hostile::<n::NAVAL_S2S, _>(&fleets, &moved, 30_000, 5);
 }
+
+/// The delta costs `idlc report` prints for `encoding`, by struct name.
+fn delta_report(
+    idl: &[&str],
+    encodings: &[&str],
+    encoding: &str,
+    name: &str,
+) -> idlc::report::DeltaCost {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let inputs = idlc::Inputs {
+        idl: idl.iter().map(|p| root.join(p)).collect(),
+        encodings: encodings.iter().map(|p| root.join(p)).collect(),
+        ..idlc::Inputs::default()
+    };
+    let compilation = idlc::compile(&inputs).expect("the schemas are readable");
+    assert!(!compilation.has_errors());
+    idlc::report::report(&compilation.ir)
+        .into_iter()
+        .find(|r| r.encoding == encoding && r.name == name)
+        .and_then(|r| r.delta)
+        .unwrap_or_else(|| panic!("no delta report of {name} in {encoding}"))
+}
+
+/// The bits of `value`'s delta against `baseline`.
+fn delta_bits<E: Encoding, T: DeltaCodec<E>>(value: &T, baseline: &T, ctx: &DeltaContext) -> u64 {
+    let mut w = <E::Style as idlc_runtime::Style>::Writer::default();
+    value.encode_delta_to(baseline, ctx, &mut w).unwrap();
+    w.bits_written()
+}
+
+/// Any delta: at least the idle cost, at most the worst case.
+fn between(report: &idlc::report::DeltaCost) -> idlc::report::Cost {
+    idlc::report::Cost {
+        min: report.unchanged.min,
+        max: report.worst.max,
+    }
+}
+
+fn assert_within(cost: idlc::report::Cost, bits: u64, what: &str) {
+    assert!(
+        bits >= cost.min && cost.max.is_none_or(|max| bits <= max),
+        "{what}: {bits} bits, reported {cost}"
+    );
+}
+
+/// Measured delta sizes of the seed Character lie within what `idlc report` prints: nothing
+/// changed, only the angle changed, anything changed.
+fn character_delta_sizes<E: Encoding>(encoding: &str)
+where
+    cc::Character: DeltaCodec<E>,
+{
+    let seeds = [
+        "../shared/seed-examples/myencoding1.enc",
+        "../shared/seed-examples/myencoding2.enc",
+    ];
+    let idl = ["../shared/seed-examples/character.idl", "schemas/item.idl"];
+    let report = delta_report(&idl, &seeds, encoding, "Character");
+    let angle = report
+        .units
+        .iter()
+        .find(|u| u.fields == ["angle"])
+        .expect("angle has its own changed-bit");
+    let any = between(&report);
+    let mut rng = ChaCha8Rng::seed_from_u64(0xC05);
+    // No time has passed: dead reckoning predicts the baseline itself.
+    let ctx = DeltaContext::default();
+    for _ in 0..300 {
+        let baseline = idlc_runtime::Codec::<E>::sent(&common::random_character(&mut rng)).unwrap();
+        let idle = delta_bits::<E, _>(&baseline, &baseline, &ctx);
+        assert_within(report.unchanged, idle, &format!("idle in {encoding}"));
+        let mut turned = baseline.clone();
+        turned.angle = (turned.angle + 90.0) % 360.0;
+        assert_within(
+            angle.cost,
+            delta_bits::<E, _>(&turned, &baseline, &ctx),
+            "angle",
+        );
+        let other = common::random_character(&mut rng);
+        assert_within(any, delta_bits::<E, _>(&other, &baseline, &ctx), "any");
+    }
+}
+
+/// Measured delta sizes of naval fleets lie between the reported idle cost and the worst case.
+fn naval_delta_sizes<E: Encoding>(encoding: &str)
+where
+    n::Fleet: DeltaCodec<E>,
+{
+    let report = delta_report(
+        &["schemas/naval.idl"],
+        &["schemas/naval.enc"],
+        encoding,
+        "Fleet",
+    );
+    let any = between(&report);
+    let mut rng = ChaCha8Rng::seed_from_u64(0x5EA);
+    let ctx = DeltaContext::new(1.0 / 60.0);
+    for _ in 0..200 {
+        let baseline = idlc_runtime::Codec::<E>::sent(&fleet(&mut rng)).unwrap();
+        let idle = delta_bits::<E, _>(&baseline, &baseline, &ctx);
+        assert_within(report.unchanged, idle, "idle fleet");
+        let next = evolve(&mut rng, &baseline);
+        assert_within(any, delta_bits::<E, _>(&next, &baseline, &ctx), "fleet");
+    }
+}
+
+#[test]
+fn delta_sizes_lie_within_the_report() {
+    character_delta_sizes::<cc::MYENCODING1>("MYENCODING1");
+    character_delta_sizes::<cc::MYENCODING2>("MYENCODING2");
+    naval_delta_sizes::<n::NAVAL>("NAVAL");
+    naval_delta_sizes::<n::NAVAL_S2S>("NAVAL_S2S");
+}

@@ -95,6 +95,9 @@ pub const MAP_ENUM_MAPPING: &str = "E0421";
 /// A DERIVE of a trait that every generated type derives already (Debug, Clone, PartialEq,
 /// Default).
 pub const MAP_DERIVE_ALWAYS: &str = "W0401";
+/// A mapped Rust type that cannot hold every value an encoding sends (`f32` for a NUMERIC sent
+/// as FLOAT64, or quantized finer than an `f32` resolves).
+pub const MAP_LOSSY_FOR_ENCODING: &str = "W0402";
 
 /// Two items of one encoding give it different styles (BITSTREAM and BYTESTREAM).
 pub const ENC_STYLE_CONFLICT: &str = "E0301";

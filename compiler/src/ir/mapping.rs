@@ -3,6 +3,8 @@
 use indexmap::IndexMap;
 use serde::Serialize;
 
+use super::Loc;
+
 /// The Rust types of one side (`--side`), defaults filled in.
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
 pub struct SideMapping {
@@ -57,6 +59,9 @@ pub struct FieldMapping {
     pub rust_name: String,
     /// The Rust type.
     pub ty: RustType,
+    /// Where a Mapping file wrote the type; `None` for a built-in type. Not serialized.
+    #[serde(skip)]
+    pub loc: Option<Loc>,
 }
 
 /// A Rust type of a field.

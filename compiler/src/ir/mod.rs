@@ -6,6 +6,7 @@
 //! generated code) is deterministic.
 
 pub mod cost;
+pub mod delta_cost;
 mod encoding;
 mod mapping;
 mod schema;

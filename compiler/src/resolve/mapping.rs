@@ -42,7 +42,7 @@ use crate::diagnostics::{Diagnostic, FileId, codes, primary, secondary};
 use crate::front::map::ast::{Direction, MapBody, MapFile, MapItem, MapTargetKind, RustPath};
 use crate::front::span::{Ident, Span};
 use crate::ir::{
-    EnumMapping, Field, FieldMapping, ProtocolRole, RustType, Schema, SideMapping, StructDef,
+    EnumMapping, Field, FieldMapping, Loc, ProtocolRole, RustType, Schema, SideMapping, StructDef,
     StructKind, StructMapping, Type, TypedefMapping,
 };
 
@@ -132,7 +132,7 @@ struct Resolver<'a> {
     /// Per (side, protocol): the first direction given and where.
     protocols: HashMap<(String, String), (Direction, FileId, Span)>,
     /// The requested side's field types, per (struct, field).
-    field_types: HashMap<(String, String), RustType>,
+    field_types: HashMap<(String, String), (RustType, Loc)>,
     /// The requested side's `=>` fields of existing types, per (struct, field), escaped.
     renames: HashMap<(String, String), String>,
     /// The requested side's derives.
@@ -369,18 +369,17 @@ impl<'a> Resolver<'a> {
             for field in def.fields() {
                 let key = (name.clone(), field.name.clone());
                 let idl = latest_type(def, field);
-                let ty = self
-                    .field_types
-                    .get(&key)
-                    .cloned()
-                    .unwrap_or_else(|| self.default_type(side, idl));
+                let (ty, loc) = match self.field_types.get(&key) {
+                    Some((ty, loc)) => (ty.clone(), Some(*loc)),
+                    None => (self.default_type(side, idl), None),
+                };
                 let ty = self.box_cycles(name, idl, ty);
                 let rust_name = self
                     .renames
                     .get(&key)
                     .cloned()
                     .unwrap_or_else(|| names::field_name(&field.name));
-                fields.insert(field.name.clone(), FieldMapping { rust_name, ty });
+                fields.insert(field.name.clone(), FieldMapping { rust_name, ty, loc });
             }
             structs.insert(
                 name.clone(),

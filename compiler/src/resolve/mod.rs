@@ -4,10 +4,13 @@
 
 pub mod encoding;
 pub mod idl;
+pub mod lossy;
 pub mod mapping;
 pub mod names;
 pub mod sizes;
 pub mod suggest;
+
+use codespan_reporting::diagnostic::Severity;
 
 use crate::diagnostics::Diagnostic;
 use crate::ir::Ir;
@@ -26,6 +29,10 @@ pub fn resolve(parsed: &Parsed, side: Option<&str>) -> (Ir, Vec<Diagnostic>) {
         mapping,
     };
     diagnostics.extend(sizes::check_zero_size_sequences(&ir));
+    // A warning about values lost is noise next to errors (and the IR may be partial then).
+    if !diagnostics.iter().any(|d| d.severity >= Severity::Error) {
+        diagnostics.extend(lossy::check_lossy_mappings(&ir));
+    }
     (ir, diagnostics)
 }
 

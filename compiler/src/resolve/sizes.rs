@@ -40,7 +40,12 @@ pub fn check_zero_size_sequences(ir: &Ir) -> Vec<Diagnostic> {
     diagnostics
 }
 
-fn field_rules<'e>(encoding: &'e Encoding, owner: &str, field: &str) -> Vec<&'e WireRule> {
+/// Every rule `encoding` sends the field `owner.field` with (its slot and any extension).
+pub(super) fn field_rules<'e>(
+    encoding: &'e Encoding,
+    owner: &str,
+    field: &str,
+) -> Vec<&'e WireRule> {
     let mut rules = Vec::new();
     if let Some(layout) = encoding.structs.get(owner) {
         for segment in &layout.segments {

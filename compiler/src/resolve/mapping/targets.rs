@@ -8,7 +8,7 @@ use super::{
 use crate::diagnostics::{FileId, codes, primary, secondary};
 use crate::front::map::ast::{MapMember, MapTarget, RustPath};
 use crate::front::span::{Ident, Span};
-use crate::ir::{EnumDef, Field, StructDef, StructKind, Type};
+use crate::ir::{EnumDef, Field, Loc, StructDef, StructKind, Type};
 use crate::resolve::names;
 
 impl<'a> Resolver<'a> {
@@ -266,8 +266,9 @@ impl<'a> Resolver<'a> {
                     };
                     if let Some(rust) = self.check_type(file, side, idl, ty, &subject) {
                         if apply {
+                            let loc = Loc::new(file, ty.span);
                             self.field_types
-                                .insert((struct_name.to_owned(), field.name.clone()), rust);
+                                .insert((struct_name.to_owned(), field.name.clone()), (rust, loc));
                         }
                     }
                 }
