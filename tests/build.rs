@@ -79,6 +79,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .encoding(schemas("naval.enc"))
         .file_name("naval.rs")
         .compile(&[schemas("naval.idl")])?;
+    // One schema in three versions, each a fenced extension of the one before: the built-in
+    // encoding (a bit stream) and SquadBytes (a byte stream).
+    for version in ["squad_v1", "squad_v2", "squad_v3"] {
+        idlc::Builder::new()
+            .encoding(schemas("versions/squad.enc"))
+            .file_name(format!("{version}.rs"))
+            .compile(&[schemas(&format!("versions/{version}.idl"))])?;
+    }
     idlc::Builder::new()
         .file_name("arena_builtin.rs")
         .compile(&[schemas("arena.idl")])?;

@@ -653,6 +653,25 @@ impl<'a> WireRead<'a> for BitReader<'a> {
         Ok(())
     }
 
+    fn enter_extension(&mut self) -> Result<Option<u64>, DecodeError> {
+        if !self.read_fence_present()? {
+            return Ok(None);
+        }
+        let start = self.pos;
+        let len = self.read_vlq(DEFAULT_VLQ_GROUP_BITS)?;
+        if len > self.remaining() {
+            return Err(DecodeError::new(DecodeErrorKind::UnexpectedEnd, start));
+        }
+        let outer = self.end;
+        self.end = self.pos + len;
+        Ok(Some(outer))
+    }
+
+    fn leave_extension(&mut self, outer_end: u64) {
+        self.pos = self.end;
+        self.end = outer_end.max(self.end);
+    }
+
     fn read_extension<T, F>(&mut self, f: F) -> Result<Option<T>, DecodeError>
     where
         F: FnOnce(&mut Self) -> Result<T, DecodeError>,

@@ -335,6 +335,27 @@ impl<'a> WireRead<'a> for ByteReader<'a> {
         self.read_raw_bytes(bits / 8).map(|_| ())
     }
 
+    fn enter_extension(&mut self) -> Result<Option<u64>, DecodeError> {
+        if !self.read_fence_present()? {
+            return Ok(None);
+        }
+        let start = self.bits_read();
+        let len = self.read_vlq(DEFAULT_VLQ_GROUP_BITS)?;
+        let len = match usize::try_from(len) {
+            Ok(len) if len <= self.end - self.pos => len,
+            _ => return Err(DecodeError::new(DecodeErrorKind::UnexpectedEnd, start)),
+        };
+        let outer = self.end as u64;
+        self.end = self.pos + len;
+        Ok(Some(outer))
+    }
+
+    fn leave_extension(&mut self, outer_end: u64) {
+        self.pos = self.end;
+        let outer = usize::try_from(outer_end).unwrap_or(self.data.len());
+        self.end = outer.clamp(self.end, self.data.len());
+    }
+
     fn read_extension<T, F>(&mut self, f: F) -> Result<Option<T>, DecodeError>
     where
         F: FnOnce(&mut Self) -> Result<T, DecodeError>,

@@ -64,6 +64,22 @@ pub trait Codec<E: Encoding>: Sized {
     /// Reads a value in encoding `E`.
     fn decode_from(r: &mut <E::Style as Style>::Reader<'_>) -> Result<Self, DecodeError>;
 
+    /// Writes `self` nested in another value (a field, an element, an OPTIONAL): the segments
+    /// after each FENCE go in open extensions with their length, so that an older reader can
+    /// skip what it does not know (WIRE.md, "Fences and versions"). The same as
+    /// [`Codec::encode_to`] for a struct without FENCE segments; generated code overrides both
+    /// nested methods for the others.
+    #[inline]
+    fn encode_nested_to(&self, w: &mut <E::Style as Style>::Writer) -> Result<(), EncodeError> {
+        self.encode_to(w)
+    }
+
+    /// Reads a value written by [`Codec::encode_nested_to`].
+    #[inline]
+    fn decode_nested_from(r: &mut <E::Style as Style>::Reader<'_>) -> Result<Self, DecodeError> {
+        Self::decode_from(r)
+    }
+
     /// The value the receiver holds after `self` is sent in encoding `E` (quantized fields on
     /// their steps): what a delta encoder compares with the baseline and keeps as its mirror.
     /// Generated code computes it field by field; this default encodes and decodes.

@@ -612,6 +612,31 @@ pub trait WireRead<'a>: Sized {
     where
         F: FnOnce(&mut Self) -> Result<T, DecodeError>;
 
+    /// Reads an open extension's present bit and length, as [`WireRead::read_extension`] does,
+    /// and limits this reader to the extension: reaching its end reads as the message's end.
+    /// Returns the outer end to give back to [`WireRead::leave_extension`], or `None` when the
+    /// extension is absent (a 0 bit, or nothing left to read). Generated decoders of nested
+    /// structs with FENCEs use the pair to read the segments they know inside a newer writer's
+    /// extensions.
+    ///
+    /// ```
+    /// use idlc_runtime::{BitReader, BitWriter, WireRead, WireWrite};
+    /// let mut w = BitWriter::new();
+    /// w.write_extension(|w| { w.write_bits(1, 4)?; w.write_bits(2, 4) }).unwrap();
+    /// w.write_bits(3, 4).unwrap();
+    /// let bytes = w.into_bytes();
+    /// let mut r = BitReader::new(&bytes);
+    /// let outer = r.enter_extension().unwrap().expect("present");
+    /// assert_eq!(r.read_bits(4).unwrap(), 1);
+    /// r.leave_extension(outer);
+    /// assert_eq!(r.read_bits(4).unwrap(), 3);
+    /// ```
+    fn enter_extension(&mut self) -> Result<Option<u64>, DecodeError>;
+
+    /// Skips what is left of the extension entered with [`WireRead::enter_extension`] and
+    /// restores the outer end it returned.
+    fn leave_extension(&mut self, outer_end: u64);
+
     /// Enters the decoding of a struct that can contain itself (through OPTIONAL or SEQUENCE):
     /// fails with [`DecodeErrorKind::TooDeep`] past [`MAX_DECODE_DEPTH`] levels, so that a
     /// hostile packet cannot exhaust the stack. Generated code pairs it with [`WireRead::leave`].

@@ -62,3 +62,18 @@ pub mod edge {
 pub mod naval {
     idlc_runtime::include_generated!("naval");
 }
+
+/// schemas/versions/squad_v1.idl: version 1 of a schema whose nested struct has an open FENCE.
+pub mod squad_v1 {
+    idlc_runtime::include_generated!("squad_v1");
+}
+
+/// Version 2 (fields added to the nested Member and to Squad, an EXTEND).
+pub mod squad_v2 {
+    idlc_runtime::include_generated!("squad_v2");
+}
+
+/// Version 3 (a range widened by EXTEND inside the nested Member, more fields).
+pub mod squad_v3 {
+    idlc_runtime::include_generated!("squad_v3");
+}

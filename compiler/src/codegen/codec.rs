@@ -73,27 +73,21 @@ pub fn codec_impl(
 ) -> Result<TokenStream, CodegenError> {
     let fields = views(def, mapping)?;
     let find = |name: &str| fields.iter().find(|f| f.field.name == name);
-    let mut encode_body = Vec::new();
-    let mut decode_body = Vec::new();
+    // Per segment: its writes and its reads (each gated by `present_k` from segment 1 on).
+    let mut segment_writes = Vec::new();
+    let mut segment_reads = Vec::new();
+    let mut runs = 0;
     for (index, segment) in encoding.segments.iter().enumerate() {
-        let present = format_ident!("present_{index}");
-        if index > 0 {
-            encode_body.push(quote!(w.write_presence(true)?;));
-            let previous = format_ident!("present_{}", index - 1);
-            let read = if index == 1 {
-                quote!(r.read_fence_present()?)
-            } else {
-                quote!(#previous && r.read_fence_present()?)
-            };
-            decode_body.push(quote!(let #present = #read;));
-        }
+        let mut writes = Vec::new();
+        let mut reads = Vec::new();
         let steps = flatten(&segment.items);
         let mut position = 0;
         while position < steps.len() {
             let run = packable_run(ctx, &steps[position..], index, &find);
             if run.len() >= 2 {
-                encode_body.push(pack::encode_run(&run)?);
-                decode_body.push(pack::decode_run(ctx.prelude, &run, decode_body.len())?);
+                writes.push(pack::encode_run(&run)?);
+                reads.push(pack::decode_run(ctx.prelude, &run, runs)?);
+                runs += 1;
                 position += run.len();
                 continue;
             }
@@ -105,35 +99,38 @@ pub fn codec_impl(
                             def.name, encoded.field
                         ))
                     })?;
-                    encode_body.push(encode_field(ctx, view, &encoded.rule)?);
-                    decode_body.push(decode_field(ctx, view, &encoded.rule, index)?);
+                    writes.push(encode_field(ctx, view, &encoded.rule)?);
+                    reads.push(decode_field(ctx, view, &encoded.rule, index)?);
                 }
                 Flat::Extend(name, rule) => {
                     let view = find(name).ok_or_else(|| {
                         CodegenError(format!("internal: {} has no field {name}", def.name))
                     })?;
                     let (e, d) = extension(ctx, view, index, rule)?;
-                    encode_body.push(e);
-                    decode_body.push(d);
+                    writes.push(e);
+                    reads.push(d);
                 }
                 Flat::Align => {
-                    encode_body.push(quote!(w.align()?;));
-                    decode_body.push(quote!(r.align()?;));
+                    writes.push(quote!(w.align()?;));
+                    reads.push(quote!(r.align()?;));
                 }
                 Flat::Check => {
-                    encode_body.push(quote!(w.write_check()?;));
-                    decode_body.push(quote!(r.read_check()?;));
+                    writes.push(quote!(w.write_check()?;));
+                    reads.push(quote!(r.read_check()?;));
                 }
             }
             position += 1;
         }
+        segment_writes.push(writes);
+        segment_reads.push(reads);
     }
-    if def.open_end {
-        // The open extension point (WIRE.md): a present bit; a newer writer that added fields
-        // sets it and sends their bit length, which this reader skips.
-        encode_body.push(quote!(w.write_presence(false)?;));
-        decode_body.push(quote!(::idlc_runtime::skip_extension(r)?;));
-    }
+    let (encode_body, decode_body) = top_level_form(def, &segment_writes, &segment_reads);
+    let ty = rust_type(&mapping.rust_name)?;
+    let nested = if ctx.nested_fenced.contains(def.name.as_str()) {
+        nested_form(ctx, def, &ty, &fields, &segment_writes, &segment_reads)
+    } else {
+        TokenStream::new()
+    };
     let (enter, leave) = if is_recursive(ctx.ir, &def.name) {
         (quote!(r.enter()?;), quote!(r.leave();))
     } else {
@@ -153,7 +150,6 @@ pub fn codec_impl(
     let result = ctx.prelude.path("Result");
     let marker = &ctx.marker;
     let (writer, reader) = ctx.stream_types();
-    let ty = rust_type(&mapping.rust_name)?;
     let constructor = constructor(&ty, &fields);
     let sent = super::mirror::sent_body(ctx, &fields, encoding, &ty)?;
     let style = match ctx.encoding.style {
@@ -179,12 +175,140 @@ pub fn codec_impl(
                 Ok(#constructor)
             }
 
+            #nested
+
             #[allow(clippy::clone_on_copy, clippy::redundant_closure)]
             fn sent(&self) -> #result<Self, ::idlc_runtime::EncodeError> {
                 #sent
             }
         }
     })
+}
+
+/// The form `encode_to` / `decode_from` write and read, the top-level one: each segment after a
+/// FENCE behind a present bit, and the open end's present bit (0). A top-level message is framed
+/// by its transport: an older reader just stops after what it knows.
+fn top_level_form(
+    def: &StructDef,
+    writes: &[Vec<TokenStream>],
+    reads: &[Vec<TokenStream>],
+) -> (Vec<TokenStream>, Vec<TokenStream>) {
+    let mut encode_body = Vec::new();
+    let mut decode_body = Vec::new();
+    for (index, (segment_writes, segment_reads)) in writes.iter().zip(reads).enumerate() {
+        if index > 0 {
+            let present = format_ident!("present_{index}");
+            let previous = format_ident!("present_{}", index - 1);
+            let read = if index == 1 {
+                quote!(r.read_fence_present()?)
+            } else {
+                quote!(#previous && r.read_fence_present()?)
+            };
+            encode_body.push(quote!(w.write_presence(true)?;));
+            decode_body.push(quote!(let #present = #read;));
+        }
+        encode_body.extend(segment_writes.iter().cloned());
+        decode_body.extend(segment_reads.iter().cloned());
+    }
+    if def.open_end {
+        // The open end: a 0 present bit, which a newer reader takes for its next segment's. A
+        // newer writer sets it and writes that segment; this reader ignores the tail.
+        encode_body.push(quote!(w.write_presence(false)?;));
+    }
+    (encode_body, decode_body)
+}
+
+/// `encode_nested_to` / `decode_nested_from` of a struct with FENCE segments that another struct
+/// holds: segment k+1 goes in an open extension (present bit, length) nested inside segment k's,
+/// so an older reader skips what it does not know and the value after it stays in place
+/// (WIRE.md, "Fences and versions").
+fn nested_form(
+    ctx: &Ctx<'_>,
+    def: &StructDef,
+    ty: &TokenStream,
+    fields: &[FieldView<'_>],
+    writes: &[Vec<TokenStream>],
+    reads: &[Vec<TokenStream>],
+) -> TokenStream {
+    let result = ctx.prelude.path("Result");
+    let (writer, reader) = ctx.stream_types();
+    if writes.len() == 1 {
+        // One segment and an open end: the top-level form, whose tail a newer writer's
+        // extension follows; skip it.
+        let marker = &ctx.marker;
+        return quote! {
+            fn encode_nested_to(&self, w: &mut #writer) -> #result<(), ::idlc_runtime::EncodeError> {
+                ::idlc_runtime::Codec::<#marker>::encode_to(self, w)
+            }
+
+            fn decode_nested_from(r: &mut #reader) -> #result<Self, ::idlc_runtime::DecodeError> {
+                let value = <Self as ::idlc_runtime::Codec<#marker>>::decode_from(r)?;
+                ::idlc_runtime::skip_extension(r)?;
+                Ok(value)
+            }
+        };
+    }
+    let mut encode = if def.open_end {
+        quote!(w.write_presence(false)?;)
+    } else {
+        quote!()
+    };
+    for (index, segment_writes) in writes.iter().enumerate().rev() {
+        encode = if index == 0 {
+            quote!(#(#segment_writes)* #encode)
+        } else {
+            quote!(w.write_extension(|w| { #(#segment_writes)* #encode Ok(()) })?;)
+        };
+    }
+    let mut decode = Vec::new();
+    let mut leave_extensions = Vec::new();
+    for (index, segment_reads) in reads.iter().enumerate() {
+        if index > 0 {
+            let present = format_ident!("present_{index}");
+            let extension = format_ident!("extension_{index}");
+            let enter = if index == 1 {
+                quote!(r.enter_extension()?)
+            } else {
+                let previous = format_ident!("present_{}", index - 1);
+                quote!(if #previous { r.enter_extension()? } else { None })
+            };
+            decode.push(quote! {
+                let #extension = #enter;
+                let #present = #extension.is_some();
+            });
+            leave_extensions.push(quote! {
+                if let Some(outer) = #extension {
+                    r.leave_extension(outer);
+                }
+            });
+        }
+        decode.extend(segment_reads.iter().cloned());
+    }
+    if def.open_end {
+        let last = format_ident!("present_{}", reads.len() - 1);
+        decode.push(quote!(if #last { ::idlc_runtime::skip_extension(r)?; }));
+    }
+    leave_extensions.reverse();
+    let (enter, leave) = if is_recursive(ctx.ir, &def.name) {
+        (quote!(r.enter()?;), quote!(r.leave();))
+    } else {
+        (quote!(), quote!())
+    };
+    let constructor = constructor(ty, fields);
+    quote! {
+        fn encode_nested_to(&self, w: &mut #writer) -> #result<(), ::idlc_runtime::EncodeError> {
+            #encode
+            Ok(())
+        }
+
+        fn decode_nested_from(r: &mut #reader) -> #result<Self, ::idlc_runtime::DecodeError> {
+            #enter
+            #(#decode)*
+            #(#leave_extensions)*
+            #leave
+            Ok(#constructor)
+        }
+    }
 }
 
 /// The longest run of fields at the start of `steps` that can be packed into one word (a

@@ -63,11 +63,22 @@ pub(crate) struct Ctx<'a> {
     marker: TokenStream,
     merge: bool,
     prelude: &'a idents::Prelude,
+    /// [`crate::ir::nesting::nested_fenced_structs`]: their nested form has its own methods.
+    nested_fenced: &'a std::collections::HashSet<&'a str>,
 }
 
 impl Ctx<'_> {
     fn stream_types(&self) -> (TokenStream, TokenStream) {
         stream_types(self.encoding.style)
+    }
+
+    /// The `Codec` method that reads the struct `name` held by another value.
+    fn struct_reader(&self, name: &str) -> proc_macro2::Ident {
+        if self.nested_fenced.contains(name) {
+            quote::format_ident!("decode_nested_from")
+        } else {
+            quote::format_ident!("decode_from")
+        }
     }
 }
 
@@ -167,6 +178,7 @@ pub fn generate(ir: &Ir, options: &GenOptions) -> Result<String, CodegenError> {
         }
     }
     items.push(encoding_markers(ir)?);
+    let nested_fenced = crate::ir::nesting::nested_fenced_structs(&ir.schema);
     for encoding in ir.encodings.values() {
         let marker = checked_ident(&marker_name(ir, &encoding.name))?;
         let ctx = Ctx {
@@ -175,6 +187,7 @@ pub fn generate(ir: &Ir, options: &GenOptions) -> Result<String, CodegenError> {
             marker: quote!(#marker),
             merge: options.merge_fixed_width,
             prelude: &prelude,
+            nested_fenced: &nested_fenced,
         };
         for (name, def) in &ir.schema.structs {
             let (Some(mapping), Some(layout)) =

@@ -201,9 +201,13 @@ pub fn encode(
                 }
             }
         }
-        WireRule::Struct(_) => {
+        WireRule::Struct(name) => {
             let marker = &ctx.marker;
-            quote!(#rt::Codec::<#marker>::encode_to(#r, w)?;)
+            if ctx.nested_fenced.contains(name.as_str()) {
+                quote!(#rt::Codec::<#marker>::encode_nested_to(#r, w)?;)
+            } else {
+                quote!(#rt::Codec::<#marker>::encode_to(#r, w)?;)
+            }
         }
     })
 }
@@ -319,10 +323,11 @@ pub fn decode(
             let value = decode(ctx, inner, inner_idl, inner_rust)?;
             quote!(if r.read_presence()? { Some(#value) } else { None })
         }
-        WireRule::Struct(_) => {
+        WireRule::Struct(name) => {
             let marker = &ctx.marker;
             let ty = ctx.prelude.rust_type(rust)?;
-            quote!(<#ty as #rt::Codec<#marker>>::decode_from(r)?)
+            let read = ctx.struct_reader(name);
+            quote!(<#ty as #rt::Codec<#marker>>::#read(r)?)
         }
     })
 }
@@ -334,10 +339,11 @@ fn element_reader(
     idl: &Type,
     rust: &RustType,
 ) -> Result<TokenStream, CodegenError> {
-    if let (WireRule::Struct(_), RustType::Named(path)) = (rule, rust) {
+    if let (WireRule::Struct(name), RustType::Named(path)) = (rule, rust) {
         let marker = &ctx.marker;
         let ty = rust_type(path)?;
-        return Ok(quote!(<#ty as ::idlc_runtime::Codec<#marker>>::decode_from));
+        let read = ctx.struct_reader(name);
+        return Ok(quote!(<#ty as ::idlc_runtime::Codec<#marker>>::#read));
     }
     let body = closure_result(decode(ctx, rule, idl, rust)?);
     Ok(quote!(|r| #body))

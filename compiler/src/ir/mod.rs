@@ -7,6 +7,7 @@
 
 pub mod cost;
 pub mod delta_cost;
+pub mod nesting;
 mod encoding;
 mod mapping;
 mod schema;
