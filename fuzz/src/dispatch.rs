@@ -271,5 +271,16 @@ target! {
     }
 }
 
+target! {
+    /// schemas/versions/squad_v1..3.idl in squad.enc (SquadBits, SquadBytes): a nested struct
+    /// with FENCEs in three versions (open extensions inside extensions, EXTENDs of a range, a
+    /// string, bytes and a sequence).
+    VERSIONS = "versions" {
+        squad_v1: [SquadBits, SquadBytes] x [Squad, Member];
+        squad_v2: [SquadBits, SquadBytes] x [Squad, Member];
+        squad_v3: [SquadBits, SquadBytes] x [Squad, Member];
+    }
+}
+
 /// Every schema target.
-pub static TARGETS: [&Target; 4] = [&ARENA, &EDGE, &CHARACTER, &NAVAL];
+pub static TARGETS: [&Target; 5] = [&ARENA, &EDGE, &CHARACTER, &NAVAL, &VERSIONS];

@@ -2,6 +2,7 @@
 //! bits of an unsigned widening or the value saturated into the old range; the extension carries
 //! the rest.
 
+use crate::collection::Collection;
 use crate::error::{DecodeError, DecodeErrorKind};
 use crate::int::mask;
 use crate::wire::WireRead;
@@ -140,6 +141,60 @@ pub fn with_bit_slice<'a, R: WireRead<'a>, T: WireInt>(
     };
     T::from_bit_pattern(base.to_bit_pattern() | high)
         .ok_or_else(|| DecodeError::new(DecodeErrorKind::ValueOutOfRange, r.bits_read()))
+}
+
+/// The longest prefix of `text` of at most `max` bytes that ends on a character boundary: the
+/// old slot of `EXTEND name TO STRING<n>` (an older reader sees the text cut there).
+///
+/// ```
+/// use idlc_runtime::truncate_utf8;
+/// assert_eq!(truncate_utf8("hello", 4), "hell");
+/// assert_eq!(truncate_utf8("héllo", 2), "h"); // é is two bytes
+/// assert_eq!(truncate_utf8("hi", 8), "hi");
+/// ```
+#[must_use]
+pub fn truncate_utf8(text: &str, max: u64) -> &str {
+    let mut end = usize::try_from(max).unwrap_or(usize::MAX).min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
+/// The first `max` bytes of `bytes`, owned: the old slot of `EXTEND blob TO BYTES<n>`.
+///
+/// ```
+/// use idlc_runtime::truncated_bytes;
+/// assert_eq!(truncated_bytes(&[1, 2, 3], 2), vec![1, 2]);
+/// ```
+#[must_use]
+pub fn truncated_bytes(bytes: &[u8], max: u64) -> Vec<u8> {
+    let end = usize::try_from(max).unwrap_or(usize::MAX).min(bytes.len());
+    bytes[..end].to_vec()
+}
+
+/// The first `max` elements of `collection`, cloned into a new one: the old slot of
+/// `EXTEND items TO SEQUENCE<T, n>`.
+///
+/// ```
+/// use idlc_runtime::truncated;
+/// assert_eq!(truncated(&vec![1, 2, 3], 2), vec![1, 2]);
+/// ```
+#[must_use]
+pub fn truncated<C>(collection: &C, max: u64) -> C
+where
+    C: Collection + Default,
+    C::Item: Clone,
+{
+    let end = usize::try_from(max)
+        .unwrap_or(usize::MAX)
+        .min(collection.len());
+    let mut out = C::default();
+    out.reserve(end);
+    for item in collection.iter().take(end) {
+        out.push(item.clone());
+    }
+    out
 }
 
 #[cfg(test)]

@@ -80,7 +80,10 @@ pub use delta::{
     write_index_gap,
 };
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, WithField};
-pub use extend::{WireInt, bit_slice, low_bits, saturate, with_bit_slice};
+pub use extend::{
+    WireInt, bit_slice, low_bits, saturate, truncate_utf8, truncated, truncated_bytes,
+    with_bit_slice,
+};
 pub use fixed::{FixedPoint, MAX_FIXED_POINT_STEPS, fixed_point_steps};
 pub use framing::{FRAME_HEADER_BYTES, frame, frame_into, packet_crc, protocol_hash, unframe};
 pub use helpers::{

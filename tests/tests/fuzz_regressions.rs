@@ -27,7 +27,7 @@ use dispatch::{Target, hex};
 // The modules that the dispatch tables name as `crate::<module>`.
 use idlc_tests::{
     arena_builtin, arena_client, arena_server, character_builtin, character_client,
-    character_server, character_v2_client, edge, naval,
+    character_server, character_v2_client, edge, naval, squad_v1, squad_v2, squad_v3,
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -269,6 +269,12 @@ fn character() {
 #[test]
 fn naval() {
     check(&dispatch::NAVAL, 0x4A7A1);
+}
+
+/// schemas/versions/: nested structs with FENCEs in three versions.
+#[test]
+fn versions() {
+    check(&dispatch::VERSIONS, 0x5E25);
 }
 
 /// Every folder of `fuzz/regressions/` and `fuzz/seeds/` is a target's, so that no saved input

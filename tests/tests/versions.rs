@@ -3,7 +3,8 @@
 //! in each: code generated from every version reads what every other version writes, in a bit
 //! stream and a byte stream. A newer reader gets the older writer's values plus the DEFAULTs; an
 //! older reader gets the newer writer's values as it can hold them (hp saturated into its range,
-//! the tag's low 8 bits), and never an error.
+//! the tag's low 8 bits, the start of a longer nickname, badge or member list), and never an
+//! error.
 
 use idlc_runtime::{Codec, Encoding, from_bytes, to_bytes};
 use idlc_tests::{squad_v1 as v1, squad_v2 as v2, squad_v3 as v3};
@@ -27,6 +28,7 @@ struct Squad {
     members: Vec<Member>,
     leader: Option<Member>,
     tag: u16,
+    badge: Vec<u8>,
     ranked: bool,
     region: u8,
 }
@@ -36,18 +38,30 @@ fn random_member(rng: &mut ChaCha8Rng) -> Member {
         id: rng.random(),
         hp: rng.random_range(0..=1000),
         armor: rng.random_range(0..=50),
-        nick: ["", "x", "zed", "éclair", "12345678"][rng.random_range(0..5)].to_string(),
+        nick: [
+            "",
+            "x",
+            "zed",
+            "éclair",
+            "12345678",
+            "a much longer nickname",
+            "ééééééééé",
+        ][rng.random_range(0..7)]
+        .to_string(),
         xp: rng.random(),
     }
 }
 
 fn random_squad(rng: &mut ChaCha8Rng) -> Squad {
     Squad {
-        members: (0..rng.random_range(0..=8))
+        members: (0..rng.random_range(0..=16))
             .map(|_| random_member(rng))
             .collect(),
         leader: rng.random_bool(0.5).then(|| random_member(rng)),
         tag: rng.random(),
+        badge: (0..rng.random_range(0..=64))
+            .map(|_| rng.random())
+            .collect(),
         ranked: rng.random(),
         region: rng.random_range(1..=9),
     }
@@ -61,17 +75,19 @@ fn as_seen_by(s: &Squad, version: u8) -> Squad {
         id: m.id,
         hp: if version < 3 { m.hp.min(100) } else { m.hp },
         armor: if version < 2 { 5 } else { m.armor },
-        nick: if version < 2 {
-            "anon".into()
-        } else {
-            m.nick.clone()
+        nick: match version {
+            1 => "anon".into(),
+            2 => idlc_runtime::truncate_utf8(&m.nick, 8).into(),
+            _ => m.nick.clone(),
         },
         xp: if version < 3 { 0 } else { m.xp },
     };
+    let (members, badge) = if version < 3 { (8, 4) } else { (16, 64) };
     Squad {
-        members: s.members.iter().map(member).collect(),
+        members: s.members.iter().take(members).map(member).collect(),
         leader: s.leader.as_ref().map(member),
         tag: if version < 2 { s.tag & 0xff } else { s.tag },
+        badge: s.badge.iter().copied().take(badge).collect(),
         ranked: version >= 2 && s.ranked,
         region: if version < 3 { 3 } else { s.region },
     }
@@ -157,6 +173,7 @@ impl Version for v1::Squad {
             members: s.members.iter().map(to_v1).collect(),
             leader: s.leader.as_ref().map(to_v1),
             tag: s.tag as u8,
+            badge: s.badge.clone(),
         }
     }
     fn view(&self) -> Squad {
@@ -164,6 +181,7 @@ impl Version for v1::Squad {
             members: self.members.iter().map(v1).collect(),
             leader: self.leader.as_ref().map(v1),
             tag: u16::from(self.tag),
+            badge: self.badge.clone(),
             ranked: false,
             region: 3,
         }
@@ -179,6 +197,7 @@ impl Version for v2::Squad {
             members: s.members.iter().map(to_v2).collect(),
             leader: s.leader.as_ref().map(to_v2),
             tag: s.tag,
+            badge: s.badge.clone(),
             ranked: s.ranked,
         }
     }
@@ -187,6 +206,7 @@ impl Version for v2::Squad {
             members: self.members.iter().map(v2).collect(),
             leader: self.leader.as_ref().map(v2),
             tag: self.tag,
+            badge: self.badge.clone(),
             ranked: self.ranked,
             region: 3,
         }
@@ -202,6 +222,7 @@ impl Version for v3::Squad {
             members: s.members.iter().map(to_v3).collect(),
             leader: s.leader.as_ref().map(to_v3),
             tag: s.tag,
+            badge: s.badge.clone(),
             ranked: s.ranked,
             region: s.region,
         }
@@ -211,6 +232,7 @@ impl Version for v3::Squad {
             members: self.members.iter().map(v3).collect(),
             leader: self.leader.as_ref().map(v3),
             tag: self.tag,
+            badge: self.badge.clone(),
             ranked: self.ranked,
             region: self.region,
         }
@@ -297,4 +319,26 @@ fn old_reader_skips_a_grown_member_in_place() {
         [v1::Member { id: 1, hp: 100 }, v1::Member { id: 2, hp: 50 }]
     );
     assert_eq!(old.tag, 0x34);
+    let v2 = v2::Squad::from_bytes(&bytes).unwrap();
+    assert_eq!(v2.members[0].nick, "big");
+}
+
+/// A v3 nickname of 12 bytes ending in a two-byte character: a v2 reader sees its first 8
+/// bytes, cut on a character boundary; a v3 reader sees it whole.
+#[test]
+fn a_longer_string_reads_as_its_start() {
+    let member = v3::Member {
+        id: 1,
+        nick: "abcdefgé".into(), // 9 bytes
+        ..Default::default()
+    };
+    let squad = v3::Squad {
+        leader: Some(member),
+        ..Default::default()
+    };
+    let bytes = squad.to_bytes().unwrap();
+    let old = v2::Squad::from_bytes(&bytes).unwrap();
+    assert_eq!(old.leader.unwrap().nick, "abcdefg");
+    let new = v3::Squad::from_bytes(&bytes).unwrap();
+    assert_eq!(new.leader.unwrap().nick, "abcdefgé");
 }

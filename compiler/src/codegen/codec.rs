@@ -471,8 +471,25 @@ fn narrowed(
             let (min, max) = (super::idents::f64_lit(*min), super::idents::f64_lit(*max));
             Ok(Val::Place(quote!(#access.clamp(#min, #max))))
         }
+        // A longer text, byte string or sequence: the old slot holds its start.
+        (Type::String { max: Some(max) }, _) => {
+            let (value, max) = (field.by_ref(), super::idents::u64_lit(*max));
+            Ok(Val::Expr(
+                quote!(::idlc_runtime::truncate_utf8(#value, #max)),
+            ))
+        }
+        (Type::Bytes { max: Some(max) }, _) => {
+            let (value, max) = (field.by_ref(), super::idents::u64_lit(*max));
+            Ok(Val::Expr(
+                quote!(::idlc_runtime::truncated_bytes(#value, #max)),
+            ))
+        }
+        (Type::Sequence { max: Some(max), .. }, _) => {
+            let (value, max) = (field.by_ref(), super::idents::u64_lit(*max));
+            Ok(Val::Expr(quote!(::idlc_runtime::truncated(#value, #max))))
+        }
         _ => Err(CodegenError(format!(
-            "EXTEND of `{}` from {} is not generated yet (fences issue)",
+            "EXTEND of `{}` from {} is not generated yet",
             view.field.name,
             slot.describe()
         ))),

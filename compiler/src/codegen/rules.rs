@@ -142,6 +142,11 @@ pub fn encode(
             ..
         } => {
             let (element_idl, element_rust) = sequence_parts(idl, rust)?;
+            // A computed collection (an EXTENDed field's old slot) is computed once.
+            let (bind, r) = match &v {
+                Val::Expr(expr) => (quote!(let items = #expr;), quote!(&items)),
+                _ => (quote!(), r),
+            };
             let count_code = encode_length(
                 ctx,
                 count,
@@ -156,6 +161,7 @@ pub fn encode(
                 Val::Ref(quote!(item)),
             )?;
             quote! {
+                #bind
                 #count_code
                 for item in #rt::Collection::iter(#r) {
                     #item
