@@ -76,6 +76,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .file_name("edge.rs")
         .compile(&[schemas("edge.idl")])?;
     idlc::Builder::new()
+        .mapping(schemas("derives.map"))
+        .side("Game")
+        .file_name("derives.rs")
+        .compile(&[schemas("derives.idl")])?;
+    idlc::Builder::new()
         .encoding(schemas("naval.enc"))
         .file_name("naval.rs")
         .compile(&[schemas("naval.idl")])?;
@@ -90,5 +95,130 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     idlc::Builder::new()
         .file_name("arena_builtin.rs")
         .compile(&[schemas("arena.idl")])?;
+    compat_pairs()?;
     Ok(())
+}
+
+/// Every compatible pair of check-compat's corpus (compiler/tests/compat/pass/), generated from
+/// OLD and from NEW, and `compat_pairs.rs`: their modules and, per pair, a function that crosses
+/// every type both have in every encoding both have (tests/src/compat_cross.rs).
+fn compat_pairs() -> Result<(), Box<dyn std::error::Error>> {
+    let corpus = Path::new("../compiler/tests/compat/pass");
+    println!("cargo::rerun-if-changed={}", corpus.display());
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(corpus)?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|path| path.is_dir())
+        .collect();
+    dirs.sort();
+    let mut modules = String::new();
+    let mut table = String::new();
+    for dir in &dirs {
+        let name = dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .ok_or("a corpus directory without a name")?;
+        let ident = format!(
+            "p{}",
+            name.to_lowercase()
+                .replace(|c: char| !c.is_ascii_alphanumeric(), "_")
+        );
+        let mut irs = Vec::new();
+        for version in ["old", "new"] {
+            let idl = dir.join(format!("{version}.idl"));
+            println!("cargo::rerun-if-changed={}", idl.display());
+            let mut files = vec![idl.clone()];
+            let with = dir.join("with.idl");
+            if with.exists() && !std::fs::read_to_string(&idl)?.contains("\"with.idl\"") {
+                files.push(with);
+            }
+            let encoding = dir.join(format!("{version}.enc"));
+            let encodings: Vec<PathBuf> =
+                encoding.exists().then_some(encoding).into_iter().collect();
+            let mut builder = idlc::Builder::new()
+                .mapping(schemas("versions/serde.map"))
+                .side("Test")
+                .emit_warnings(false)
+                .file_name(format!("compat_{ident}_{version}.rs"));
+            for encoding in &encodings {
+                builder = builder.encoding(encoding);
+            }
+            builder.compile(&files)?;
+            let inputs = idlc::Inputs {
+                idl: files,
+                encodings,
+                mappings: vec![schemas("versions/serde.map")],
+                side: Some("Test".into()),
+            };
+            irs.push(idlc::compile(&inputs)?.ir);
+        }
+        let (old, new) = (&irs[0], &irs[1]);
+        let mut calls = String::new();
+        for (encoding, _) in old
+            .encodings
+            .iter()
+            .filter(|(e, _)| new.encodings.contains_key(*e))
+        {
+            let (eo, en) = (
+                idlc::codegen::marker_name(old, encoding),
+                idlc::codegen::marker_name(new, encoding),
+            );
+            for (ty, def) in &old.schema.structs {
+                let (Some(mo), Some(mn)) =
+                    (old.mapping.structs.get(ty), new.mapping.structs.get(ty))
+                else {
+                    continue;
+                };
+                let Some(new_def) = new.schema.structs.get(ty) else {
+                    continue;
+                };
+                // The fields whose type no EXTEND changed: an old reader holds them exactly.
+                let unchanged: Vec<String> = def
+                    .fields()
+                    .filter(|f| {
+                        new_def
+                            .segments
+                            .iter()
+                            .all(|s| s.extends.iter().all(|e| e.field != f.name))
+                    })
+                    .filter(|f| !holds_extended(new, &f.ty, 0))
+                    .filter_map(|f| mo.fields.get(&f.name).map(|m| format!("{:?}", m.rust_name)))
+                    .collect();
+                calls.push_str(&format!(
+                    "crate::compat_cross::cross::<old::{eo}, old::{}, new::{en}, new::{}>({:?}, &[{}], seed, cases)?;\n",
+                    mo.rust_name, mn.rust_name, format!("{ty} in {encoding}"), unchanged.join(", ")
+                ));
+            }
+        }
+        modules.push_str(&format!(
+            "/// compiler/tests/compat/pass/{name}: OLD and NEW.\npub mod {ident} {{\n    /// OLD.\n    pub mod old {{ idlc_runtime::include_generated!(\"compat_{ident}_old\"); }}\n    /// NEW.\n    pub mod new {{ idlc_runtime::include_generated!(\"compat_{ident}_new\"); }}\n    /// Crosses every shared type both ways.\n    pub fn cross(seed: u64, cases: usize) -> Result<(), String> {{\n{calls}Ok(())\n    }}\n}}\n"
+        ));
+        table.push_str(&format!("    ({name:?}, {ident}::cross),\n"));
+    }
+    let out = PathBuf::from(std::env::var("OUT_DIR")?).join("compat_pairs.rs");
+    let text = format!(
+        "{modules}\n/// A pair's crossing: a seed, values per type.\npub type Cross = fn(u64, usize) -> Result<(), String>;\n\n/// Every pair: its directory name and its crossing.\npub static PAIRS: &[(&str, Cross)] = &[\n{table}];\n"
+    );
+    if std::fs::read_to_string(&out).ok().as_deref() != Some(text.as_str()) {
+        std::fs::write(&out, text)?;
+    }
+    Ok(())
+}
+
+/// Whether a value of `ty` holds a struct that some EXTEND widens in `ir` (an old reader then
+/// holds what it can of it, not the value itself).
+fn holds_extended(ir: &idlc::ir::Ir, ty: &idlc::ir::Type, depth: u32) -> bool {
+    use idlc::ir::Type;
+    if depth > 16 {
+        return true;
+    }
+    match ty {
+        Type::Struct(name) => ir.schema.structs.get(name).is_some_and(|def| {
+            def.segments.iter().any(|s| !s.extends.is_empty())
+                || def.fields().any(|f| holds_extended(ir, &f.ty, depth + 1))
+        }),
+        Type::Sequence { element, .. } | Type::Array { element, .. } | Type::Optional(element) => {
+            holds_extended(ir, element, depth + 1)
+        }
+        _ => false,
+    }
 }

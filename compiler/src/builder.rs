@@ -34,8 +34,16 @@ pub struct Builder {
 }
 
 /// Why a build-time generation failed: the rendered diagnostics, or an I/O problem.
-#[derive(Debug)]
+///
+/// Its `Debug` is the text itself, as the CLI prints it: a build script's `main` that returns
+/// `Result<(), Box<dyn Error>>` shows the diagnostics, not an escaped one-line string.
 pub struct BuildError(String);
+
+impl fmt::Debug for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
 
 impl fmt::Display for BuildError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -183,13 +191,14 @@ pub fn display_name(path: &Path) -> String {
         .unwrap_or_else(|| path.display().to_string())
 }
 
-/// Writes `content` to `path` unless the file already holds exactly that.
-pub fn write_if_changed(path: &Path, content: &str) -> std::io::Result<()> {
+/// Writes `content` to `path` unless the file already holds exactly that; says whether it
+/// wrote.
+pub fn write_if_changed(path: &Path, content: &str) -> std::io::Result<bool> {
     if std::fs::read_to_string(path).is_ok_and(|old| old == content) {
-        return Ok(());
+        return Ok(false);
     }
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent)?;
     }
-    std::fs::write(path, content)
+    std::fs::write(path, content).map(|()| true)
 }

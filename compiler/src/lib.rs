@@ -3,7 +3,7 @@
 //! The pipeline, one module per stage, data flowing one way:
 //!
 //! ```text
-//! load (files, IMPORTs) → front (three parsers → ASTs) → resolve (→ IR) → codegen / compat
+//! load (files, IMPORTs) → front (three parsers → ASTs) → resolve (→ IR) → codegen / compat / report
 //! ```
 //!
 //! [`diagnostics`] collects what is wrong; library code never prints, only the CLI renders.
@@ -11,6 +11,7 @@
 pub mod builder;
 pub mod cli;
 pub mod codegen;
+pub mod compat;
 pub mod config;
 pub mod diagnostics;
 pub mod front;

@@ -34,10 +34,32 @@ fn run_in(dir: Option<&Path>, args: &[&str]) -> (i32, String) {
 }
 
 #[test]
-fn clean_input_exits_0_silently() {
+fn clean_input_exits_0_with_a_summary_line() {
     let dir = TempDir::new();
     let item = dir.file("item.idl", ITEM);
     let (code, stderr) = run(&["check", &item]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        stderr,
+        "checked 1 file: 1 type, 1 encoding, 0 errors, 0 warnings\n"
+    );
+    let (code, stderr) = run(&["check", "--quiet", &item]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stderr, "");
+}
+
+#[test]
+fn gen_says_what_it_wrote() {
+    let dir = TempDir::new();
+    let item = dir.file("item.idl", ITEM);
+    let out = dir.path().join("item.rs").display().to_string();
+    let (code, stderr) = run(&["gen", &item, "-o", &out]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stderr, format!("wrote {out}\n"));
+    let (code, stderr) = run(&["gen", &item, "-o", &out]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stderr, format!("up to date: {out}\n"));
+    let (code, stderr) = run(&["gen", "-q", &item, "-o", &out]);
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(stderr, "");
 }
@@ -75,7 +97,12 @@ fn myencoding1_checks_with_one_warning() {
     ]);
     assert_eq!(code, 0, "{stderr}");
     assert!(stderr.contains("anim"), "{stderr}");
-    assert!(stderr.ends_with("warning: 1 warning emitted\n"), "{stderr}");
+    assert!(
+        stderr.ends_with(
+            "warning: 1 warning emitted\nchecked 3 files: 3 types, 1 encoding, 0 errors, 1 warning\n"
+        ),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -242,7 +242,12 @@ fn bundled_project_checks_clean_on_both_sides() {
     for side in ["Client", "Server"] {
         let out = run_in(Some(&root), &["check", "--side", side]);
         assert_eq!(out.code, 0, "{}", out.stderr);
-        assert!(!out.stderr.contains("warning"), "{side}: {}", out.stderr);
+        assert!(!out.stderr.contains("warning["), "{side}: {}", out.stderr);
+        assert!(
+            out.stderr.ends_with("0 errors, 0 warnings\n"),
+            "{}",
+            out.stderr
+        );
     }
 }
 

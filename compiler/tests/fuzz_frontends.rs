@@ -11,6 +11,11 @@
 //! every failure (text the lexer cannot read, or tokens that gave no item), every label inside
 //! its file and on character boundaries, and every diagnostic renders.
 //!
+//! check-compat gets at least [`COMPAT_RUNS`] pairs: the pairs of tests/compat/ and pairs of a
+//! real schema and a mutation of it, either side mutated. It must not panic on any pair (also
+//! when a version does not compile: the checker reads the partial IR), its diagnostics follow
+//! the same rules, and a version that compiles is a compatible extension of itself.
+//!
 //! The seed is fixed, so a failure reproduces; `IDLC_FUZZ_SEED=<n>` tries another one and
 //! `IDLC_FUZZ_SCALE=<k>` runs k times as many inputs.
 
@@ -28,9 +33,12 @@ use rand_chacha::ChaCha8Rng;
 const PARSER_RUNS: usize = 20_000;
 /// Compilations (IDL + Encoding + Mapping) through resolution, in two halves.
 const RESOLVE_RUNS: usize = 20_000;
+/// Pairs of versions through check-compat.
+const COMPAT_RUNS: usize = 3_000;
 
 const SEED_EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/seed-examples");
 const SCHEMAS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../schemas");
+const COMPAT_CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/compat");
 
 /// Built-in samples, so the corpus is never empty.
 const BUILTIN_IDL: &str = r#"IMPORT "lib.idl";
@@ -657,6 +665,131 @@ fn fuzz_resolution(stream: u64, half: &str) {
     }
     eprintln!(
         "resolution, {half} half: {runs} compilations ({generated} clean, generated) in {:?}",
+        start.elapsed()
+    );
+}
+
+/// One pair of the check-compat corpus: old.idl, new.idl, and old.enc with new.enc if any.
+type CompatPair = (String, String, Option<(String, String)>);
+
+/// The pairs of the check-compat corpus.
+fn compat_pairs() -> Vec<CompatPair> {
+    let mut pairs = Vec::new();
+    for kind in ["pass", "fail"] {
+        let Ok(entries) = std::fs::read_dir(Path::new(COMPAT_CORPUS).join(kind)) else {
+            continue;
+        };
+        let mut dirs: Vec<PathBuf> = entries.flatten().map(|entry| entry.path()).collect();
+        dirs.sort();
+        for dir in dirs {
+            let read = |name: &str| std::fs::read_to_string(dir.join(name)).ok();
+            if let (Some(old), Some(new)) = (read("old.idl"), read("new.idl")) {
+                let encodings = read("old.enc").zip(read("new.enc"));
+                pairs.push((old, new, encodings));
+            }
+        }
+    }
+    pairs
+}
+
+#[test]
+fn check_compat_survives_mutated_pairs() {
+    let corpus = Corpus::load();
+    let pairs = compat_pairs();
+    let mut rng = ChaCha8Rng::seed_from_u64(seed());
+    rng.set_stream(6);
+    let start = std::time::Instant::now();
+    let runs = scaled(COMPAT_RUNS);
+    let mut base_fs = MemoryFs::new().with("lib.idl", LIB_IDL);
+    for (name, text) in &corpus.importable {
+        base_fs.insert(name, text.as_str());
+    }
+    let (mut clean, mut incompatible) = (0usize, 0usize);
+    for _ in 0..runs {
+        // A pair of the corpus, or a real file and itself; then mutate one side, the other or
+        // both (now and then neither).
+        let (mut old, mut new, encodings) = if !pairs.is_empty() && rng.random_bool(0.5) {
+            pairs[rng.random_range(0..pairs.len())].clone()
+        } else {
+            let base = corpus.idl[rng.random_range(0..corpus.idl.len())].clone();
+            (base.clone(), base, None)
+        };
+        match rng.random_range(0..8) {
+            0..=3 => new = mutate(&new, &mut rng),
+            4 | 5 => old = mutate(&old, &mut rng),
+            6 => {
+                old = mutate(&old, &mut rng);
+                new = mutate(&new, &mut rng);
+            }
+            _ => {}
+        }
+        let (old_enc, new_enc) = match encodings {
+            Some((old_enc, new_enc)) if rng.random_bool(0.3) => {
+                (old_enc, mutate(&new_enc, &mut rng))
+            }
+            Some(pair) => pair,
+            None if rng.random_bool(0.2) => {
+                let enc = corpus.enc[rng.random_range(0..corpus.enc.len())].clone();
+                (enc.clone(), mutate(&enc, &mut rng))
+            }
+            None => (String::new(), String::new()),
+        };
+        let fs = base_fs
+            .clone()
+            .with("old/v.idl", old.as_str())
+            .with("new/v.idl", new.as_str())
+            .with("old/v.enc", old_enc.as_str())
+            .with("new/v.enc", new_enc.as_str());
+        let inputs = |dir: &str, with_encoding: bool| Inputs {
+            idl: vec![format!("{dir}/v.idl").into()],
+            encodings: if with_encoding {
+                vec![format!("{dir}/v.enc").into()]
+            } else {
+                Vec::new()
+            },
+            ..Inputs::default()
+        };
+        let with_encoding = !old_enc.is_empty();
+        let files = (&old, &new, &old_enc, &new_enc);
+        guarded("check-compat", &files, || {
+            let pair = idlc::compat::compile_pair(
+                &inputs("old", with_encoding),
+                &fs,
+                &inputs("new", with_encoding),
+                &fs,
+            )
+            .expect("every named file exists");
+            check_diagnostics(&pair.sources, &pair.diagnostics);
+            // The checker reads any IR, partial ones too.
+            let mut outcome = idlc::compat::check(&pair.old, &pair.new);
+            let warnings =
+                idlc::compat::acknowledge(&mut outcome.violations, &pair.sources, &pair.new_files);
+            check_diagnostics(&pair.sources, &warnings);
+            check_diagnostics(&pair.sources, &outcome.diagnostics());
+            for violation in &outcome.violations {
+                assert!(!idlc::compat::render::json_line(&pair.sources, violation).is_empty());
+                assert!(
+                    !idlc::compat::render::github_line(&pair.sources, violation, &pair.new_files)
+                        .contains('\n')
+                );
+            }
+            let _ = idlc::compat::normalize::diff(&pair.old, &pair.new, "OLD", "NEW");
+            if !pair.has_errors() {
+                clean += 1;
+                incompatible += usize::from(!outcome.is_compatible());
+                for ir in [&pair.old, &pair.new] {
+                    let same = idlc::compat::check(ir, ir);
+                    assert!(
+                        same.violations.is_empty(),
+                        "a version is not compatible with itself: {:?}",
+                        same.violations
+                    );
+                }
+            }
+        });
+    }
+    eprintln!(
+        "check-compat: {runs} pairs ({clean} compiled, {incompatible} of them incompatible) in {:?}",
         start.elapsed()
     );
 }

@@ -3,6 +3,7 @@
 #![deny(warnings)]
 
 pub mod collections;
+pub mod compat_cross;
 pub mod simulation;
 
 /// The seed's Character with the project's Item, Client side: MYENCODING1, MYENCODING2,
@@ -76,4 +77,16 @@ pub mod squad_v2 {
 /// Version 3 (a range widened by EXTEND inside the nested Member, more fields).
 pub mod squad_v3 {
     idlc_runtime::include_generated!("squad_v3");
+}
+
+/// check-compat's compatible pairs (compiler/tests/compat/pass/), OLD and NEW generated with
+/// `DERIVE(serde::Serialize)`, and [`compat_pairs::PAIRS`]: per pair, its crossing.
+pub mod compat_pairs {
+    idlc_runtime::include_generated!("compat_pairs");
+}
+
+/// schemas/derives.idl with DERIVE(Copy, Eq, Hash, PartialOrd): compiles (the enums derive
+/// Copy, Eq and Hash already and do not repeat them).
+pub mod derives {
+    idlc_runtime::include_generated!("derives");
 }

@@ -496,3 +496,55 @@ fn edge_extremes_round_trip() {
     );
     assert_eq!(versioned.tag, "none");
 }
+
+/// A user DERIVE of traits the generated enums derive already compiles, and the derived traits
+/// work: the struct is Copy and hashable.
+#[test]
+fn derives_the_enums_have_already_compile() {
+    use idlc_tests::derives::{Buff, Kind, Tick};
+    let tick = Tick {
+        frame: 7,
+        buffs: [
+            Buff {
+                kind: Kind::Harm,
+                seconds: 3,
+            },
+            Buff::default(),
+        ],
+        last: Some(Kind::Heal),
+    };
+    let copy = tick;
+    let mut set = std::collections::HashSet::new();
+    set.insert(copy);
+    assert!(set.contains(&tick));
+    assert_eq!(Tick::from_bytes(&tick.to_bytes().unwrap()).unwrap(), tick);
+}
+
+/// `quantized_with::<E>()` is the value the receiver gets: what decoding the encoded bytes
+/// gives, in each encoding (1 cm positions in MYENCODING1, raw in the built-in encoding).
+#[test]
+fn quantized_is_what_the_receiver_gets() {
+    use idlc_tests::character_client as cc;
+    let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(0x0C);
+    for _ in 0..200 {
+        let c = common::random_character(&mut rng);
+        for quantized in [
+            (
+                c.quantized_with::<cc::MYENCODING1>().unwrap(),
+                cc::Character::from_bytes_with::<cc::MYENCODING1>(
+                    &c.to_bytes_with::<cc::MYENCODING1>().unwrap(),
+                )
+                .unwrap(),
+            ),
+            (
+                c.quantized_with::<cc::MYENCODING2>().unwrap(),
+                cc::Character::from_bytes_with::<cc::MYENCODING2>(
+                    &c.to_bytes_with::<cc::MYENCODING2>().unwrap(),
+                )
+                .unwrap(),
+            ),
+        ] {
+            assert_eq!(quantized.0, quantized.1);
+        }
+    }
+}

@@ -23,6 +23,9 @@ pub struct GenArgs {
     /// Write nothing; print a unified diff and exit 1 when the output file is stale or missing.
     #[arg(long)]
     pub check: bool,
+    /// Print no summary line (`wrote FILE`) on success.
+    #[arg(short, long)]
+    pub quiet: bool,
 }
 
 /// Where the code of one target goes.
@@ -120,7 +123,13 @@ impl GenArgs {
             }
             Destination::File(path) if self.check => check_fresh(path, &code),
             Destination::File(path) => match write_if_changed(path, &code) {
-                Ok(()) => Status::Success,
+                Ok(wrote) => {
+                    if !self.quiet {
+                        let what = if wrote { "wrote" } else { "up to date:" };
+                        let _ = writeln!(stderr(), "{what} {}", path.display());
+                    }
+                    Status::Success
+                }
                 Err(error) => {
                     print_error(
                         &mut stderr(),

@@ -5,6 +5,7 @@
 //! file named on the command line that cannot be read. clap's own usage errors exit 2 as well.
 
 pub mod check;
+pub mod compat;
 pub mod r#gen;
 pub mod inputs;
 pub mod ir;
@@ -42,6 +43,8 @@ pub enum Command {
     Report(report::ReportArgs),
     /// Print the IR (schema, encodings, mapping) as JSON.
     Ir(ir::IrArgs),
+    /// Check that NEW is a fenced backward-compatible extension of OLD (for CI).
+    CheckCompat(compat::CompatArgs),
 }
 
 /// How a command ended; its exit code.
@@ -79,6 +82,7 @@ pub fn run(cli: &Cli) -> Status {
         Command::Check(args) => args.run(),
         Command::Report(args) => args.run(),
         Command::Ir(args) => args.run(),
+        Command::CheckCompat(args) => args.run(),
     }
 }
 
@@ -120,6 +124,19 @@ pub fn report(
     diagnostics: &[Diagnostic],
     what: &str,
 ) -> io::Result<()> {
+    emit(out, sources, diagnostics)?;
+    if let Some((severity, line)) = summary(diagnostics, what) {
+        write_headed(out, severity, &line)?;
+    }
+    out.flush()
+}
+
+/// Renders `diagnostics` (rich, coloured as `out` allows), without a summary.
+pub fn emit(
+    out: &mut dyn WriteColor,
+    sources: &SourceMap,
+    diagnostics: &[Diagnostic],
+) -> io::Result<()> {
     let config = Config::default();
     for diagnostic in diagnostics {
         if term::emit_to_write_style(out, &config, sources.files(), diagnostic).is_err() {
@@ -127,10 +144,7 @@ pub fn report(
             write_headed(out, diagnostic.severity, &diagnostic.message)?;
         }
     }
-    if let Some((severity, line)) = summary(diagnostics, what) {
-        write_headed(out, severity, &line)?;
-    }
-    out.flush()
+    Ok(())
 }
 
 /// The summary line of [`report()`], without its `error: ` / `warning: ` head.
@@ -165,7 +179,8 @@ pub fn summary(diagnostics: &[Diagnostic], what: &str) -> Option<(Severity, Stri
     }
 }
 
-fn write_headed(out: &mut dyn WriteColor, severity: Severity, message: &str) -> io::Result<()> {
+/// Writes `error: message` (or `warning:`, `note:`, `help:`), the head coloured as `out` allows.
+pub fn write_headed(out: &mut dyn WriteColor, severity: Severity, message: &str) -> io::Result<()> {
     let (head, color) = match severity {
         Severity::Bug | Severity::Error => ("error", Color::Red),
         Severity::Warning => ("warning", Color::Yellow),

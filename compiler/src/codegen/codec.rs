@@ -471,6 +471,8 @@ fn narrowed(
             let (min, max) = (super::idents::f64_lit(*min), super::idents::f64_lit(*max));
             Ok(Val::Place(quote!(#access.clamp(#min, #max))))
         }
+        // FLOAT32 to FLOAT64: the old slot rounds to the nearest f32 as it writes.
+        (Type::Float32, _) => Ok(field),
         // A longer text, byte string or sequence: the old slot holds its start.
         (Type::String { max: Some(max) }, _) => {
             let (value, max) = (field.by_ref(), super::idents::u64_lit(*max));

@@ -117,13 +117,16 @@ pub fn delta_impl(
             #writes
         });
         // A segment an older writer did not send keeps the baseline's values.
+        let otherwise = if unsent.is_empty() {
+            quote!()
+        } else {
+            quote!(else { #unsent })
+        };
         read_code.push(quote! {
             let #present = #read_present;
             if #present {
                 #reads
-            } else {
-                #unsent
-            }
+            } #otherwise
         });
     }
     if def.open_end {

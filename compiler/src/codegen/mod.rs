@@ -328,6 +328,16 @@ fn api_impl(
             pub fn decode(r: &mut #reader) -> #result<Self, ::idlc_runtime::DecodeError> {
                 <Self as ::idlc_runtime::Codec<DefaultEncoding>>::decode_from(r)
             }
+
+            /// The value the receiver gets when `self` is sent in the encoding `E`: quantized
+            /// fields on their steps, as `from_bytes_with::<E>(&to_bytes_with::<E>()?)` would
+            /// give, computed without encoding.
+            pub fn quantized_with<E: ::idlc_runtime::Encoding>(&self) -> #result<Self, ::idlc_runtime::EncodeError>
+            where
+                Self: ::idlc_runtime::Codec<E>,
+            {
+                ::idlc_runtime::Codec::<E>::sent(self)
+            }
         }
     })
 }

@@ -9,13 +9,17 @@ use super::idents::{Prelude, checked_ident, doc, ident, rust_type, u64_lit};
 use super::values::{default_value, zero_is_valid};
 use crate::ir::{EnumDef, Ir, StructDef, StructKind, StructMapping};
 
+/// `#[derive(...)]`: `base`, then the mapping's DERIVEs that `base` does not hold already (an
+/// enum derives `Copy` itself: `DERIVE(Copy)` must not repeat it).
 fn derives(ir: &Ir, base: &[&str]) -> Result<TokenStream, CodegenError> {
     let mut paths = Vec::new();
-    for name in base
-        .iter()
-        .map(|s| s.to_string())
-        .chain(ir.mapping.derives.iter().cloned())
-    {
+    let user = ir.mapping.derives.iter().filter(|path| {
+        let last = path.rsplit("::").next().unwrap_or(path);
+        let std_path =
+            !path.contains("::") || path.starts_with("std::") || path.starts_with("core::");
+        !(std_path && base.contains(&last))
+    });
+    for name in base.iter().map(|s| s.to_string()).chain(user.cloned()) {
         paths.push(rust_type(&name)?);
     }
     Ok(quote!(#[derive(#(#paths),*)]))

@@ -1,7 +1,8 @@
 //! Stable diagnostic codes. A code never changes meaning; new kinds get new codes.
 //!
 //! `E01xx`: lexing and parsing. `E02xx`: IDL resolution. `E03xx`: Encoding resolution.
-//! `E04xx`: Mapping resolution. `E05xx`: loading files. `W0xxx`: warnings.
+//! `E04xx`: Mapping resolution. `E05xx`: loading files. `E06xx`: check-compat (one code per
+//! rule of [`crate::compat::Rule`]). `W0xxx`: warnings.
 
 /// Text the lexer cannot read: a stray character, an unclosed string or comment.
 pub const LEX_ERROR: &str = "E0101";
@@ -92,6 +93,11 @@ pub const MAP_NAME_CLASH: &str = "E0419";
 pub const MAP_RUST_FIELD_TWICE: &str = "E0420";
 /// An ENUM mapping with `= path` or with members other than the restated enum.
 pub const MAP_ENUM_MAPPING: &str = "E0421";
+/// Mapping files given, but none of their Rust items is for the requested side (or no side).
+pub const MAP_NO_ITEM_FOR_SIDE: &str = "E0422";
+/// A DERIVE that some generated struct cannot satisfy (`Copy` with a `Vec` field, `Eq` or
+/// `Hash` with a float).
+pub const MAP_DERIVE_UNSATISFIABLE: &str = "E0423";
 /// A DERIVE of a trait that every generated type derives already (Debug, Clone, PartialEq,
 /// Default).
 pub const MAP_DERIVE_ALWAYS: &str = "W0401";
@@ -168,3 +174,41 @@ pub const NESTING_TOO_DEEP: &str = "E0104";
 
 /// An unbounded SEQUENCE of values that take no bits in an encoding: it needs a bound.
 pub const ZERO_SIZE_SEQUENCE: &str = "E0329";
+
+// E06xx: check-compat. One code per rule (`compat::Rule`); the rule's name is in the message.
+
+/// check-compat `removed-item`: a struct, message, RPC, enum or protocol of OLD (or an entry of
+/// a protocol) is gone in NEW.
+pub const COMPAT_REMOVED_ITEM: &str = "E0601";
+/// check-compat `kind-changed`: a name of OLD stands for another kind of item in NEW.
+pub const COMPAT_KIND_CHANGED: &str = "E0602";
+/// check-compat `removed-member`: a field, parameter or EXTEND of OLD is gone in NEW.
+pub const COMPAT_REMOVED_MEMBER: &str = "E0603";
+/// check-compat `changed-member`: a member of OLD is renamed, retyped, moved, or its DEFAULT or
+/// EXTEND changed.
+pub const COMPAT_CHANGED_MEMBER: &str = "E0604";
+/// check-compat `changed-fence`: a FENCE of OLD is gone, or NEW puts one among OLD's members.
+pub const COMPAT_CHANGED_FENCE: &str = "E0605";
+/// check-compat `missing-fence`: members added after OLD's end without a FENCE before them.
+pub const COMPAT_MISSING_FENCE: &str = "E0606";
+/// check-compat `not-extension`: a new member among OLD's members instead of after OLD's end.
+pub const COMPAT_NOT_EXTENSION: &str = "E0607";
+/// check-compat `missing-default`: a new field or parameter without a DEFAULT.
+pub const COMPAT_MISSING_DEFAULT: &str = "E0608";
+/// check-compat `default-out-of-range`: a new field whose DEFAULT is not a value of its type.
+pub const COMPAT_DEFAULT_OUT_OF_RANGE: &str = "E0609";
+/// check-compat `narrowing-extend`: an EXTEND that does not widen.
+pub const COMPAT_NARROWING_EXTEND: &str = "E0610";
+/// check-compat `nested-not-open`: a nested struct grows although OLD did not end it with a
+/// FENCE.
+pub const COMPAT_NESTED_NOT_OPEN: &str = "E0611";
+/// check-compat `enum-changed`: an enum of OLD changed in place.
+pub const COMPAT_ENUM_CHANGED: &str = "E0612";
+/// check-compat `wire-rule-changed`: a member of OLD is sent differently in an encoding.
+pub const COMPAT_WIRE_RULE_CHANGED: &str = "E0613";
+/// check-compat `removed-encoding`: an encoding of OLD is missing from NEW's encodings.
+pub const COMPAT_REMOVED_ENCODING: &str = "E0614";
+/// check-compat: an `// idlc:allow(name)` comment whose name is no rule.
+pub const COMPAT_UNKNOWN_ALLOW: &str = "W0601";
+/// check-compat: an `// idlc:allow(rule)` comment that acknowledges no violation.
+pub const COMPAT_UNUSED_ALLOW: &str = "W0602";

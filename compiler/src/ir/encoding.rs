@@ -3,6 +3,8 @@
 use indexmap::IndexMap;
 use serde::Serialize;
 
+use super::Loc;
+
 /// How a stream packs its fields.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 pub enum Style {
@@ -23,6 +25,10 @@ pub struct Encoding {
     pub style: Style,
     /// Every struct of the schema (explicitly encoded or by defaults), in schema order.
     pub structs: IndexMap<String, StructEncoding>,
+    /// Where the encoding is first named (`ENCODING(NAME)`), for diagnostics of later stages;
+    /// `None` for the built-in `Default`.
+    #[serde(skip)]
+    pub loc: Option<Loc>,
 }
 
 /// The wire layout of one struct in one encoding.

@@ -7,9 +7,9 @@
 
 pub mod cost;
 pub mod delta_cost;
-pub mod nesting;
 mod encoding;
 mod mapping;
+pub mod nesting;
 mod schema;
 
 pub use encoding::*;

@@ -49,6 +49,11 @@ pub struct StructDef {
     /// Where it was declared.
     #[serde(skip)]
     pub loc: Loc,
+    /// Where each FENCE was written, in order: entry k is the FENCE before segment k + 1, and
+    /// with [`StructDef::open_end`] the last entry is the closing FENCE. For diagnostics of later
+    /// stages (check-compat); may be shorter in an IR built by hand.
+    #[serde(skip)]
+    pub fence_locs: Vec<Loc>,
 }
 
 impl StructDef {
@@ -284,6 +289,10 @@ pub struct ProtocolDef {
     /// Where it was declared.
     #[serde(skip)]
     pub loc: Loc,
+    /// Where each FENCE of the protocol's list was written, in order (for diagnostics of later
+    /// stages; may be shorter in an IR built by hand).
+    #[serde(skip)]
+    pub fence_locs: Vec<Loc>,
 }
 
 /// A message or RPC of a protocol.

@@ -91,6 +91,7 @@ pub fn resolve_encodings(
     for (file, tree) in files {
         for item in &tree.items {
             let items = grouped.entry(item.encoding.name.as_str()).or_default();
+            items.loc.get_or_insert(Loc::new(*file, item.encoding.span));
             match &item.body {
                 EncBody::Style(style, span) => items.styles.push((*file, *style, *span)),
                 EncBody::Defaults(rules) => {
@@ -121,6 +122,8 @@ pub fn resolve_encodings(
 /// The items of one encoding name, from every file.
 #[derive(Default)]
 struct Items<'a> {
+    /// Where the encoding is first named.
+    loc: Option<Loc>,
     styles: Vec<(FileId, ast::Style, Span)>,
     defaults: Vec<(FileId, &'a DefaultRule)>,
     targets: Vec<(FileId, &'a ast::Target, &'a [EncMember])>,
@@ -202,6 +205,7 @@ impl<'a> EncodingResolver<'a> {
             name: name.to_string(),
             style: self.style,
             structs,
+            loc: items.loc,
         }
     }
 

@@ -28,6 +28,7 @@
 //! - `DERIVE` of Debug, Clone, PartialEq or Default (always derived) is a warning.
 
 mod clashes;
+mod derives;
 mod enums;
 mod targets;
 mod types;
@@ -69,7 +70,64 @@ pub fn resolve_mapping(
             resolver.item(*file, item);
         }
     }
-    resolver.finish()
+    if let Some(unused) = unused_mappings(files, side) {
+        resolver.push(unused);
+    }
+    let derive_spans = std::mem::take(&mut resolver.derive_spans);
+    let (mapping, mut diagnostics) = resolver.finish();
+    diagnostics.extend(derives::check(&mapping, &derive_spans));
+    (mapping, diagnostics)
+}
+
+/// An error when Rust mapping items were given but none of them is for `side` (or no side was
+/// asked for): they would be ignored without a word, and the fields keep their built-in types.
+fn unused_mappings(files: &[(FileId, MapFile)], side: Option<&str>) -> Option<Diagnostic> {
+    let items: Vec<(FileId, &MapItem)> = files
+        .iter()
+        .flat_map(|(file, map)| map.items.iter().map(move |item| (*file, item)))
+        .filter(|(_, item)| item.language.value == TARGET_LANGUAGE)
+        .collect();
+    let (first_file, first) = items.first().copied()?;
+    if items
+        .iter()
+        .any(|(_, item)| Some(item.side.value.as_str()) == side)
+    {
+        return None;
+    }
+    let mut sides: Vec<&str> = items.iter().map(|(_, i)| i.side.value.as_str()).collect();
+    sides.sort_unstable();
+    sides.dedup();
+    let listed = sides
+        .iter()
+        .map(|s| format!("`{s}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let (message, mut notes) = match side {
+        None => (
+            "mapping files were given without a side: none of their items applies".to_string(),
+            vec![format!(
+                "pass the side to generate, e.g. `--side {}` (the files map: {listed})",
+                sides[0]
+            )],
+        ),
+        Some(side) => (
+            format!("no mapping item is for the side `{side}`: none of them applies"),
+            vec![format!("the files map: {listed}")],
+        ),
+    };
+    if let Some(side) = side {
+        if let Some(hint) = did_you_mean(side, sides.iter().copied()) {
+            notes.push(format!("{hint} (sides are case-sensitive)"));
+        }
+    }
+    Some(
+        error(codes::MAP_NO_ITEM_FOR_SIDE, message)
+            .with_labels(vec![
+                primary(first_file, first.side.span)
+                    .with_message(format!("this item is for `{}`", first.side.value)),
+            ])
+            .with_notes(notes),
+    )
 }
 
 /// An error with its code and message.
@@ -137,6 +195,8 @@ struct Resolver<'a> {
     renames: HashMap<(String, String), String>,
     /// The requested side's derives.
     derives: Vec<String>,
+    /// The requested side's derives, with where each was first written.
+    derive_spans: Vec<(String, FileId, Span)>,
     /// The requested side's protocol roles.
     roles: HashMap<String, ProtocolRole>,
 }
@@ -153,6 +213,7 @@ impl<'a> Resolver<'a> {
             field_types: HashMap::new(),
             renames: HashMap::new(),
             derives: Vec::new(),
+            derive_spans: Vec::new(),
             roles: HashMap::new(),
         }
     }
@@ -274,6 +335,7 @@ impl<'a> Resolver<'a> {
                 continue;
             }
             if applies && !self.derives.contains(&text) {
+                self.derive_spans.push((text.clone(), file, path.span));
                 self.derives.push(text);
             }
         }

@@ -82,6 +82,7 @@ fn character_schema() -> Schema {
             open_end: false,
             protocol: None,
             loc: Loc::default(),
+            fence_locs: Vec::new(),
         },
     );
     schema.structs.insert(
@@ -96,6 +97,7 @@ fn character_schema() -> Schema {
             open_end: false,
             protocol: None,
             loc: Loc::default(),
+            fence_locs: Vec::new(),
         },
     );
     schema

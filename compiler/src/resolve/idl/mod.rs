@@ -215,10 +215,12 @@ impl<'a> Resolver<'a> {
         let mut entries = Vec::new();
         let mut segment = 0;
         let mut id: u32 = 0;
+        let mut fence_locs = Vec::new();
         for item in &decl.items {
             let kind = match item {
-                ast::ProtocolItem::Fence(_) => {
+                ast::ProtocolItem::Fence(span) => {
                     segment += 1;
+                    fence_locs.push(Loc::new(file, *span));
                     continue;
                 }
                 ast::ProtocolItem::Struct(s) if s.kind == ast::StructKind::Message => {
@@ -241,6 +243,7 @@ impl<'a> Resolver<'a> {
             entries,
             fences: segment,
             loc: Loc::new(file, decl.name.span),
+            fence_locs,
         }
     }
 }

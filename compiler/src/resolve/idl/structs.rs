@@ -70,6 +70,7 @@ impl Resolver<'_> {
         let mut segments = vec![Segment::default()];
         let mut seen: IndexMap<String, Seen> = IndexMap::new();
         let mut last_fence: Option<Span> = None;
+        let mut fence_locs = Vec::new();
         let mut segment_has_members = false;
         for member in members {
             let current = segments.len() - 1;
@@ -142,6 +143,7 @@ impl Resolver<'_> {
                         continue;
                     }
                     segments.push(Segment::default());
+                    fence_locs.push(Loc::new(file, *span));
                     last_fence = Some(*span);
                     segment_has_members = false;
                 }
@@ -166,6 +168,7 @@ impl Resolver<'_> {
             open_end,
             protocol: protocol.map(str::to_string),
             loc: Loc::new(file, name.span),
+            fence_locs,
         }
     }
 

@@ -1,0 +1,231 @@
+//! Violations as CI tools want them: one JSON object per line (`--format json`), or GitHub
+//! workflow commands (`--format github`) that GitHub shows as annotations on the pull request.
+//! Only text is built here; the CLI prints it.
+
+use codespan_reporting::diagnostic::{Label, LabelStyle, Severity};
+use codespan_reporting::files::Files as _;
+
+use super::{Anchor, Violation};
+use crate::diagnostics::{Diagnostic, FileId, SourceMap};
+
+/// Where a violation's primary label is: the file's name, line and column (from 1).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Position {
+    /// The file as diagnostics name it.
+    pub file: String,
+    /// The line, from 1.
+    pub line: usize,
+    /// The column, from 1.
+    pub column: usize,
+}
+
+/// The position of `violation`'s primary label, if it has one inside its file.
+pub fn position(sources: &SourceMap, violation: &Violation) -> Option<Position> {
+    diagnostic_position(sources, &violation.diagnostic)
+}
+
+/// The position of a diagnostic's first primary label, if it has one inside its file.
+pub fn diagnostic_position(sources: &SourceMap, diagnostic: &Diagnostic) -> Option<Position> {
+    let label = diagnostic
+        .labels
+        .iter()
+        .find(|label| label.style == LabelStyle::Primary)?;
+    location(sources, label.file_id, label.range.start)
+}
+
+/// The help notes of a violation, without their `help: ` head.
+fn helps(violation: &Violation) -> impl Iterator<Item = &str> {
+    violation
+        .diagnostic
+        .notes
+        .iter()
+        .filter_map(|note| note.strip_prefix("help: "))
+}
+
+/// One line of JSON: `{"rule", "code", "file", "line", "column", "message", "help",
+/// "acknowledged", "reason"}` (`file`, `line` and `column` are null for a violation without a
+/// place).
+pub fn json_line(sources: &SourceMap, violation: &Violation) -> String {
+    let position = position(sources, violation);
+    let help: Vec<&str> = helps(violation).collect();
+    let value = serde_json::json!({
+        "rule": violation.rule.name(),
+        "code": violation.rule.code(),
+        "file": position.as_ref().map(|p| p.file.clone()),
+        "line": position.as_ref().map(|p| p.line),
+        "column": position.as_ref().map(|p| p.column),
+        "message": violation.message,
+        "help": help,
+        "acknowledged": violation.acknowledged.is_some(),
+        "reason": violation.acknowledged.as_ref().map(|a| a.reason.clone()),
+    });
+    value.to_string()
+}
+
+/// One GitHub workflow command: `::error file=F,line=L,col=C,title=idlc rule::message` (a
+/// `::notice` once acknowledged). GitHub annotates the files of the pull request, so the place
+/// is in NEW (`new_files`) when the violation has one there: the primary label, else a
+/// secondary label, else where it is acknowledged; a place in OLD is named in the message.
+pub fn github_line(sources: &SourceMap, violation: &Violation, new_files: &[FileId]) -> String {
+    let command = if violation.acknowledged.is_some() {
+        "notice"
+    } else {
+        "error"
+    };
+    let mut message = violation.message.clone();
+    for help in helps(violation) {
+        message.push_str("\nhelp: ");
+        message.push_str(help);
+    }
+    if let Some(allow) = &violation.acknowledged {
+        message.push_str("\nacknowledged: ");
+        message.push_str(&allow.reason);
+    }
+    let primary = position(sources, violation);
+    let in_new = |file: FileId| new_files.contains(&file);
+    let mut labels: Vec<&Label<FileId>> = violation.diagnostic.labels.iter().collect();
+    labels.sort_by_key(|label| label.style != LabelStyle::Primary);
+    let place = labels
+        .iter()
+        .find(|label| in_new(label.file_id))
+        .map(|label| (label.file_id, label.range.start))
+        .or(match &violation.anchor {
+            Anchor::At(loc) if in_new(loc.file) => Some((loc.file, loc.span.start)),
+            _ => None,
+        })
+        .and_then(|(file, at)| location(sources, file, at));
+    let shown = match (place, primary) {
+        (Some(place), Some(primary)) if place != primary => {
+            message.push_str(&format!(
+                "\n(in OLD: {}:{}:{})",
+                primary.file, primary.line, primary.column
+            ));
+            Some(place)
+        }
+        (place, primary) => place.or(primary),
+    };
+    workflow_command(
+        command,
+        shown,
+        &format!("idlc {}", violation.rule.name()),
+        &message,
+    )
+}
+
+fn location(sources: &SourceMap, file: FileId, at: usize) -> Option<Position> {
+    let files = sources.files();
+    let name = files.get(file).ok()?.name().clone();
+    let location = files.location(file, at).ok()?;
+    Some(Position {
+        file: name,
+        line: location.line_number,
+        column: location.column_number,
+    })
+}
+
+/// A diagnostic of the inputs (a syntax error, an unknown type, ...) as a GitHub workflow
+/// command: `::error` for errors, `::warning` for warnings, `::notice` otherwise.
+pub fn github_diagnostic(sources: &SourceMap, diagnostic: &Diagnostic) -> String {
+    let command = match diagnostic.severity {
+        Severity::Bug | Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Note | Severity::Help => "notice",
+    };
+    let title = match &diagnostic.code {
+        Some(code) => format!("idlc {code}"),
+        None => "idlc".to_string(),
+    };
+    let mut message = diagnostic.message.clone();
+    for note in &diagnostic.notes {
+        message.push('\n');
+        message.push_str(note);
+    }
+    workflow_command(
+        command,
+        diagnostic_position(sources, diagnostic),
+        &title,
+        &message,
+    )
+}
+
+fn workflow_command(
+    command: &str,
+    position: Option<Position>,
+    title: &str,
+    message: &str,
+) -> String {
+    let mut properties = Vec::new();
+    if let Some(p) = position {
+        properties.push(format!("file={}", escape_property(&p.file)));
+        properties.push(format!("line={}", p.line));
+        properties.push(format!("col={}", p.column));
+    }
+    properties.push(format!("title={}", escape_property(title)));
+    format!(
+        "::{command} {}::{}",
+        properties.join(","),
+        escape_data(message)
+    )
+}
+
+/// Escapes the message of a workflow command.
+fn escape_data(text: &str) -> String {
+    text.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// Escapes a property value of a workflow command.
+fn escape_property(text: &str) -> String {
+    escape_data(text).replace(':', "%3A").replace(',', "%2C")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compat::{Anchor, Rule};
+    use crate::front::span::Span;
+    use crate::ir::Loc;
+
+    #[test]
+    fn json_and_github_lines() {
+        let mut sources = SourceMap::new();
+        let file = sources.add("dir/new.idl", "STRUCT A {\n  UINT8 x;\n}\n");
+        let loc = Loc::new(file, Span::new(19, 20));
+        let violation = Violation::new(
+            Rule::MissingFence,
+            "`x` is added, 100% sure",
+            Anchor::At(loc),
+        )
+        .primary(loc, "here")
+        .help("add FENCE before `x`");
+        let json: serde_json::Value =
+            serde_json::from_str(&json_line(&sources, &violation)).unwrap();
+        assert_eq!(json["rule"], "missing-fence");
+        assert_eq!(json["code"], "E0606");
+        assert_eq!(json["file"], "dir/new.idl");
+        assert_eq!(json["line"], 2);
+        assert_eq!(json["column"], 9);
+        assert_eq!(json["acknowledged"], false);
+        assert_eq!(json["help"][0], "add FENCE before `x`");
+        assert_eq!(
+            github_line(&sources, &violation, &[file]),
+            "::error file=dir/new.idl,line=2,col=9,title=idlc missing-fence::`x` is added, 100%25 sure%0Ahelp: add FENCE before `x`"
+        );
+        assert_eq!(escape_property("a:b,c"), "a%3Ab%2Cc");
+
+        // A violation at its place in OLD is annotated in NEW, where it is acknowledged.
+        let old = sources.add("old.idl", "STRUCT A {\n  UINT8 x;\n  UINT8 y;\n}\n");
+        let gone = Violation::new(
+            Rule::RemovedMember,
+            "`y` is gone",
+            Anchor::At(Loc::new(file, Span::new(7, 8))),
+        )
+        .primary(Loc::new(old, Span::new(30, 31)), "OLD has it")
+        .help("keep it");
+        assert_eq!(
+            github_line(&sources, &gone, &[file]),
+            "::error file=dir/new.idl,line=1,col=8,title=idlc removed-member::`y` is gone%0Ahelp: keep it%0A(in OLD: old.idl:3:9)"
+        );
+    }
+}

@@ -1,0 +1,26 @@
+//! `idlc::Builder`, as a build script uses it.
+
+mod common;
+
+use common::TempDir;
+
+/// A build script's `main` returning `Result<(), Box<dyn Error>>` prints the error's `Debug`:
+/// it must be the diagnostics as the CLI renders them, over several lines, not
+/// `BuildError("error[E0...]: ...\n ...")`.
+#[test]
+fn build_errors_debug_as_rendered_diagnostics() {
+    let dir = TempDir::new();
+    let idl = dir.file("game.idl", "STRUCT Player { UNIT32 id; }\n");
+    let out = TempDir::new();
+    let error = idlc::Builder::new()
+        .out_dir(out.path())
+        .compile(&[&idl])
+        .expect_err("the IDL has an error");
+    let boxed: Box<dyn std::error::Error> = Box::new(error);
+    let debug = format!("{boxed:?}");
+    assert!(!debug.contains("BuildError("), "{debug}");
+    assert!(!debug.contains("\\n"), "escaped newlines: {debug}");
+    assert!(debug.starts_with("error["), "{debug}");
+    assert!(debug.lines().count() > 3, "{debug}");
+    assert!(debug.contains("game.idl:1:"), "{debug}");
+}

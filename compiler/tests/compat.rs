@@ -1,0 +1,627 @@
+//! check-compat: the corpus of version pairs under `tests/compat/`, snapshots of what it
+//! reports, and the `idlc check-compat` command run for real.
+//!
+//! A case is a directory with `old.idl` and `new.idl`, and optionally `old.enc` + `new.enc`
+//! (one encoding file per version) and `with.idl` (a file both versions need, given as
+//! `--with`). Under `pass/`, NEW is a compatible extension of OLD: no violation. Under
+//! `fail/`, the first line of `new.idl` says what is expected, `// expect: rule-name`: at
+//! least one violation, one of them of that rule; or `// expect: E0211`: NEW does not compile,
+//! with a diagnostic of that code.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use idlc::Inputs;
+use idlc::compat::{self, Outcome, Pair, Rule};
+use idlc::load::MemoryFs;
+
+mod common;
+
+use common::*;
+
+const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/compat");
+
+/// The case directories under `kind` (`pass` or `fail`), sorted.
+fn cases(kind: &str) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(Path::new(CORPUS).join(kind))
+        .expect("the corpus directory")
+        .map(|entry| entry.expect("an entry").path())
+        .filter(|path| path.is_dir())
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+/// Compiles a case from memory, its files named `<case>/old.idl` and so on; checks it when
+/// both versions compile.
+fn run_case(dir: &Path) -> (Pair, Option<Outcome>) {
+    let name = dir.file_name().and_then(|n| n.to_str()).expect("a name");
+    let mut fs = MemoryFs::new();
+    let mut present = |file: &str| {
+        let path = dir.join(file);
+        let text = std::fs::read_to_string(&path).ok()?;
+        let virtual_path = PathBuf::from(format!("{name}/{file}"));
+        fs.insert(&virtual_path, text);
+        Some(virtual_path)
+    };
+    let old_idl = present("old.idl").expect("old.idl");
+    let new_idl = present("new.idl").expect("new.idl");
+    let old_enc = present("old.enc");
+    let new_enc = present("new.enc");
+    let with = present("with.idl");
+    let inputs = |idl: PathBuf, encoding: Option<PathBuf>| Inputs {
+        idl: std::iter::once(idl).chain(with.clone()).collect(),
+        encodings: encoding.into_iter().collect(),
+        ..Inputs::default()
+    };
+    let pair = compat::compile_pair(
+        &inputs(old_idl, old_enc),
+        &fs,
+        &inputs(new_idl, new_enc),
+        &fs,
+    )
+    .expect("every file of a case is readable");
+    if pair.has_errors() {
+        return (pair, None);
+    }
+    let mut outcome = compat::check(&pair.old, &pair.new);
+    let warnings = compat::acknowledge(&mut outcome.violations, &pair.sources, &pair.new_files);
+    assert!(warnings.is_empty(), "{name}: allow comments in the corpus");
+    (pair, Some(outcome))
+}
+
+/// The `// expect: ...` of a failing case.
+fn expected(dir: &Path) -> String {
+    let text = std::fs::read_to_string(dir.join("new.idl")).expect("new.idl");
+    text.lines()
+        .next()
+        .and_then(|line| line.strip_prefix("// expect:"))
+        .map(|rule| rule.trim().to_string())
+        .unwrap_or_else(|| panic!("{}: new.idl lacks `// expect: rule`", dir.display()))
+}
+
+/// What `idlc check-compat` prints for a case: the diagnostics of the inputs, then the
+/// violations.
+fn rendered(pair: &Pair, outcome: Option<&Outcome>) -> String {
+    let mut text = pair.sources.render_plain(&pair.diagnostics);
+    if let Some(outcome) = outcome {
+        text.push_str(&pair.sources.render_plain(&outcome.diagnostics()));
+    }
+    text
+}
+
+#[test]
+fn the_corpus_is_large_enough() {
+    assert!(cases("pass").len() >= 15, "at least 15 compatible pairs");
+    assert!(cases("fail").len() >= 25, "at least 25 incompatible pairs");
+}
+
+#[test]
+fn every_compatible_pair_passes() {
+    for dir in cases("pass") {
+        let (pair, outcome) = run_case(&dir);
+        let Some(outcome) = outcome else {
+            panic!(
+                "{}: does not compile\n{}",
+                dir.display(),
+                pair.sources.render_plain(&pair.diagnostics)
+            );
+        };
+        assert!(
+            outcome.violations.is_empty(),
+            "{}: expected compatible\n{}",
+            dir.display(),
+            rendered(&pair, Some(&outcome))
+        );
+        assert!(outcome.is_compatible());
+        // Each version is a compatible extension of itself, with nothing added.
+        for ir in [&pair.old, &pair.new] {
+            let same = compat::check(ir, ir);
+            assert!(same.violations.is_empty() && same.changes.is_empty());
+        }
+    }
+}
+
+#[test]
+fn every_incompatible_pair_reports_its_rule() {
+    let mut seen = std::collections::BTreeSet::new();
+    for dir in cases("fail") {
+        let expect = expected(&dir);
+        let (pair, outcome) = run_case(&dir);
+        let text = rendered(&pair, outcome.as_ref());
+        match outcome {
+            None => {
+                assert!(
+                    expect.starts_with('E'),
+                    "{}: does not compile\n{text}",
+                    dir.display()
+                );
+                assert!(
+                    text.contains(&format!("error[{expect}]")),
+                    "{}: expected {expect}\n{text}",
+                    dir.display()
+                );
+            }
+            Some(outcome) => {
+                let rule = Rule::from_name(&expect)
+                    .unwrap_or_else(|| panic!("{}: no rule `{expect}`", dir.display()));
+                assert!(!outcome.is_compatible(), "{}: accepted", dir.display());
+                assert!(
+                    outcome.violations.iter().any(|v| v.rule == rule),
+                    "{}: expected {expect}\n{text}",
+                    dir.display()
+                );
+                seen.extend(outcome.violations.iter().map(|v| v.rule));
+                // Every violation names its rule and points somewhere, never at line 1 of a
+                // file (where nothing of these cases is declared).
+                for violation in &outcome.violations {
+                    let position = compat::render::position(&pair.sources, violation)
+                        .unwrap_or_else(|| panic!("{}: {violation:?}", dir.display()));
+                    assert!(
+                        position.line > 1 || !position.file.ends_with("new.idl"),
+                        "{}: {violation:?}",
+                        dir.display()
+                    );
+                    assert!(
+                        violation
+                            .diagnostic
+                            .message
+                            .starts_with(violation.rule.name())
+                    );
+                    assert!(
+                        violation
+                            .diagnostic
+                            .notes
+                            .iter()
+                            .any(|n| n.starts_with("help: ")),
+                        "{}: no help in {violation:?}",
+                        dir.display()
+                    );
+                }
+            }
+        }
+    }
+    // The corpus breaks every rule but one: a DEFAULT outside its type never compiles (E0211),
+    // so `default-out-of-range` is tested on a hand-made IR (src/compat/tests.rs).
+    let missing: Vec<&str> = Rule::ALL
+        .iter()
+        .filter(|r| **r != Rule::DefaultOutOfRange && !seen.contains(r))
+        .map(|r| r.name())
+        .collect();
+    assert!(missing.is_empty(), "rules no case breaks: {missing:?}");
+}
+
+#[test]
+fn many_breaks_at_once_are_all_reported() {
+    let (_, outcome) = run_case(&Path::new(CORPUS).join("fail/41_many_breaks_at_once"));
+    let mut rules: Vec<&str> = outcome
+        .expect("compiles")
+        .violations
+        .iter()
+        .map(|v| v.rule.name())
+        .collect();
+    rules.sort_unstable();
+    rules.dedup();
+    assert_eq!(
+        rules,
+        [
+            "changed-member",
+            "enum-changed",
+            "missing-default",
+            "missing-fence",
+            "nested-not-open",
+            "removed-item",
+        ]
+    );
+}
+
+#[test]
+fn incompatible_pairs_render_their_diagnostics() {
+    insta::glob!("compat/fail/*/new.idl", |path| {
+        let dir = path.parent().expect("the case directory");
+        let (pair, outcome) = run_case(dir);
+        insta::assert_snapshot!(rendered(&pair, outcome.as_ref()));
+    });
+}
+
+#[test]
+fn compatible_pairs_diff_what_they_add() {
+    let (pair, _) = run_case(&Path::new(CORPUS).join("pass/08_chain_v1_to_v3"));
+    let diff = compat::normalize::diff(&pair.old, &pair.new, "OLD", "NEW");
+    insta::assert_snapshot!(diff);
+}
+
+// ---- The command
+
+fn idlc() -> Command {
+    Command::cargo_bin("idlc").expect("the idlc binary is built")
+}
+
+/// Runs `idlc check-compat args...` in `dir`; returns (exit code, stdout, stderr).
+fn run(dir: Option<&Path>, args: &[&str]) -> (i32, String, String) {
+    let mut command = idlc();
+    if let Some(dir) = dir {
+        command.current_dir(dir);
+    }
+    let output = command
+        .arg("check-compat")
+        .args(args)
+        .output()
+        .expect("run idlc");
+    let stdout = String::from_utf8(output.stdout).expect("stdout is UTF-8");
+    let stderr = String::from_utf8(output.stderr).expect("stderr is UTF-8");
+    assert!(!stderr.contains('\x1b'), "colour on a pipe:\n{stderr}");
+    (
+        output.status.code().expect("exited, not killed"),
+        stdout,
+        stderr,
+    )
+}
+
+fn case_file(case: &str, file: &str) -> String {
+    format!("{CORPUS}/{case}/{file}")
+}
+
+#[test]
+fn the_design_sources_pair_is_compatible() {
+    let (code, stdout, stderr) = run(
+        None,
+        &[
+            &seed("character.idl"),
+            &schema("character_v2.idl"),
+            "--with",
+            &schema("item.idl"),
+        ],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stdout, "");
+    assert!(
+        stderr.starts_with("note: compatible: 1 field added, 1 field widened\n"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("widened Character.character_id from UINT16 to UINT32"),
+        "{stderr}"
+    );
+    // With the design source's encodings too: the old fields keep their rules.
+    let (code, _, stderr) = run(
+        None,
+        &[
+            &seed("character.idl"),
+            &schema("character_v2.idl"),
+            "--with",
+            &schema("item.idl"),
+            "--encoding",
+            &seed("myencodinga.enc"),
+            &seed("myencodinga_extended.enc"),
+        ],
+    );
+    assert_eq!(code, 0, "{stderr}");
+}
+
+#[test]
+fn an_incompatible_pair_exits_1_with_diagnostics() {
+    let case = "fail/11_field_appended_without_fence";
+    let (code, stdout, stderr) = run(
+        None,
+        &[&case_file(case, "old.idl"), &case_file(case, "new.idl")],
+    );
+    assert_eq!(code, 1, "{stderr}");
+    assert_eq!(stdout, "");
+    assert!(stderr.contains("error[E0606]: missing-fence"), "{stderr}");
+    assert!(
+        stderr.contains("help: add FENCE before `some_data`"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.ends_with("error: NEW is not a compatible extension of OLD: 1 violation\n"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn inputs_with_errors_exit_1_and_usage_errors_exit_2() {
+    let dir = TempDir::new();
+    let good = dir.file("good.idl", "STRUCT A { UINT8 x; }\n");
+    let broken = dir.file("broken.idl", "STRUCT A { UINT8 ; }\n");
+    let (code, _, stderr) = run(None, &[&good, &broken]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("error[E0102]"), "{stderr}");
+    assert!(stderr.contains("could not check compatibility"), "{stderr}");
+
+    let missing = dir.path().join("missing.idl");
+    let (code, _, stderr) = run(None, &[&good, &missing.to_string_lossy()]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("cannot read"), "{stderr}");
+
+    let (code, _, stderr) = run(Some(dir.path()), &[&good]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("OLD.idl and NEW.idl"), "{stderr}");
+
+    let (code, _, _) = run(None, &[&good, &good, &good]);
+    assert_eq!(code, 2);
+    let (code, _, _) = run(None, &[&good, &good, "--format", "xml"]);
+    assert_eq!(code, 2);
+    let (code, _, stderr) = run(None, &[&good, &good, "--encoding", "only-one.enc"]);
+    assert_eq!(code, 2, "{stderr}");
+}
+
+#[test]
+fn json_prints_one_object_per_violation() {
+    let case = "fail/41_many_breaks_at_once";
+    let (code, stdout, stderr) = run(
+        None,
+        &[
+            &case_file(case, "old.idl"),
+            &case_file(case, "new.idl"),
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(code, 1, "{stderr}");
+    let lines: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("a JSON object per line"))
+        .collect();
+    assert!(lines.len() >= 6, "{stdout}");
+    for line in &lines {
+        for key in [
+            "rule",
+            "code",
+            "file",
+            "line",
+            "column",
+            "message",
+            "acknowledged",
+        ] {
+            assert!(line.get(key).is_some(), "{key} missing in {line}");
+        }
+        assert_eq!(line["acknowledged"], false);
+    }
+    let fence = lines
+        .iter()
+        .find(|l| l["rule"] == "missing-fence")
+        .expect("a missing-fence");
+    assert!(
+        fence["file"].as_str().unwrap().ends_with("new.idl"),
+        "{fence}"
+    );
+    assert_eq!(fence["line"], 3);
+    assert_eq!(fence["column"], 37);
+    let removed = lines
+        .iter()
+        .find(|l| l["rule"] == "removed-item")
+        .expect("a removed-item");
+    assert!(removed["file"].as_str().unwrap().ends_with("old.idl"));
+    assert_eq!(removed["line"], 9, "{removed}");
+    assert!(
+        stderr.starts_with("error: NEW is not a compatible extension"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn github_prints_workflow_commands() {
+    let case = "fail/21_fixed_point_resolution_changed";
+    let (code, stdout, stderr) = run(
+        None,
+        &[
+            &case_file(case, "old.idl"),
+            &case_file(case, "new.idl"),
+            "--encoding",
+            &case_file(case, "old.enc"),
+            &case_file(case, "new.enc"),
+            "--format",
+            "github",
+        ],
+    );
+    assert_eq!(code, 1, "{stderr}");
+    let line = stdout.lines().next().expect("an annotation");
+    assert!(line.starts_with("::error file="), "{line}");
+    assert!(
+        line.contains("new.idl,line=2,col=33,title=idlc wire-rule-changed::"),
+        "{line}"
+    );
+    assert!(line.contains("FIXED_POINT(0.02)"), "{line}");
+    assert!(!line.contains('\n'));
+}
+
+#[test]
+fn an_acknowledged_break_passes() {
+    let dir = TempDir::new();
+    let old = dir.file(
+        "old.idl",
+        "STRUCT Player {\n  UINT32 id;\n  INT[0,200] health;\n}\n",
+    );
+    let new = dir.file(
+        "new.idl",
+        "STRUCT Player {\n  UINT32 id;\n  // idlc:allow(changed-member): only the name changes, every peer updates\n  INT[0,200] hp;\n}\n",
+    );
+    let (code, stdout, stderr) = run(None, &[&old, &new, "--format", "json"]);
+    assert_eq!(code, 0, "{stderr}");
+    let line: serde_json::Value = serde_json::from_str(stdout.trim()).expect("one violation");
+    assert_eq!(line["rule"], "changed-member");
+    assert_eq!(line["acknowledged"], true);
+    assert_eq!(line["reason"], "only the name changes, every peer updates");
+    assert!(
+        stderr.contains("compatible: no changes (1 break acknowledged)"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = run(None, &[&old, &new]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("note[E0604]: acknowledged changed-member"),
+        "{stderr}"
+    );
+    // Without the comment, the same change fails.
+    let bare = dir.file(
+        "bare.idl",
+        "STRUCT Player {\n  UINT32 id;\n  INT[0,200] hp;\n}\n",
+    );
+    let (code, _, _) = run(None, &[&old, &bare]);
+    assert_eq!(code, 1);
+}
+
+#[test]
+fn diff_shows_the_normalized_versions() {
+    let case = "pass/02_uint16_to_uint32";
+    let (code, stdout, stderr) = run(
+        None,
+        &[
+            &case_file(case, "old.idl"),
+            &case_file(case, "new.idl"),
+            "--diff",
+        ],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("--- OLD "), "{stdout}");
+    assert!(stdout.contains("+++ NEW "), "{stdout}");
+    assert!(
+        stdout.contains("+  EXTEND client_id TO UINT32;"),
+        "{stdout}"
+    );
+}
+
+/// Runs git in `dir`; false when git is missing or fails.
+fn git(dir: &Path, args: &[&str]) -> bool {
+    std::process::Command::new("git")
+        .current_dir(dir)
+        .args([
+            "-c",
+            "user.name=idlc tests",
+            "-c",
+            "user.email=tests@idlc.invalid",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .output()
+        .is_ok_and(|output| output.status.success())
+}
+
+#[test]
+fn against_reads_old_from_git() {
+    let repo = TempDir::new();
+    if !git(repo.path(), &["init", "-q"]) {
+        eprintln!("git is not available: skipped");
+        return;
+    }
+    repo.file(
+        "schemas/item.idl",
+        "STRUCT Item { UINT32 item_id; FENCE }\n",
+    );
+    repo.file(
+        "schemas/game.idl",
+        "IMPORT \"item.idl\";\nSTRUCT Player {\n  UINT32 id;\n  SEQUENCE<Item> items;\n}\n",
+    );
+    repo.file("idlc.toml", "idl = [\"schemas/game.idl\"]\n");
+    assert!(git(repo.path(), &["add", "."]));
+    assert!(git(repo.path(), &["commit", "-q", "-m", "v1"]));
+
+    // Nothing changed yet.
+    let (code, _, stderr) = run(
+        Some(repo.path()),
+        &["--against", "HEAD", "schemas/game.idl"],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("compatible: no changes"), "{stderr}");
+
+    // A compatible version 2, also through idlc.toml, also with the import given as --with.
+    repo.file(
+        "schemas/game.idl",
+        "IMPORT \"item.idl\";\nSTRUCT Player {\n  UINT32 id;\n  SEQUENCE<Item> items;\n  FENCE\n  BOOL ready DEFAULT = false;\n}\n",
+    );
+    repo.file(
+        "schemas/item.idl",
+        "STRUCT Item { UINT32 item_id; FENCE UINT8 count DEFAULT = 1; }\n",
+    );
+    let (code, _, stderr) = run(
+        Some(repo.path()),
+        &["--against", "HEAD", "schemas/game.idl"],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("added field Player.ready (BOOL)"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("added field Item.count (UINT8)"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = run(Some(repo.path()), &["--against", "HEAD"]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, _, stderr) = run(
+        Some(repo.path()),
+        &[
+            "--against",
+            "HEAD",
+            "schemas/game.idl",
+            "--with",
+            "schemas/item.idl",
+        ],
+    );
+    assert_eq!(code, 0, "{stderr}");
+
+    // An incompatible one: OLD's lines are shown as they are at the revision.
+    repo.file(
+        "schemas/game.idl",
+        "IMPORT \"item.idl\";\nSTRUCT Player {\n  UINT64 id;\n  SEQUENCE<Item> items;\n}\n",
+    );
+    let (code, stdout, stderr) = run(
+        Some(repo.path()),
+        &[
+            "--against",
+            "HEAD",
+            "--format",
+            "github",
+            "schemas/game.idl",
+        ],
+    );
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stdout
+            .starts_with("::error file=schemas/game.idl,line=3,col=10,title=idlc changed-member::"),
+        "{stdout}"
+    );
+    let (code, _, stderr) = run(
+        Some(repo.path()),
+        &["--against", "HEAD", "schemas/game.idl"],
+    );
+    assert_eq!(code, 1);
+    assert!(stderr.contains("HEAD:/schemas/game.idl:3:"), "{stderr}");
+
+    // A file added since the revision: OLD has nothing of it.
+    repo.file("schemas/new.idl", "STRUCT Fresh { UINT8 x; }\n");
+    let (code, _, stderr) = run(Some(repo.path()), &["--against", "HEAD", "schemas/new.idl"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("does not exist at HEAD"), "{stderr}");
+
+    // A revision git does not know, and two files with --against: usage errors.
+    let (code, _, stderr) = run(
+        Some(repo.path()),
+        &["--against", "no-such-ref", "schemas/game.idl"],
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("no-such-ref"), "{stderr}");
+    let (code, _, _) = run(
+        Some(repo.path()),
+        &["--against", "HEAD", "schemas/game.idl", "schemas/item.idl"],
+    );
+    assert_eq!(code, 2);
+}
+
+/// schemas/versions/: a chain of three versions whose nested struct grows in each (the
+/// integration tests cross their generated code both ways): every step, and the jump from the
+/// first to the last, is compatible; no step backwards is.
+#[test]
+fn the_squad_chain_is_compatible_forwards_only() {
+    let version = |v: u8| schema(&format!("versions/squad_v{v}.idl"));
+    for (old, new) in [(1, 2), (2, 3), (1, 3)] {
+        let (code, _, stderr) = run(None, &[&version(old), &version(new)]);
+        assert_eq!(code, 0, "v{old} -> v{new}: {stderr}");
+    }
+    for (old, new) in [(2, 1), (3, 2), (3, 1)] {
+        let (code, _, stderr) = run(None, &[&version(old), &version(new)]);
+        assert_eq!(code, 1, "v{old} -> v{new}: {stderr}");
+    }
+}
