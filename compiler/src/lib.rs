@@ -72,7 +72,11 @@ pub fn compile_with(
     let mut sources = SourceMap::new();
     let (parsed, mut diagnostics) = load::load(&mut sources, inputs, fs)?;
     let (ir, resolved) = resolve::resolve(&parsed, inputs.side.as_deref());
-    diagnostics.extend(resolved);
+    // What resolution says of files that did not parse is mostly a cascade of the syntax
+    // errors (a type "not declared" because its declaration did not parse): fix those first.
+    if !diagnostics::has_errors(&diagnostics) {
+        diagnostics.extend(resolved);
+    }
     Ok(Compilation {
         sources,
         diagnostics,

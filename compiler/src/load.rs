@@ -198,6 +198,7 @@ pub fn load(
                 continue;
             };
             let (ast, diagnostics) = front::idl::parse(file, &text);
+            loader.note_empty(file, ast.items.is_empty() && diagnostics.is_empty());
             loader.diagnostics.extend(diagnostics);
             let dir = path.parent().unwrap_or(Path::new(""));
             let imports = ast.items.iter().filter_map(|item| match item {
@@ -226,6 +227,7 @@ pub fn load(
         }
         if let Read::Text(file, text) = loader.read(path, None)? {
             let (ast, diagnostics) = front::enc::parse(file, &text);
+            loader.note_empty(file, ast.items.is_empty() && diagnostics.is_empty());
             loader.diagnostics.extend(diagnostics);
             parsed.encodings.push((file, ast));
         }
@@ -238,6 +240,7 @@ pub fn load(
         }
         if let Read::Text(file, text) = loader.read(path, None)? {
             let (ast, diagnostics) = front::map::parse(file, &text);
+            loader.note_empty(file, ast.items.is_empty() && diagnostics.is_empty());
             loader.diagnostics.extend(diagnostics);
             parsed.mappings.push((file, ast));
         }
@@ -263,6 +266,28 @@ struct Loader<'a> {
 }
 
 impl Loader<'_> {
+    /// A warning for a file that parsed and declares nothing (empty, or comments only): it is
+    /// most likely not the file that was meant.
+    fn note_empty(&mut self, file: FileId, empty: bool) {
+        if !empty {
+            return;
+        }
+        self.diagnostics.push(
+            CodespanDiagnostic::warning()
+                .with_code(codes::EMPTY_FILE)
+                .with_message(format!(
+                    "`{}` declares nothing",
+                    display(self.sources.path(file))
+                ))
+                .with_labels(vec![
+                    primary(file, Span::new(0, 0)).with_message("no item in this file"),
+                ])
+                .with_notes(vec![
+                    "check that this is the file you meant; an empty file changes nothing".into(),
+                ]),
+        );
+    }
+
     /// Reads `path` and adds it to the source map. `site` is the IMPORT that named it, `None`
     /// for a file named in the inputs. An unreadable import or a file that is not UTF-8 gets a
     /// diagnostic; a file that is not UTF-8 is still added to the source map, so that the
@@ -306,21 +331,46 @@ impl Loader<'_> {
                 let at = utf8.valid_up_to();
                 let bad = &error.as_bytes()[at..at + utf8.error_len().unwrap_or(1).max(1)];
                 let bad: Vec<String> = bad.iter().map(|b| format!("0x{b:02X}")).collect();
-                let text = String::from_utf8_lossy(error.as_bytes()).into_owned();
-                // The lossy text equals the original up to `at`, where U+FFFD (3 bytes) stands
-                // for the invalid sequence.
-                let file = self.sources.add(path, text);
-                let mut labels = vec![
-                    primary(file, Span::new(at, at + '\u{FFFD}'.len_utf8()))
-                        .with_message(format!("invalid UTF-8: {}", bad.join(" "))),
-                ];
+                let bytes = error.as_bytes();
+                // What the snippet shows: the valid text before the bad byte, control
+                // characters made visible one byte for one (the caret stays in place, the
+                // terminal gets no escape sequence), then U+FFFD; nothing after it.
+                let shown: String = String::from_utf8_lossy(&bytes[..at])
+                    .chars()
+                    .map(|c| {
+                        if c.is_control() && !matches!(c, '\n' | '\t') {
+                            '?'
+                        } else {
+                            c
+                        }
+                    })
+                    .chain(['\u{FFFD}'])
+                    .collect();
+                let file = self.sources.add(path, shown);
+                let binary = bytes.contains(&0);
+                let mut labels = Vec::new();
+                if !binary {
+                    labels.push(
+                        primary(file, Span::new(at, at + '\u{FFFD}'.len_utf8()))
+                            .with_message(format!("invalid UTF-8: {}", bad.join(" "))),
+                    );
+                }
                 if let Some(site) = site {
                     labels.push(secondary(site.file, site.span).with_message("imported here"));
                 }
+                let message = if binary {
+                    format!(
+                        "`{}` is not UTF-8 text: it looks like a binary file (byte {at} is {})",
+                        display(path),
+                        bad.join(" ")
+                    )
+                } else {
+                    format!("`{}` is not UTF-8 text", display(path))
+                };
                 self.diagnostics.push(
                     CodespanDiagnostic::error()
                         .with_code(codes::NOT_UTF8)
-                        .with_message(format!("`{}` is not UTF-8 text", display(path)))
+                        .with_message(message)
                         .with_labels(labels)
                         .with_notes(vec!["idlc reads source files as UTF-8".to_string()]),
                 );
@@ -489,7 +539,7 @@ IMPORT "gone/../missing.idl";
     #[test]
     fn encodings_and_mappings_are_parsed_in_order_once() {
         let fs = MemoryFs::new()
-            .with("a.idl", "")
+            .with("a.idl", "STRUCT A { BOOL b; }")
             .with("x.enc", "ENCODING(X) BITSTREAM;")
             .with("y.enc", "ENCODING(Y) BYTESTREAM;")
             .with("c.map", r#"MAPPING("Rust", "Client") DERIVE(Hash);"#);

@@ -240,3 +240,47 @@ fn version_and_help_exit_0() {
     assert!(help.contains("--encoding"), "{help}");
     assert!(help.contains("--mapping"), "{help}");
 }
+
+/// A binary file named as an IDL: one line that says so, none of its bytes on the terminal
+/// (`run` also checks that no escape sequence reaches stderr).
+#[test]
+fn binary_file_is_named_not_printed() {
+    let dir = TempDir::new();
+    let mut bytes = b"STRUCT A { UINT8 x; }\0\x01\x02\x1b[31m".to_vec();
+    bytes.extend([0xFF, 0xFE, b'\n']);
+    let bin = dir.file("game.idl", bytes);
+    let (code, stderr) = run(&["check", &bin]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("looks like a binary file"), "{stderr}");
+    assert!(
+        !stderr.contains('\0') && !stderr.contains('\u{1}'),
+        "{stderr:?}"
+    );
+    assert!(!stderr.contains("STRUCT A"), "{stderr}");
+}
+
+/// A text file with one bad byte: the line up to it, control characters shown as `?`, the
+/// caret under the bad byte.
+#[test]
+fn a_bad_byte_in_text_is_shown_in_its_line() {
+    let dir = TempDir::new();
+    let latin = dir.file("game.idl", b"STRUCT A {\n  UINT8 caf\xE9;\n}\n");
+    let (code, stderr) = run(&["check", &latin]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("game.idl:2:12"), "{stderr}");
+    assert!(stderr.contains("invalid UTF-8: 0xE9"), "{stderr}");
+    assert!(
+        !stderr.contains("}"),
+        "nothing after the bad byte: {stderr}"
+    );
+}
+
+/// An empty IDL file is a warning, not silence.
+#[test]
+fn empty_file_warns() {
+    let dir = TempDir::new();
+    let empty = dir.file("game.idl", "// to come\n");
+    let (code, stderr) = run(&["check", &empty]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("warning[W0501]"), "{stderr}");
+}

@@ -50,6 +50,8 @@ pub const VALUE_OUT_OF_BOUNDS: &str = "E0217";
 pub const IMPORT_UNREADABLE: &str = "E0501";
 /// A source file is not UTF-8 text.
 pub const NOT_UTF8: &str = "E0502";
+/// An input file that parses but declares nothing (empty, or comments only).
+pub const EMPTY_FILE: &str = "W0501";
 
 /// A MAPPING for a target language other than `"Rust"`, the only one generated.
 pub const MAP_UNSUPPORTED_LANGUAGE: &str = "E0401";

@@ -3,6 +3,7 @@
 //! Library code only collects [`Diagnostic`]s; rendering happens at the edge (the CLI, tests).
 
 pub mod codes;
+pub mod suggest;
 
 use codespan_reporting::diagnostic::{Label, Severity};
 use codespan_reporting::files::SimpleFiles;

@@ -5,7 +5,8 @@ use lalrpop_util::{ErrorRecovery, ParseError};
 
 use super::lexer::{Language, LexError, Token, tokens};
 use super::span::Span;
-use crate::diagnostics::{Diagnostic, FileId, codes, primary};
+use crate::diagnostics::suggest::closest;
+use crate::diagnostics::{Diagnostic, FileId, codes, primary, secondary};
 
 /// A parse error as the generated parsers report it.
 pub type RawParseError<'a> = ParseError<usize, Token<'a>, LexError>;
@@ -58,12 +59,34 @@ pub fn diagnostic(file: FileId, source: &str, error: RawParseError<'_>) -> Diagn
             expected,
         } => {
             let found = source.get(start..end).unwrap_or("?");
+            let keywords = expected
+                .iter()
+                .map(|name| name.trim_matches('"'))
+                .filter(|name| name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
+            let hint = closest(found, keywords).map(|k| format!("did you mean `{k}`?"));
+            // A missing `;` (or other separator) shows after what precedes it, not at the
+            // next line's first token.
+            let before = source.get(..start).unwrap_or("").trim_end().len();
+            let missing_separator = expected.len() <= 3
+                && expected.iter().any(|e| e == "\";\"")
+                && source
+                    .get(before..start)
+                    .is_some_and(|gap| gap.contains('\n'));
+            let mut labels = vec![
+                primary(file, Span::new(start, end)).with_message(expected_message(&expected)),
+            ];
+            if missing_separator {
+                labels = vec![
+                    primary(file, Span::new(before, before))
+                        .with_message(format!("{} here", expected_message(&expected))),
+                    secondary(file, Span::new(start, end)).with_message("the next token"),
+                ];
+            }
             CodespanDiagnostic::error()
                 .with_code(codes::UNEXPECTED_TOKEN)
                 .with_message(format!("unexpected `{found}`"))
-                .with_labels(vec![
-                    primary(file, Span::new(start, end)).with_message(expected_message(&expected)),
-                ])
+                .with_labels(labels)
+                .with_notes(hint.into_iter().collect())
         }
         ParseError::ExtraToken {
             token: (start, _, end),

@@ -67,6 +67,7 @@ mod tests;
 use codespan_reporting::diagnostic::{Diagnostic as CodespanDiagnostic, Label};
 use indexmap::IndexMap;
 
+use crate::diagnostics::suggest::did_you_mean;
 use crate::diagnostics::{Diagnostic, FileId, codes, primary, secondary};
 use crate::front::enc::ast::{self, DefaultRule, EncBody, EncFile, EncMember, Rule, TargetKind};
 use crate::front::span::{Ident, Span};
@@ -74,7 +75,6 @@ use crate::ir::{
     Encoding, Extend, ExtendEncoding, ExtensionPart, Field, FieldEncoding, Loc, Schema,
     SegmentEncoding, StructDef, StructEncoding, Style, Type, WireItem, WireRule,
 };
-use crate::resolve::suggest::did_you_mean;
 use rules::{Category, Params, Problem, ProblemInfo};
 
 /// The name of the encoding used when no Encoding file names one.

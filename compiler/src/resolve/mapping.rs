@@ -38,7 +38,7 @@ use std::collections::HashMap;
 use indexmap::IndexMap;
 
 use super::names;
-use super::suggest::did_you_mean;
+use crate::diagnostics::suggest::did_you_mean;
 use crate::diagnostics::{Diagnostic, FileId, codes, primary, secondary};
 use crate::front::map::ast::{Direction, MapBody, MapFile, MapItem, MapTargetKind, RustPath};
 use crate::front::span::{Ident, Span};

@@ -8,7 +8,6 @@ pub mod lossy;
 pub mod mapping;
 pub mod names;
 pub mod sizes;
-pub mod suggest;
 
 use codespan_reporting::diagnostic::Severity;
 

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use codespan_reporting::diagnostic::Diagnostic as CodespanDiagnostic;
 
 use super::{EncodingResolver, FieldRef, Params};
+use crate::diagnostics::suggest::did_you_mean;
 use crate::diagnostics::{FileId, codes, primary, secondary};
 use crate::front::common::{Literal, NumberRef, NumberValue, TypeExpr, TypeKind};
 use crate::front::enc::ast::{DeadReckoningBlock, EncExtend, EncField, EncMember};
@@ -14,7 +15,6 @@ use crate::ir::{
     DeadReckoning, Field, FieldEncoding, SegmentEncoding, StructDef, StructEncoding, StructKind,
     Type, Value, WireItem, WireRule,
 };
-use crate::resolve::suggest::did_you_mean;
 
 /// The span of a member, for labels.
 pub(super) fn member_span(member: &EncMember) -> Span {

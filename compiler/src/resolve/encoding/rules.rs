@@ -3,11 +3,11 @@
 //! back as [`Problem`]s that the caller turns into diagnostics.
 
 use crate::diagnostics::codes;
+use crate::diagnostics::suggest::did_you_mean;
 use crate::front::common::{NumberValue, Primitive};
 use crate::front::enc::ast::{Rule, RuleKind};
 use crate::front::span::{Ident, Span};
 use crate::ir::{EnumDef, Style, Type, VlqMapping, WireRule, bits_required};
-use crate::resolve::suggest::did_you_mean;
 
 /// Payload bits per VLQ group when `VLQ` has no `(n)`, and always in a BYTESTREAM.
 pub const VLQ_DEFAULT_GROUP: u32 = 7;

@@ -5,11 +5,11 @@ use indexmap::IndexMap;
 
 use super::Resolver;
 use super::declarations::DeclKind;
+use crate::diagnostics::suggest::did_you_mean;
 use crate::diagnostics::{FileId, codes, primary, secondary};
 use crate::front::idl::ast;
 use crate::front::span::Span;
 use crate::ir::{self, Loc, Segment, StructDef, StructKind, Type};
-use crate::resolve::suggest::did_you_mean;
 
 /// A field seen so far in a struct: its segment, current type and where it was declared.
 struct Seen {

@@ -6,11 +6,11 @@ use codespan_reporting::diagnostic::Diagnostic as CodespanDiagnostic;
 
 use super::Resolver;
 use super::declarations::DeclKind;
+use crate::diagnostics::suggest::did_you_mean;
 use crate::diagnostics::{FileId, codes, primary, secondary};
 use crate::front::common::{Literal, NumberRef, NumberValue, Range, TypeExpr, TypeKind};
 use crate::front::span::{Ident, Span};
 use crate::ir::{Type, Value, bits_required};
-use crate::resolve::suggest::did_you_mean;
 
 /// How many CONSTs or TYPEDEFs one definition may go through: resolution recurses once per link.
 const MAX_CHAIN: usize = 128;
@@ -198,8 +198,17 @@ impl<'a> Resolver<'a> {
                         DeclKind::Struct(..) | DeclKind::Enum(_) | DeclKind::Typedef(_)
                     )
                 });
+                // The built-in types are keywords, so a misspelt one (`UNIT32`) lands here.
+                const BUILT_IN: &[&str] = &[
+                    "BOOL", "UINT8", "UINT16", "UINT32", "UINT64", "INT8", "INT16", "INT32",
+                    "INT64", "FLOAT32", "FLOAT64", "NUMERIC", "STRING", "BYTES", "SEQUENCE",
+                    "ARRAY", "OPTIONAL",
+                ];
                 let mut notes = vec![];
-                if let Some(note) = did_you_mean(&name.name, types) {
+                if let Some(note) = did_you_mean(
+                    &name.name,
+                    types.into_iter().chain(BUILT_IN.iter().copied()),
+                ) {
                     notes.push(note);
                 }
                 notes.push(
