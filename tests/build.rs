@@ -95,6 +95,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     idlc::Builder::new()
         .file_name("arena_builtin.rs")
         .compile(&[schemas("arena.idl")])?;
+    idlc::Builder::new()
+        .encoding(schemas("mk48.enc"))
+        .mapping(schemas("mk48.map"))
+        .side("Game")
+        .file_name("mk48.rs")
+        .compile(&[schemas("mk48.idl")])?;
     compat_pairs()?;
     Ok(())
 }

@@ -93,6 +93,33 @@ impl BitWriter {
         }
     }
 
+    /// A VLQ of any number of groups (`group_bits` valid): up to `57 / (group_bits + 1)` groups
+    /// are laid out at once, payloads spread into their slots, every continuation bit set, then
+    /// the chunk cut to its groups and the very last continuation bit cleared.
+    #[inline(never)]
+    fn write_vlq_long(&mut self, value: u64, n: u32) {
+        let group_len = n + 1;
+        let mut left = vlq_groups(value, n);
+        let mut rest = value;
+        let per_word = 57 / group_len;
+        loop {
+            let chunk = spread_groups(rest, n) | vlq_continuation_mask(n);
+            if left <= per_word {
+                let bits = left * group_len;
+                // bits <= 57; the final continuation bit (bits - 1) becomes 0.
+                self.put(chunk & ((1u64 << (bits - 1)) - 1), bits);
+                return;
+            }
+            self.put(
+                chunk & ((1u64 << (per_word * group_len)) - 1),
+                per_word * group_len,
+            );
+            left -= per_word;
+            // per_word * n < 64.
+            rest >>= per_word * n;
+        }
+    }
+
     /// Moves the whole bytes of the scratch word into the buffer.
     #[inline]
     fn flush_bytes(&mut self) {
@@ -168,35 +195,28 @@ impl WireWrite for BitWriter {
         Ok(())
     }
 
-    #[inline]
+    /// Inlined into every call site, where `group_bits` is a constant: a value of one or two
+    /// groups (every `VLQ(7)` below 16,384) is one `put` of a word computed with shifts and
+    /// masks; longer values go to [`BitWriter::write_vlq_long`].
+    #[inline(always)]
     fn write_vlq(&mut self, value: u64, group_bits: u32) -> Result<(), EncodeError> {
         if !valid_vlq_group_bits(group_bits) {
             return Err(self.error(EncodeErrorKind::InvalidArgument));
         }
         let n = group_bits;
-        let group_len = n + 1;
-        let mut left = vlq_groups(value, n);
-        let mut rest = value;
-        // Up to `per_word` groups are laid out at once: payloads spread into their slots with a
-        // fixed trip count, every continuation bit set, then the chunk cut to its groups and the
-        // very last continuation bit cleared.
-        let per_word = 57 / group_len;
-        loop {
-            let chunk = spread_groups(rest, n) | vlq_continuation_mask(n);
-            if left <= per_word {
-                let bits = left * group_len;
-                // bits <= 57; the final continuation bit (bits - 1) becomes 0.
-                self.put(chunk & ((1u64 << (bits - 1)) - 1), bits);
-                return Ok(());
-            }
-            self.put(
-                chunk & ((1u64 << (per_word * group_len)) - 1),
-                per_word * group_len,
-            );
-            left -= per_word;
-            // per_word * n < 64.
-            rest >>= per_word * n;
+        if value >> n == 0 {
+            // One group, its continuation bit 0.
+            self.put(value, n + 1);
+            return Ok(());
         }
+        if n <= 31 && value >> (2 * n) == 0 {
+            // Two groups: the low one with its continuation bit set, then the high one.
+            let word = (value & mask(n)) | 1 << n | (value >> n) << (n + 1);
+            self.put(word, 2 * (n + 1));
+            return Ok(());
+        }
+        self.write_vlq_long(value, n);
+        Ok(())
     }
 
     #[inline]
@@ -496,71 +516,10 @@ impl<'a> BitReader<'a> {
         DecodeError::new(DecodeErrorKind::UnexpectedEnd, self.pos)
     }
 
-    /// Skips padding up to the next byte boundary (at most `remaining` bits), checking it is 0.
-    #[inline]
-    fn skip_padding(&mut self, limit_to_end: bool) -> Result<(), DecodeError> {
-        let mut pad = ((8 - (self.pos & 7)) & 7) as u32;
-        if u64::from(pad) > self.remaining() {
-            if limit_to_end {
-                pad = self.remaining() as u32;
-            } else {
-                return Err(self.end_error());
-            }
-        }
-        let at = self.pos;
-        if self.take(pad) != 0 {
-            return Err(DecodeError::new(DecodeErrorKind::BadPadding, at));
-        }
-        Ok(())
-    }
-}
-
-impl<'a> WireRead<'a> for BitReader<'a> {
-    const BYTE_STREAM: bool = false;
-
-    #[inline]
-    fn from_bytes(data: &'a [u8]) -> Self {
-        Self::new(data)
-    }
-
-    #[inline]
-    fn bits_read(&self) -> u64 {
-        self.pos
-    }
-
-    #[inline]
-    fn bits_remaining(&self) -> u64 {
-        self.remaining()
-    }
-
-    #[inline]
-    fn read_bits(&mut self, bits: u32) -> Result<u64, DecodeError> {
-        if bits > 64 {
-            return Err(self.error(DecodeErrorKind::InvalidArgument));
-        }
-        if u64::from(bits) > self.remaining() {
-            return Err(self.end_error());
-        }
-        Ok(self.take(bits))
-    }
-
-    #[inline]
-    fn read_bool(&mut self) -> Result<bool, DecodeError> {
-        if self.pos >= self.end {
-            return Err(self.end_error());
-        }
-        match self.data.get((self.pos >> 3) as usize) {
-            Some(byte) => {
-                let bit = (byte >> (self.pos & 7)) & 1;
-                self.pos += 1;
-                Ok(bit != 0)
-            }
-            None => Err(self.end_error()),
-        }
-    }
-
-    #[inline]
-    fn read_vlq_width(&mut self, group_bits: u32, type_bits: u32) -> Result<u64, DecodeError> {
+    /// A VLQ of any length, checked: the arguments, the input's end, minimality and the type's
+    /// width.
+    #[inline(never)]
+    fn read_vlq_general(&mut self, group_bits: u32, type_bits: u32) -> Result<u64, DecodeError> {
         let start = self.pos;
         check_vlq_args(group_bits, type_bits, start)?;
         let n = group_bits;
@@ -622,6 +581,110 @@ impl<'a> WireRead<'a> for BitReader<'a> {
             self.pos += u64::from(group_len);
             Ok((group & mask(n), group >> n != 0))
         })
+    }
+
+    /// Skips padding up to the next byte boundary (at most `remaining` bits), checking it is 0.
+    #[inline]
+    fn skip_padding(&mut self, limit_to_end: bool) -> Result<(), DecodeError> {
+        let mut pad = ((8 - (self.pos & 7)) & 7) as u32;
+        if u64::from(pad) > self.remaining() {
+            if limit_to_end {
+                pad = self.remaining() as u32;
+            } else {
+                return Err(self.end_error());
+            }
+        }
+        let at = self.pos;
+        if self.take(pad) != 0 {
+            return Err(DecodeError::new(DecodeErrorKind::BadPadding, at));
+        }
+        Ok(())
+    }
+}
+
+impl<'a> WireRead<'a> for BitReader<'a> {
+    const BYTE_STREAM: bool = false;
+
+    #[inline]
+    fn from_bytes(data: &'a [u8]) -> Self {
+        Self::new(data)
+    }
+
+    #[inline]
+    fn bits_read(&self) -> u64 {
+        self.pos
+    }
+
+    #[inline]
+    fn bits_remaining(&self) -> u64 {
+        self.remaining()
+    }
+
+    #[inline]
+    fn read_bits(&mut self, bits: u32) -> Result<u64, DecodeError> {
+        if bits > 64 {
+            return Err(self.error(DecodeErrorKind::InvalidArgument));
+        }
+        if u64::from(bits) > self.remaining() {
+            return Err(self.end_error());
+        }
+        Ok(self.take(bits))
+    }
+
+    #[inline(always)]
+    fn peek_bits(&self, bits: u32) -> u64 {
+        let bits = bits.min(56);
+        let avail = self.remaining().min(u64::from(bits)) as u32;
+        self.peek() & mask(avail)
+    }
+
+    #[inline]
+    fn read_bool(&mut self) -> Result<bool, DecodeError> {
+        if self.pos >= self.end {
+            return Err(self.end_error());
+        }
+        match self.data.get((self.pos >> 3) as usize) {
+            Some(byte) => {
+                let bit = (byte >> (self.pos & 7)) & 1;
+                self.pos += 1;
+                Ok(bit != 0)
+            }
+            None => Err(self.end_error()),
+        }
+    }
+
+    /// Inlined into every call site, where the arguments are constants: a VLQ of one or two
+    /// groups (every `VLQ(7)` below 16,384) is one load, two bit tests and the checks of a
+    /// minimal encoding; anything else (longer, malformed, near the end of the input) goes to
+    /// [`BitReader::read_vlq_general`], which also reports the errors.
+    #[inline(always)]
+    fn read_vlq_width(&mut self, group_bits: u32, type_bits: u32) -> Result<u64, DecodeError> {
+        let n = group_bits;
+        if valid_vlq_group_bits(n) && n <= 27 && (1..=64).contains(&type_bits) {
+            let word = self.peek();
+            let group_len = n + 1;
+            let low = word & mask(n);
+            if word >> n & 1 == 0 {
+                if u64::from(group_len) <= self.remaining()
+                    && (type_bits >= n || low >> type_bits == 0)
+                {
+                    self.pos += u64::from(group_len);
+                    return Ok(low);
+                }
+            } else if word >> (2 * n + 1) & 1 == 0 {
+                let high = (word >> group_len) & mask(n);
+                // Minimal (a non-zero last group), and within the type's width.
+                if u64::from(2 * group_len) <= self.remaining()
+                    && high != 0
+                    && type_bits > n
+                    && (type_bits - n >= n || high >> (type_bits - n) == 0)
+                {
+                    self.pos += u64::from(2 * group_len);
+                    return Ok(low | high << n);
+                }
+            }
+        }
+        self.read_vlq_general(group_bits, type_bits)
     }
 
     #[inline]

@@ -291,6 +291,17 @@ impl<'a> WireRead<'a> for ByteReader<'a> {
     }
 
     #[inline]
+    fn peek_bits(&self, bits: u32) -> u64 {
+        let mut word = [0u8; 8];
+        let rest = self.data.get(self.pos..self.end).unwrap_or_default();
+        let n = rest.len().min(8);
+        if let (Some(dst), Some(src)) = (word.get_mut(..n), rest.get(..n)) {
+            dst.copy_from_slice(src);
+        }
+        u64::from_le_bytes(word) & mask(bits.min(56))
+    }
+
+    #[inline]
     fn read_bool(&mut self) -> Result<bool, DecodeError> {
         match self.byte()? {
             0 => Ok(false),

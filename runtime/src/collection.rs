@@ -201,6 +201,7 @@ where
 }
 
 /// Reads `count` elements whose count was already checked against the bits left.
+#[inline(always)]
 pub(crate) fn collect<'a, R, C, F>(
     r: &mut R,
     count: usize,

@@ -264,7 +264,7 @@ pub fn read_index_gap<'a, R: WireRead<'a>>(r: &mut R) -> Result<u64, DecodeError
     let start = r.bits_read();
     let gap = r.read_vlq(INDEX_GAP_GROUP_BITS)?;
     gap.checked_add(1)
-        .ok_or(DecodeError::new(DecodeErrorKind::ValueOutOfRange, start))
+        .ok_or_else(|| DecodeError::new(DecodeErrorKind::ValueOutOfRange, start))
 }
 
 #[cfg(test)]

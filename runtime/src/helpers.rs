@@ -71,7 +71,7 @@ pub fn read_ranged<'a, R: WireRead<'a>, T: WireInt>(
         return Err(DecodeError::new(DecodeErrorKind::ValueOutOfRange, start));
     }
     T::from_i128(min + i128::from(offset))
-        .ok_or(DecodeError::new(DecodeErrorKind::ValueOutOfRange, start))
+        .ok_or_else(|| DecodeError::new(DecodeErrorKind::ValueOutOfRange, start))
 }
 
 /// Writes a fixed-width integer (`UINTn`, `INTn`, a `UINT16` rule, ...): its `bits`-bit two's
@@ -138,7 +138,7 @@ pub fn read_fixed<'a, R: WireRead<'a>, T: WireInt>(
     if v < min || v > max {
         return Err(DecodeError::new(DecodeErrorKind::ValueOutOfRange, start));
     }
-    T::from_i128(v).ok_or(DecodeError::new(DecodeErrorKind::ValueOutOfRange, start))
+    T::from_i128(v).ok_or_else(|| DecodeError::new(DecodeErrorKind::ValueOutOfRange, start))
 }
 
 /// How an integer is mapped to the unsigned value a `VLQ` rule sends.
@@ -177,7 +177,7 @@ fn vlq_map(v: i128, mode: VlqMode, min: i128) -> Option<u64> {
 /// let v: i32 = read_vlq_int(&mut BitReader::new(&bytes), VlqMode::ZigZag, i32::MIN.into(), i32::MAX.into(), 7, 5).unwrap();
 /// assert_eq!(v, -3);
 /// ```
-#[inline]
+#[inline(always)]
 pub fn write_vlq_int<W: WireWrite, T: WireInt>(
     w: &mut W,
     value: T,
@@ -207,7 +207,7 @@ pub fn write_vlq_int<W: WireWrite, T: WireInt>(
 /// let e = read_vlq_int::<_, u16>(&mut r, VlqMode::Plain, 0, 1000, 7, 2).unwrap_err();
 /// assert_eq!(e.kind, DecodeErrorKind::OverlongVlq);
 /// ```
-#[inline]
+#[inline(always)]
 pub fn read_vlq_int<'a, R: WireRead<'a>, T: WireInt>(
     r: &mut R,
     mode: VlqMode,
@@ -230,7 +230,7 @@ pub fn read_vlq_int<'a, R: WireRead<'a>, T: WireInt>(
     if v < min || v > max {
         return Err(DecodeError::new(DecodeErrorKind::ValueOutOfRange, start));
     }
-    T::from_i128(v).ok_or(DecodeError::new(DecodeErrorKind::ValueOutOfRange, start))
+    T::from_i128(v).ok_or_else(|| DecodeError::new(DecodeErrorKind::ValueOutOfRange, start))
 }
 
 /// Writes an enumerator index among `count` in `bits` bits (`bits_required(0, count - 1)`, or
@@ -343,6 +343,7 @@ pub fn write_huffman<W: WireWrite, T: WireInt>(
 /// let e = read_huffman(&mut BitReader::new(&[0b11]), &codes).unwrap_err();
 /// assert_eq!(e.kind, DecodeErrorKind::BadEnumerator);
 /// ```
+#[inline]
 pub fn read_huffman<'a, R: WireRead<'a>>(
     r: &mut R,
     codes: &[(u64, u32)],
@@ -359,6 +360,24 @@ pub fn read_huffman<'a, R: WireRead<'a>>(
         return Ok(index);
     }
     let longest = codes.iter().map(|&(_, len)| len).max().unwrap_or(0).min(64);
+    if longest <= 56 {
+        // A prefix code: at most one code is a prefix of what follows, and one look-ahead holds
+        // the longest.
+        let ahead = r.peek_bits(longest);
+        let left = r.bits_remaining();
+        for (i, &(code, len)) in codes.iter().enumerate() {
+            if u64::from(len) <= left && ahead & mask(len) == code {
+                r.skip_bits(u64::from(len))?;
+                return Ok(i as u64);
+            }
+        }
+        let kind = if u64::from(longest) > left {
+            DecodeErrorKind::UnexpectedEnd
+        } else {
+            DecodeErrorKind::BadEnumerator
+        };
+        return Err(DecodeError::new(kind, start));
+    }
     let mut acc = 0u64;
     for len in 0..=longest {
         if len > 0 {
@@ -510,6 +529,7 @@ pub fn utf8<'a, 'b, R: WireRead<'a>>(r: &R, bytes: &'b [u8]) -> Result<&'b str, 
 /// let e = read_elements::<_, Vec<()>, _>(&mut BitReader::new(&[0]), 1 << 60, None, 0, |_| Ok(()));
 /// assert_eq!(e.unwrap_err().kind, DecodeErrorKind::LengthOverBound);
 /// ```
+#[inline(always)]
 pub fn read_elements<'a, R, C, F>(
     r: &mut R,
     count: u64,

@@ -151,7 +151,7 @@ mod tests {
         let mut it = groups.iter().copied();
         decode_vlq(n, t, 0, || {
             it.next()
-                .ok_or(DecodeError::new(DecodeErrorKind::UnexpectedEnd, 0))
+                .ok_or_else(|| DecodeError::new(DecodeErrorKind::UnexpectedEnd, 0))
         })
         .map_err(|e| e.kind)
     }

@@ -400,7 +400,7 @@ pub trait WireWrite: Default {
     /// assert_eq!(w.bits_written(), 12);
     /// assert!(w.write_count(11, Some(10)).is_err());
     /// ```
-    #[inline]
+    #[inline(always)]
     fn write_count(&mut self, count: u64, max: Option<u64>) -> Result<(), EncodeError> {
         match max {
             Some(max) if count > max => Err(self.error(EncodeErrorKind::LengthOverBound)),
@@ -531,6 +531,19 @@ pub trait WireRead<'a>: Sized {
     /// assert!(r.read_bits(1).is_err());
     /// ```
     fn read_bits(&mut self, bits: u32) -> Result<u64, DecodeError>;
+
+    /// The next `min(bits, 56)` bits of the input without consuming them, in the order
+    /// [`WireRead::read_bits`] would return them; bits past the input's end read as 0. A
+    /// look-ahead for codes of variable length (HUFFMAN).
+    ///
+    /// ```
+    /// use idlc_runtime::{BitReader, WireRead};
+    /// let mut r = BitReader::new(&[0b1010_1101]);
+    /// assert_eq!(r.peek_bits(3), 0b101);
+    /// assert_eq!(r.peek_bits(12), 0b1010_1101);
+    /// assert_eq!(r.read_bits(3).unwrap(), 0b101);
+    /// ```
+    fn peek_bits(&self, bits: u32) -> u64;
 
     /// Reads a BOOL.
     ///
@@ -986,7 +999,7 @@ pub trait WireRead<'a>: Sized {
     /// let mut r = BitReader::new(&[0x0b]);
     /// assert!(r.read_length(Some(10)).is_err());
     /// ```
-    #[inline]
+    #[inline(always)]
     fn read_length(&mut self, max: Option<u64>) -> Result<u64, DecodeError> {
         let start = self.bits_read();
         let len = match max {
@@ -1017,7 +1030,7 @@ pub trait WireRead<'a>: Sized {
     /// let mut r = BitReader::new(&[2, 7, 9]);
     /// assert_eq!(r.read_count(None, 8).unwrap(), 2);
     /// ```
-    #[inline]
+    #[inline(always)]
     fn read_count(
         &mut self,
         max: Option<u64>,

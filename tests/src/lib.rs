@@ -4,6 +4,7 @@
 
 pub mod collections;
 pub mod compat_cross;
+pub mod mk48_data;
 pub mod simulation;
 
 /// The seed's Character with the project's Item, Client side: MYENCODING1, MYENCODING2,
@@ -89,4 +90,11 @@ pub mod compat_pairs {
 /// Copy, Eq and Hash already and do not repeat them).
 pub mod derives {
     idlc_runtime::include_generated!("derives");
+}
+
+/// The mk48 data set's model (schemas/mk48.idl, ../shared/bench/MK48.md) in MK48 (lossless,
+/// ranged), MK48_PLAIN (native widths, a byte stream) and MK48_LOSSY (positions to 1 cm); the
+/// game's own Rust types (schemas/mk48.map).
+pub mod mk48 {
+    idlc_runtime::include_generated!("mk48");
 }

@@ -131,6 +131,34 @@ fn step(mover: &mut Mover, rng: &mut ChaCha8Rng) {
     }
 }
 
+/// The true states of `characters` Characters over `ticks` ticks of the movement model that
+/// [`run`] uses (the same starting states and the same per-tick behaviour), drawn from `seed`,
+/// with nothing sent: element `t` holds every Character after tick `t + 1`. Before tick 1 both
+/// sides of [`run`] hold every Character at its default with its `character_id`; a benchmark
+/// that replays these states starts from the same baseline.
+///
+/// The random stream is the movement model's alone (no packet loss is drawn), so the states are
+/// not those of a [`run`] with the same seed, but they follow the same model.
+pub fn trajectory(
+    characters: u16,
+    ticks: u64,
+    population: Population,
+    seed: u64,
+) -> Vec<Vec<Character>> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut movers: Vec<Mover> = (0..characters)
+        .map(|id| initial(&mut rng, id, population))
+        .collect();
+    (0..ticks)
+        .map(|_| {
+            for mover in &mut movers {
+                step(mover, &mut rng);
+            }
+            movers.iter().map(|m| m.truth.clone()).collect()
+        })
+        .collect()
+}
+
 /// Runs `ticks` ticks of `characters` Characters in encoding `E`, losing each packet and each
 /// acknowledgement with probability `loss`. `dead_reckoning` is the limit the encoding gives its
 /// positions (0 when it has none), for the position check.

@@ -163,11 +163,13 @@ pub fn codec_impl(
     Ok(quote! {
         #[doc = #doc]
         impl ::idlc_runtime::Codec<#marker> for #ty {
+            #[inline]
             fn encode_to(&self, #w: &mut #writer) -> #result<(), ::idlc_runtime::EncodeError> {
                 #(#encode_body)*
                 Ok(())
             }
 
+            #[inline]
             fn decode_from(#r: &mut #reader) -> #result<Self, ::idlc_runtime::DecodeError> {
                 #enter
                 #(#decode_body)*

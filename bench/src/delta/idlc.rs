@@ -1,0 +1,130 @@
+//! idlc's side of the delta comparison: per tick, one packet (one reused `BitWriter`) holding
+//! every Character delta-encoded against its mirror of the previous tick.
+
+use idlc_runtime::{
+    BitReader, BitStream, BitWriter, DeltaCodec, DeltaContext, Encoding, WireWrite,
+};
+use idlc_tests::character_client::Character;
+use idlc_tests::simulation::TICK;
+
+use crate::BenchError;
+use crate::format::Encoded;
+use crate::measure::Job;
+
+/// What the sender checks its mirrors against.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Expect {
+    /// No dead reckoning: every mirror is the truth as the encoding quantizes it.
+    Quantized,
+    /// Dead reckoning: every mirrored position within this many metres of the truth.
+    Within(f64),
+}
+
+/// The context of every tick: one tick since the baseline (nothing is lost).
+fn context() -> DeltaContext {
+    DeltaContext::new(TICK)
+}
+
+/// Encodes every tick of `truth` (the baselines: `start`, then each tick's mirrors), decodes
+/// every packet against the receiver's previous state, and checks that the receiver holds the
+/// sender's mirrors, and the mirrors what `expect` says. Returns the packets.
+pub fn prepare<E>(
+    truth: &[Vec<Character>],
+    start: &[Character],
+    expect: Expect,
+) -> Result<Encoded, BenchError>
+where
+    E: Encoding<Style = BitStream>,
+    Character: DeltaCodec<E>,
+{
+    let ctx = context();
+    let mut w = BitWriter::new();
+    let mut packets = Encoded::default();
+    let mut sent = start.to_vec();
+    let mut held = start.to_vec();
+    for (tick, states) in truth.iter().enumerate() {
+        w.clear();
+        let mirrors = states
+            .iter()
+            .zip(&sent)
+            .map(|(c, base)| DeltaCodec::<E>::encode_delta_to(c, base, &ctx, &mut w))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(BenchError::with(E::NAME))?;
+        let packet = w.finish();
+        let mut r = BitReader::new(packet);
+        let received = held
+            .iter()
+            .map(|base| <Character as DeltaCodec<E>>::decode_delta_from(base, &ctx, &mut r))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(BenchError::with(E::NAME))?;
+        assert!(
+            received == mirrors,
+            "{}: tick {tick}: the receiver differs from the mirror",
+            E::NAME
+        );
+        for (mirror, c) in mirrors.iter().zip(states) {
+            match expect {
+                Expect::Quantized => assert!(
+                    Ok(mirror) == c.quantized_with::<E>().as_ref(),
+                    "{}: tick {tick}: a mirror is not the quantized truth",
+                    E::NAME
+                ),
+                Expect::Within(limit) => {
+                    let off = (mirror.x - c.x).abs().max((mirror.y - c.y).abs());
+                    assert!(
+                        off <= limit + 1e-9,
+                        "{}: tick {tick}: a position is {off} m off",
+                        E::NAME
+                    );
+                }
+            }
+        }
+        packets.push(packet);
+        sent = mirrors;
+        held = received;
+    }
+    Ok(packets)
+}
+
+/// The timed jobs, per tick: encoding (every Character against the previous mirrors, keeping
+/// the new mirrors) and decoding (every Character of a packet against the previous state).
+pub fn jobs<'a, E>(
+    truth: &'a [Vec<Character>],
+    start: &'a [Character],
+    packets: &'a Encoded,
+) -> [Job<'a>; 2]
+where
+    E: Encoding<Style = BitStream>,
+    Character: DeltaCodec<E>,
+{
+    let ctx = context();
+    let mut w = BitWriter::new();
+    let encode = Job::new(truth.len(), move || {
+        let mut sent = start.to_vec();
+        for states in truth {
+            w.clear();
+            let mut mirrors = Vec::with_capacity(states.len());
+            for (c, base) in states.iter().zip(&sent) {
+                if let Ok(mirror) = DeltaCodec::<E>::encode_delta_to(c, base, &ctx, &mut w) {
+                    mirrors.push(mirror);
+                }
+            }
+            std::hint::black_box(w.finish());
+            sent = mirrors;
+        }
+    });
+    let decode = Job::new(packets.len(), move || {
+        let mut held = start.to_vec();
+        for packet in packets.messages() {
+            let mut r = BitReader::new(packet);
+            let mut next = Vec::with_capacity(held.len());
+            for base in &held {
+                if let Ok(c) = <Character as DeltaCodec<E>>::decode_delta_from(base, &ctx, &mut r) {
+                    next.push(c);
+                }
+            }
+            held = std::hint::black_box(next);
+        }
+    });
+    [encode, decode]
+}

@@ -1,0 +1,163 @@
+//! The mk48 data set (../shared/bench/MK48.md) through the code generated from schemas/mk48.idl:
+//! every update round-trips in the lossless encodings and arrives quantized to 1 cm in the lossy
+//! one, every encoded size lies within what `idlc report` predicts, and the generator draws
+//! what MK48.md describes.
+
+use std::path::{Path, PathBuf};
+
+use idlc::report::StructReport;
+use idlc::{Inputs, compile};
+use idlc_runtime::{BitWriter, Codec, Encoding, WireWrite};
+use idlc_tests::mk48::{
+    Contact, EntityType, Guidance, MK48, MK48_LOSSY, MK48_PLAIN, TerrainUpdate, Transform, Update,
+};
+use idlc_tests::mk48_data;
+
+fn schemas(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../schemas")
+        .join(name)
+}
+
+fn reports() -> Vec<StructReport> {
+    let inputs = Inputs {
+        idl: vec![schemas("mk48.idl")],
+        encodings: vec![schemas("mk48.enc")],
+        mappings: vec![schemas("mk48.map")],
+        side: Some("Game".into()),
+    };
+    let compilation = compile(&inputs).expect("the schemas are readable");
+    assert!(
+        !compilation.has_errors() && compilation.diagnostics.is_empty(),
+        "{}",
+        compilation.sources.render_plain(&compilation.diagnostics)
+    );
+    idlc::report::report(&compilation.ir)
+}
+
+/// The encoded bytes of one value in `E`, on its own.
+fn bytes<E: Encoding, T: Codec<E>>(value: &T) -> usize {
+    idlc_runtime::to_bytes::<E, T>(value)
+        .expect("a valid value")
+        .len()
+}
+
+#[test]
+fn the_data_set_is_what_mk48_md_describes() {
+    let updates = mk48_data::updates();
+    assert_eq!(updates.len(), 1000);
+    assert_eq!(updates, mk48_data::updates(), "a fixed seed");
+    let contacts: Vec<&Contact> = updates.iter().flat_map(|u| &u.contacts).collect();
+    for u in &updates {
+        assert!((20..40).contains(&u.contacts.len()));
+        assert!((3..10).contains(&u.terrain_updates.len()));
+        assert!(u.world_radius > 1600.0 && u.world_radius < 2550.0);
+    }
+    let visible = contacts.iter().filter(|c| c.entity_type.is_some()).count();
+    let share = visible as f64 / contacts.len() as f64;
+    assert!((0.67..0.73).contains(&share), "visible: {share}");
+    let g5 = contacts
+        .iter()
+        .filter(|c| c.entity_type == Some(EntityType::G5))
+        .count();
+    // G5 is 13.16 of 44.86 of the visible contacts.
+    let g5_share = g5 as f64 / visible as f64;
+    assert!((0.27..0.32).contains(&g5_share), "G5: {g5_share}");
+    for c in contacts {
+        assert_eq!(c.player_id.is_some(), c.entity_type.is_some());
+        if c.entity_type.is_none() {
+            assert!(c.reloads.is_empty() && c.turret_angles.is_empty());
+        }
+        assert!(c.transform.altitude == 0 || (-120..-35).contains(&c.transform.altitude));
+    }
+}
+
+#[test]
+fn every_update_round_trips_in_the_lossless_encodings() {
+    let updates = mk48_data::updates();
+    let mut w = BitWriter::new();
+    for u in &updates {
+        w.clear();
+        u.encode(&mut w).expect("valid");
+        assert_eq!(&Update::from_bytes(w.finish()).expect("decodes"), u);
+        let plain = u.to_bytes_with::<MK48_PLAIN>().expect("valid");
+        assert_eq!(
+            &Update::from_bytes_with::<MK48_PLAIN>(&plain).expect("decodes"),
+            u
+        );
+    }
+}
+
+#[test]
+fn the_lossy_encoding_keeps_positions_to_a_centimetre() {
+    for u in mk48_data::updates().iter().take(200) {
+        let bytes = u.to_bytes_with::<MK48_LOSSY>().expect("valid");
+        let back = Update::from_bytes_with::<MK48_LOSSY>(&bytes).expect("decodes");
+        assert_eq!(back, u.quantized_with::<MK48_LOSSY>().expect("valid"));
+        for (sent, got) in u.contacts.iter().zip(&back.contacts) {
+            let (a, b) = (&sent.transform, &got.transform);
+            // Half a centimetre, and the f32 the game holds.
+            assert!((a.x - b.x).abs() <= 0.005 + 1e-4 && (a.y - b.y).abs() <= 0.005 + 1e-4);
+            assert_eq!((a.angle, a.velocity), (b.angle, b.velocity));
+        }
+        assert!(bytes.len() < u.to_bytes().expect("valid").len());
+    }
+}
+
+/// Every value's size lies within the report's least..most bytes; fixed-width structs take
+/// exactly their reported bytes.
+fn check_sizes<E: Encoding>(reports: &[StructReport], updates: &[Update])
+where
+    Update: Codec<E>,
+    Contact: Codec<E>,
+    Guidance: Codec<E>,
+    Transform: Codec<E>,
+    TerrainUpdate: Codec<E>,
+{
+    let find = |name: &str| {
+        reports
+            .iter()
+            .find(|r| r.encoding == E::NAME && r.name == name)
+            .unwrap_or_else(|| panic!("no report of {name} in {}", E::NAME))
+            .total
+            .bytes()
+    };
+    let within = |name: &str, len: usize| {
+        let b = find(name);
+        let len = len as u64;
+        assert!(
+            len >= b.min && b.max.is_none_or(|max| len <= max),
+            "{name} in {}: {len} bytes, reported {b}",
+            E::NAME
+        );
+    };
+    for u in updates {
+        within("Update", bytes::<E, _>(u));
+        for c in &u.contacts {
+            within("Contact", bytes::<E, _>(c));
+            assert_eq!(bytes::<E, _>(&c.guidance) as u64, find("Guidance").min);
+            assert_eq!(bytes::<E, _>(&c.transform) as u64, find("Transform").min);
+        }
+        for t in &u.terrain_updates {
+            within("TerrainUpdate", bytes::<E, _>(t));
+        }
+    }
+}
+
+#[test]
+fn every_size_is_within_the_report() {
+    let reports = reports();
+    for name in ["Guidance", "Transform"] {
+        for encoding in ["MK48", "MK48_PLAIN", "MK48_LOSSY"] {
+            let r = reports
+                .iter()
+                .find(|r| r.encoding == encoding && r.name == name)
+                .expect("reported");
+            assert!(r.total.is_fixed(), "{name} in {encoding}");
+        }
+    }
+    let updates = mk48_data::updates_from(mk48_data::SEED, 100);
+    check_sizes::<MK48>(&reports, &updates);
+    check_sizes::<MK48_PLAIN>(&reports, &updates);
+    check_sizes::<MK48_LOSSY>(&reports, &updates);
+}
