@@ -18,6 +18,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         seed("myencoding2.enc"),
         seed("myencodinga.enc"),
     ];
+    let world = [
+        seed("character.idl"),
+        schemas("item.idl"),
+        schemas("world.idl"),
+    ];
     for (side, map, file) in [
         ("Client", "client.map", "character_client.rs"),
         ("Server", "server.map", "character_server.rs"),
@@ -32,7 +37,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         for encoding in &seed_encodings {
             builder = builder.encoding(encoding);
         }
-        builder.compile(&character)?;
+        builder.encoding(schemas("world.enc")).compile(&world)?;
     }
     // MYENCODINGA sends the angle as raw FLOAT64, which client.map's `f32 angle` cannot hold:
     // W0402, expected (checked by the compiler's tests), not repeated on every build.

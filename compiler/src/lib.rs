@@ -15,6 +15,7 @@ pub mod compat;
 pub mod config;
 pub mod diagnostics;
 pub mod front;
+pub mod interpret;
 pub mod ir;
 pub mod load;
 pub mod report;

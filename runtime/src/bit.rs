@@ -195,6 +195,21 @@ impl WireWrite for BitWriter {
         Ok(())
     }
 
+    #[inline]
+    fn write_bools<I: IntoIterator<Item = bool>>(&mut self, bools: I) -> Result<(), EncodeError> {
+        let (mut word, mut filled) = (0u64, 0u32);
+        for value in bools {
+            word |= u64::from(value) << filled;
+            filled += 1;
+            if filled == 64 {
+                self.put(word, 64);
+                (word, filled) = (0, 0);
+            }
+        }
+        self.put(word, filled);
+        Ok(())
+    }
+
     /// Inlined into every call site, where `group_bits` is a constant: a value of one or two
     /// groups (every `VLQ(7)` below 16,384) is one `put` of a word computed with shifts and
     /// masks; longer values go to [`BitWriter::write_vlq_long`].
@@ -267,16 +282,19 @@ impl WireWrite for BitWriter {
         Ok(())
     }
 
+    #[inline]
     fn finish(&mut self) -> &[u8] {
         self.pad_and_flush();
         &self.buf
     }
 
+    #[inline]
     fn into_bytes(mut self) -> Vec<u8> {
         self.pad_and_flush();
         self.buf
     }
 
+    #[inline]
     fn clear(&mut self) {
         self.buf.clear();
         self.scratch = 0;
@@ -653,6 +671,11 @@ impl<'a> WireRead<'a> for BitReader<'a> {
         }
     }
 
+    #[inline]
+    fn read_bool_bits(&mut self, count: u32) -> Result<u64, DecodeError> {
+        self.read_bits(count)
+    }
+
     /// Inlined into every call site, where the arguments are constants: a VLQ of one or two
     /// groups (every `VLQ(7)` below 16,384) is one load, two bit tests and the checks of a
     /// minimal encoding; anything else (longer, malformed, near the end of the input) goes to
@@ -716,6 +739,7 @@ impl<'a> WireRead<'a> for BitReader<'a> {
         Ok(())
     }
 
+    #[inline]
     fn enter_extension(&mut self) -> Result<Option<u64>, DecodeError> {
         if !self.read_fence_present()? {
             return Ok(None);
@@ -730,6 +754,7 @@ impl<'a> WireRead<'a> for BitReader<'a> {
         Ok(Some(outer))
     }
 
+    #[inline]
     fn leave_extension(&mut self, outer_end: u64) {
         self.pos = self.end;
         self.end = outer_end.max(self.end);

@@ -140,14 +140,17 @@ impl WireWrite for ByteWriter {
         Ok(())
     }
 
+    #[inline]
     fn finish(&mut self) -> &[u8] {
         &self.buf
     }
 
+    #[inline]
     fn into_bytes(self) -> Vec<u8> {
         self.buf
     }
 
+    #[inline]
     fn clear(&mut self) {
         self.buf.clear();
     }
@@ -346,6 +349,7 @@ impl<'a> WireRead<'a> for ByteReader<'a> {
         self.read_raw_bytes(bits / 8).map(|_| ())
     }
 
+    #[inline]
     fn enter_extension(&mut self) -> Result<Option<u64>, DecodeError> {
         if !self.read_fence_present()? {
             return Ok(None);
@@ -361,6 +365,7 @@ impl<'a> WireRead<'a> for ByteReader<'a> {
         Ok(Some(outer))
     }
 
+    #[inline]
     fn leave_extension(&mut self, outer_end: u64) {
         self.pos = self.end;
         let outer = usize::try_from(outer_end).unwrap_or(self.data.len());

@@ -86,6 +86,25 @@ pub trait Collection {
     /// assert_eq!(v.back(), Some(&'x'));
     /// ```
     fn push(&mut self, item: Self::Item);
+
+    /// Appends every element of `items` (by default one [`Collection::push`] each; `Vec`
+    /// extends in one go).
+    ///
+    /// ```
+    /// use idlc_runtime::Collection;
+    /// let mut v = vec![1];
+    /// Collection::extend_from(&mut v, [2, 3]);
+    /// assert_eq!(v, [1, 2, 3]);
+    /// ```
+    #[inline]
+    fn extend_from<I: IntoIterator<Item = Self::Item>>(&mut self, items: I)
+    where
+        Self: Sized,
+    {
+        for item in items {
+            self.push(item);
+        }
+    }
 }
 
 impl<T> Collection for Vec<T> {
@@ -113,6 +132,11 @@ impl<T> Collection for Vec<T> {
     #[inline]
     fn push(&mut self, item: T) {
         Vec::push(self, item);
+    }
+
+    #[inline]
+    fn extend_from<I: IntoIterator<Item = T>>(&mut self, items: I) {
+        Extend::extend(self, items);
     }
 }
 

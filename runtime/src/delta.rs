@@ -111,12 +111,13 @@ impl DeadReckoningAxis {
     /// assert_eq!(axis.extrapolate(4, v, &DeltaContext::new(1.0)), 6);
     /// assert_eq!(axis.extrapolate(4, v, &DeltaContext::new(100.0)), 20); // clamped
     /// ```
+    #[inline]
     #[must_use]
     pub fn extrapolate(&self, pos_step: u64, vel_step: u64, ctx: &DeltaContext) -> u64 {
         let (first, steps) = (self.position.first(), self.position.steps());
         let base = pos_step.clamp(first, steps);
         let v = self.velocity.dequantize(vel_step);
-        let displacement = (v * ctx.elapsed / self.position.resolution()).round();
+        let displacement = round_half_away(v * ctx.elapsed / self.position.resolution());
         if !displacement.is_finite() {
             return base;
         }
@@ -139,6 +140,7 @@ impl DeadReckoningAxis {
     /// let axis = DeadReckoningAxis::new(fp, FixedPoint::new(-1.0, 1.0, 0.5).unwrap());
     /// assert_eq!(axis.predict(4, 2, &DeltaContext::new(3.0)), 2.0); // v = 0
     /// ```
+    #[inline]
     #[must_use]
     pub fn predict(&self, pos_step: u64, vel_step: u64, ctx: &DeltaContext) -> f64 {
         self.position
@@ -157,6 +159,7 @@ impl DeadReckoningAxis {
     /// );
     /// assert_eq!(axis.predict_from(50.0, 2.0, &DeltaContext::new(0.5)), 51.0);
     /// ```
+    #[inline]
     #[must_use]
     pub fn predict_from(&self, position: f64, velocity: f64, ctx: &DeltaContext) -> f64 {
         self.predict(
@@ -178,6 +181,7 @@ impl DeadReckoningAxis {
     /// assert!(!axis.needs_update(2.2, 4, 2, &ctx, 0.25));
     /// assert!(axis.needs_update(2.3, 4, 2, &ctx, 0.25));
     /// ```
+    #[inline]
     #[must_use]
     pub fn needs_update(
         &self,
@@ -267,8 +271,65 @@ pub fn read_index_gap<'a, R: WireRead<'a>>(r: &mut R) -> Result<u64, DecodeError
         .ok_or_else(|| DecodeError::new(DecodeErrorKind::ValueOutOfRange, start))
 }
 
+/// `x.round()` (half away from zero) without the library call `f64::round` compiles to on
+/// x86-64 without SSE4.1: through i64 below 2^52, where every f64 with a fraction lies; NaN and
+/// infinities pass through.
+#[inline]
+fn round_half_away(x: f64) -> f64 {
+    if x.abs() < 4_503_599_627_370_496.0 {
+        let t = x as i64;
+        let frac = x - t as f64;
+        let r = if frac >= 0.5 {
+            t + 1
+        } else if frac <= -0.5 {
+            t - 1
+        } else {
+            t
+        };
+        // The sign of a zero result as `f64::round` gives it (-0.4 rounds to -0.0).
+        (r as f64).copysign(x)
+    } else {
+        x
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn round_half_away_is_f64_round() {
+        let cases = [
+            0.0,
+            -0.0,
+            0.5,
+            -0.5,
+            1.5,
+            -1.5,
+            2.5,
+            0.499_999_999_999_999_94,
+            -2.4999,
+            1e15 + 0.5,
+            4_503_599_627_370_495.5,
+            4_503_599_627_370_497.0,
+            1e300,
+            -1e300,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        ];
+        for x in cases {
+            assert_eq!(
+                super::round_half_away(x).to_bits(),
+                x.round().to_bits(),
+                "{x}"
+            );
+        }
+        assert!(super::round_half_away(f64::NAN).is_nan());
+        let mut x = -1000.0;
+        while x < 1000.0 {
+            assert_eq!(super::round_half_away(x), x.round(), "{x}");
+            x += 0.0625 + 1e-9;
+        }
+    }
+
     use super::*;
     use crate::{BitReader, BitWriter, ByteReader, ByteWriter};
 

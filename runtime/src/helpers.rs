@@ -556,6 +556,73 @@ where
     }
 }
 
+/// Writes a BOOL in `bits` bits (`BIT(n)` of a width the stream does not use for BOOLs), as
+/// 0 or 1.
+///
+/// ```
+/// use idlc_runtime::{write_wide_bool, BitWriter, WireWrite};
+/// let mut w = BitWriter::new();
+/// write_wide_bool(&mut w, true, 3).unwrap();
+/// assert_eq!((w.bits_written(), w.finish()), (3, &[1][..]));
+/// ```
+#[inline]
+pub fn write_wide_bool<W: WireWrite>(w: &mut W, value: bool, bits: u32) -> Result<(), EncodeError> {
+    write_ranged(w, u8::from(value), 0, 1, bits)
+}
+
+/// Reads a BOOL written by [`write_wide_bool`]; any value but 0 and 1 is
+/// [`DecodeErrorKind::ValueOutOfRange`].
+///
+/// ```
+/// use idlc_runtime::{read_wide_bool, BitReader};
+/// assert_eq!(read_wide_bool(&mut BitReader::new(&[1]), 3), Ok(true));
+/// assert!(read_wide_bool(&mut BitReader::new(&[2]), 3).is_err());
+/// ```
+#[inline]
+pub fn read_wide_bool<'a, R: WireRead<'a>>(r: &mut R, bits: u32) -> Result<bool, DecodeError> {
+    Ok(read_ranged::<R, u8>(r, 0, 1, bits)? == 1)
+}
+
+/// Reads `count` BOOLs (a count already read and checked against its bound) into a new
+/// collection, as [`read_elements`] with [`WireRead::read_bool`] would, up to 64 at a time:
+/// `count * min_element_bits` must fit in the bits left ([`DecodeErrorKind::LengthOverBound`]).
+///
+/// ```
+/// use idlc_runtime::{read_bool_elements, BitReader, DecodeErrorKind};
+/// let v: Vec<bool> = read_bool_elements(&mut BitReader::new(&[0b110]), 3, 1).unwrap();
+/// assert_eq!(v, [false, true, true]);
+/// let e = read_bool_elements::<_, Vec<bool>>(&mut BitReader::new(&[0]), 9, 1);
+/// assert_eq!(e.unwrap_err().kind, DecodeErrorKind::LengthOverBound);
+/// ```
+#[inline]
+pub fn read_bool_elements<'a, R, C>(
+    r: &mut R,
+    count: u64,
+    min_element_bits: u64,
+) -> Result<C, DecodeError>
+where
+    R: WireRead<'a>,
+    C: Collection<Item = bool> + Default,
+{
+    let fits = count
+        .checked_mul(min_element_bits.max(1))
+        .is_some_and(|need| need <= r.bits_remaining());
+    let count = match usize::try_from(count) {
+        Ok(count) if fits => count,
+        _ => return Err(r.error(DecodeErrorKind::LengthOverBound)),
+    };
+    let mut out = C::default();
+    out.reserve(count);
+    let mut left = count;
+    while left > 0 {
+        let run = left.min(64);
+        let word = r.read_bool_bits(run as u32)?;
+        out.extend_from((0..run).map(|i| word >> i & 1 != 0));
+        left -= run;
+    }
+    Ok(out)
+}
+
 /// Writes a bounded length or count in `bits` bits; one over `max` is
 /// [`EncodeErrorKind::LengthOverBound`].
 ///

@@ -88,9 +88,9 @@ pub use fixed::{FixedPoint, MAX_FIXED_POINT_STEPS, fixed_point_steps};
 pub use framing::{FRAME_HEADER_BYTES, frame, frame_into, packet_crc, protocol_hash, unframe};
 pub use helpers::{
     VlqMode, check_numeric, enumerator, numeric_in_range, read_aligned_bytes, read_aligned_str,
-    read_bounded_length, read_elements, read_enum, read_fixed, read_huffman, read_ranged,
-    read_vlq_int, utf8, write_aligned_bytes, write_bounded_length, write_enum, write_fixed,
-    write_huffman, write_ranged, write_vlq_int,
+    read_bool_elements, read_bounded_length, read_elements, read_enum, read_fixed, read_huffman,
+    read_ranged, read_vlq_int, read_wide_bool, utf8, write_aligned_bytes, write_bounded_length,
+    write_enum, write_fixed, write_huffman, write_ranged, write_vlq_int, write_wide_bool,
 };
 pub use int::{
     bits_required, bits_required_i128, bits_required_signed, byte_width, zigzag_decode,

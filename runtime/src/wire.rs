@@ -101,6 +101,26 @@ pub trait WireWrite: Default {
     /// ```
     fn write_bool(&mut self, value: bool) -> Result<(), EncodeError>;
 
+    /// Writes a run of BOOLs, each as [`WireWrite::write_bool`] writes it (a BITSTREAM packs
+    /// them a word at a time).
+    ///
+    /// ```
+    /// use idlc_runtime::{BitWriter, WireWrite};
+    /// let mut w = BitWriter::new();
+    /// w.write_bools([true, false, true]).unwrap();
+    /// assert_eq!(w.finish(), &[0b101]);
+    /// ```
+    #[inline]
+    fn write_bools<I: IntoIterator<Item = bool>>(&mut self, bools: I) -> Result<(), EncodeError>
+    where
+        Self: Sized,
+    {
+        for value in bools {
+            self.write_bool(value)?;
+        }
+        Ok(())
+    }
+
     /// Writes `value` as `VLQ(group_bits)` (`group_bits` in 1..=32; LEB128 in a BYTESTREAM).
     ///
     /// ```
@@ -554,6 +574,27 @@ pub trait WireRead<'a>: Sized {
     /// assert!(r.read_bool().unwrap());
     /// ```
     fn read_bool(&mut self) -> Result<bool, DecodeError>;
+
+    /// Reads `count` BOOLs (`count <= 64`) into the low bits of a word, the first in bit 0, with
+    /// the checks of [`WireRead::read_bool`] (a BITSTREAM reads them at once).
+    ///
+    /// ```
+    /// use idlc_runtime::{BitReader, WireRead};
+    /// let mut r = BitReader::new(&[0b101]);
+    /// assert_eq!(r.read_bool_bits(3).unwrap(), 0b101);
+    /// assert!(r.read_bool_bits(65).is_err());
+    /// ```
+    #[inline]
+    fn read_bool_bits(&mut self, count: u32) -> Result<u64, DecodeError> {
+        if count > 64 {
+            return Err(self.error(DecodeErrorKind::InvalidArgument));
+        }
+        let mut word = 0;
+        for i in 0..count {
+            word |= u64::from(self.read_bool()?) << i;
+        }
+        Ok(word)
+    }
 
     /// Reads a `VLQ(group_bits)` of a type `type_bits` wide (1..=64): rejects more groups than
     /// `ceil(type_bits / group_bits)`, a value of `type_bits` or more bits, and a non-minimal

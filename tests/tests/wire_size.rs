@@ -378,3 +378,31 @@ fn arena_fixed_widths_by_hand() {
         30
     );
 }
+
+/// `BIT(3)` on a BOOL (schemas/edge.enc, `Odd`) sends 3 bits, as `idlc report` counts them,
+/// and the reader refuses the six values that are not 0 or 1.
+#[test]
+fn a_bool_under_bit_n_takes_n_bits() {
+    use idlc_tests::edge::{Keywords, Odd, Only};
+    let reports = report(vec![schemas("edge.idl")], vec![schemas("edge.enc")]);
+    let keywords = find(&reports, "Odd", "Keywords");
+    let matched = keywords.field("match").expect("a row for `match`");
+    assert_eq!((matched.cost.min, matched.cost.max), (3, Some(3)));
+    let value = Keywords {
+        r#type: 0,
+        r#match: true,
+        self_: 3,
+        r#fn: Only::Alone,
+    };
+    // type: VLQ(3) 0 in 4 bits; match: 001 in bits 4-6; self_: 3 in the 8 bits from bit 7.
+    let bytes = value.to_bytes_with::<Odd>().unwrap();
+    assert_eq!(bytes, [0b1001_0000, 0b0000_0001]);
+    assert_eq!(Keywords::from_bytes_with::<Odd>(&bytes).unwrap(), value);
+    for step in 2..8u8 {
+        let bad = [bytes[0] & 0x8f | step << 4, bytes[1]];
+        assert!(
+            Keywords::from_bytes_with::<Odd>(&bad).is_err(),
+            "step {step}"
+        );
+    }
+}

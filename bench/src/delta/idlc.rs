@@ -4,7 +4,7 @@
 use idlc_runtime::{
     BitReader, BitStream, BitWriter, DeltaCodec, DeltaContext, Encoding, WireWrite,
 };
-use idlc_tests::character_client::Character;
+use idlc_tests::character_client::{Character, World};
 use idlc_tests::simulation::TICK;
 
 use crate::BenchError;
@@ -124,6 +124,86 @@ where
                 }
             }
             held = std::hint::black_box(next);
+        }
+    });
+    [encode, decode]
+}
+
+/// Encodes every tick of `truth` as one `World` delta against the previous tick's mirror (the
+/// Characters an element-wise DELTA SEQUENCE: an unchanged one costs nothing), decodes it
+/// against the receiver's previous World, and checks the receiver against the mirror and the
+/// mirror as [`prepare`] does. Returns the packets.
+pub fn prepare_world<E>(
+    truth: &[World],
+    start: &World,
+    expect: Expect,
+) -> Result<Encoded, BenchError>
+where
+    E: Encoding<Style = BitStream>,
+    World: DeltaCodec<E>,
+    Character: DeltaCodec<E>,
+{
+    let ctx = context();
+    let mut w = BitWriter::new();
+    let mut packets = Encoded::default();
+    let (mut sent, mut held) = (start.clone(), start.clone());
+    for (tick, world) in truth.iter().enumerate() {
+        w.clear();
+        let mirror = DeltaCodec::<E>::encode_delta_to(world, &sent, &ctx, &mut w)
+            .map_err(BenchError::with(E::NAME))?;
+        let packet = w.finish();
+        let received =
+            <World as DeltaCodec<E>>::decode_delta_from(&held, &ctx, &mut BitReader::new(packet))
+                .map_err(BenchError::with(E::NAME))?;
+        assert!(
+            received == mirror,
+            "{} World: tick {tick}: the receiver differs from the mirror",
+            E::NAME
+        );
+        for (m, c) in mirror.characters.iter().zip(&world.characters) {
+            let ok = match expect {
+                Expect::Quantized => Ok(m) == c.quantized_with::<E>().as_ref(),
+                Expect::Within(limit) => (m.x - c.x).abs().max((m.y - c.y).abs()) <= limit + 1e-9,
+            };
+            assert!(
+                ok,
+                "{} World: tick {tick}: a mirror is off the truth",
+                E::NAME
+            );
+        }
+        packets.push(packet);
+        sent = mirror;
+        held = received;
+    }
+    Ok(packets)
+}
+
+/// The timed jobs of [`prepare_world`]'s packets, per tick: encoding the World against the
+/// previous mirror, and decoding a packet against the previous World.
+pub fn world_jobs<'a, E>(truth: &'a [World], start: &'a World, packets: &'a Encoded) -> [Job<'a>; 2]
+where
+    E: Encoding<Style = BitStream>,
+    World: DeltaCodec<E>,
+{
+    let ctx = context();
+    let mut w = BitWriter::new();
+    let encode = Job::new(truth.len(), move || {
+        let mut sent = start.clone();
+        for world in truth {
+            w.clear();
+            if let Ok(mirror) = DeltaCodec::<E>::encode_delta_to(world, &sent, &ctx, &mut w) {
+                sent = mirror;
+            }
+            std::hint::black_box(w.finish());
+        }
+    });
+    let decode = Job::new(packets.len(), move || {
+        let mut held = start.clone();
+        for packet in packets.messages() {
+            let mut r = BitReader::new(packet);
+            if let Ok(next) = <World as DeltaCodec<E>>::decode_delta_from(&held, &ctx, &mut r) {
+                held = std::hint::black_box(next);
+            }
         }
     });
     [encode, decode]

@@ -2,13 +2,15 @@
 //! through `trajectory`): 200 Characters for 600 ticks at 60 Hz, nothing lost, so every codec
 //! sees the same baselines. Per tick every Character is encoded against the previous tick's
 //! state: idlc's MYENCODING1 (`encode_delta` against the previous mirror), MYENCODING2 (delta
-//! plus dead reckoning, `elapsed` one tick), and delta-pack 0.3 with its floats quantized at 0.01.
+//! plus dead reckoning, `elapsed` one tick), each once per Character and once as one `World`
+//! (schemas/world.idl: the Characters as a DELTA SEQUENCE) per tick, and delta-pack 0.3 with its
+//! floats quantized at 0.01, once per tick and once per Character.
 
 pub mod deltapack;
 pub mod idlc;
 pub mod model;
 
-use idlc_tests::character_client::{Character, MYENCODING1, MYENCODING2};
+use idlc_tests::character_client::{Character, MYENCODING1, MYENCODING2, World};
 use idlc_tests::simulation::{Population, trajectory};
 
 use crate::BenchError;
@@ -43,9 +45,11 @@ pub struct Row {
 }
 
 /// The rows' names, in order.
-pub const NAMES: [&str; 4] = [
-    "idlc MYENCODING1 (delta)",
-    "idlc MYENCODING2 (delta + dead reckoning)",
+pub const NAMES: [&str; 6] = [
+    "idlc MYENCODING1 (delta, one message per Character)",
+    "idlc MYENCODING2 (delta + dead reckoning, one message per Character)",
+    "idlc MYENCODING1 (delta, one World per tick)",
+    "idlc MYENCODING2 (delta + dead reckoning, one World per tick)",
     "delta-pack (one message per tick)",
     "delta-pack (one message per Character)",
 ];
@@ -56,10 +60,14 @@ pub struct Prepared {
     pub truth: Vec<Vec<Character>>,
     /// Before tick 1: every Character at its default with its id (both sides' baseline).
     pub start: Vec<Character>,
+    /// The true states as Worlds.
+    pub worlds: Vec<World>,
+    /// `start` as a World.
+    pub start_world: World,
     /// The same in delta-pack's model.
     pub states: States,
     /// Per codec of [`NAMES`], its packets (one per tick; per Character for the last).
-    pub encoded: [Encoded; 4],
+    pub encoded: [Encoded; 6],
 }
 
 impl Prepared {
@@ -80,15 +88,29 @@ impl Prepared {
             start: snapshot(&start),
             ticks: truth.iter().map(|tick| snapshot(tick)).collect(),
         };
+        let worlds: Vec<World> = truth
+            .iter()
+            .map(|tick| World {
+                characters: tick.clone(),
+            })
+            .collect();
+        let start_world = World {
+            characters: start.clone(),
+        };
+        let dead_reckoning = Expect::Within(DEAD_RECKONING_LIMIT);
         let encoded = [
             idlc::prepare::<MYENCODING1>(&truth, &start, Expect::Quantized)?,
-            idlc::prepare::<MYENCODING2>(&truth, &start, Expect::Within(DEAD_RECKONING_LIMIT))?,
+            idlc::prepare::<MYENCODING2>(&truth, &start, dead_reckoning)?,
+            idlc::prepare_world::<MYENCODING1>(&worlds, &start_world, Expect::Quantized)?,
+            idlc::prepare_world::<MYENCODING2>(&worlds, &start_world, dead_reckoning)?,
             deltapack::prepare_snapshots(&states)?,
             deltapack::prepare_characters(&states)?,
         ];
         Ok(Self {
             truth,
             start,
+            worlds,
+            start_world,
             states,
             encoded,
         })
@@ -96,10 +118,21 @@ impl Prepared {
 
     /// Per codec of [`NAMES`], its encode job and its decode job (units: ticks).
     pub fn jobs(&self) -> Vec<Job<'_>> {
-        let [one, two, snapshots, characters] = &self.encoded;
+        let [one, two, world_one, world_two, snapshots, characters] = &self.encoded;
+        let (worlds, start_world) = (&self.worlds, &self.start_world);
         let mut all = Vec::new();
         all.extend(idlc::jobs::<MYENCODING1>(&self.truth, &self.start, one));
         all.extend(idlc::jobs::<MYENCODING2>(&self.truth, &self.start, two));
+        all.extend(idlc::world_jobs::<MYENCODING1>(
+            worlds,
+            start_world,
+            world_one,
+        ));
+        all.extend(idlc::world_jobs::<MYENCODING2>(
+            worlds,
+            start_world,
+            world_two,
+        ));
         all.extend(deltapack::snapshot_jobs(&self.states, snapshots));
         all.extend(deltapack::character_jobs(&self.states, characters));
         all

@@ -6,9 +6,12 @@
 
 pub mod check;
 pub mod compat;
+pub mod decode;
+pub mod encode;
 pub mod r#gen;
 pub mod inputs;
 pub mod ir;
+pub mod measure;
 pub mod report;
 
 use std::io::{self, IsTerminal};
@@ -45,6 +48,12 @@ pub enum Command {
     Ir(ir::IrArgs),
     /// Check that NEW is a fenced backward-compatible extension of OLD (for CI).
     CheckCompat(compat::CompatArgs),
+    /// Decode bytes of a type as JSON (or `--format explain`), with no generated code.
+    Decode(decode::DecodeArgs),
+    /// Encode a JSON value of a type into bytes (hex), with no generated code.
+    Encode(encode::EncodeArgs),
+    /// Encode a trace of values (JSON lines) in each encoding; rank them by size.
+    Measure(measure::MeasureArgs),
 }
 
 /// How a command ended; its exit code.
@@ -83,6 +92,9 @@ pub fn run(cli: &Cli) -> Status {
         Command::Report(args) => args.run(),
         Command::Ir(args) => args.run(),
         Command::CheckCompat(args) => args.run(),
+        Command::Decode(args) => args.run(),
+        Command::Encode(args) => args.run(),
+        Command::Measure(args) => args.run(),
     }
 }
 

@@ -239,10 +239,12 @@ fn nested_form(
         // extension follows; skip it.
         let marker = &ctx.marker;
         return quote! {
+            #[inline]
             fn encode_nested_to(&self, w: &mut #writer) -> #result<(), ::idlc_runtime::EncodeError> {
                 ::idlc_runtime::Codec::<#marker>::encode_to(self, w)
             }
 
+            #[inline]
             fn decode_nested_from(r: &mut #reader) -> #result<Self, ::idlc_runtime::DecodeError> {
                 let value = <Self as ::idlc_runtime::Codec<#marker>>::decode_from(r)?;
                 ::idlc_runtime::skip_extension(r)?;

@@ -294,11 +294,13 @@ fn api_impl(
     Ok(quote! {
         impl #name {
             /// Encodes `self` in [`DefaultEncoding`]: the full form, every field.
+            #[inline]
             pub fn to_bytes(&self) -> #result<#vec<u8>, ::idlc_runtime::EncodeError> {
                 ::idlc_runtime::to_bytes::<DefaultEncoding, Self>(self)
             }
 
             /// Decodes a value written by [`Self::to_bytes`]; any malformed input is an error.
+            #[inline]
             pub fn from_bytes(bytes: &[u8]) -> #result<Self, ::idlc_runtime::DecodeError> {
                 ::idlc_runtime::from_bytes::<DefaultEncoding, Self>(bytes)
             }
@@ -320,11 +322,13 @@ fn api_impl(
             }
 
             /// Appends `self` in [`DefaultEncoding`] to a writer you reuse.
+            #[inline]
             pub fn encode(&self, w: &mut #writer) -> #result<(), ::idlc_runtime::EncodeError> {
                 ::idlc_runtime::Codec::<DefaultEncoding>::encode_to(self, w)
             }
 
             /// Reads one value in [`DefaultEncoding`] from a reader.
+            #[inline]
             pub fn decode(r: &mut #reader) -> #result<Self, ::idlc_runtime::DecodeError> {
                 <Self as ::idlc_runtime::Codec<DefaultEncoding>>::decode_from(r)
             }
@@ -356,6 +360,7 @@ fn delta_api_impl(
             /// Appends what changed since `baseline` (the state the receiver holds) in
             /// [`DefaultEncoding`], and returns the mirror: exactly the state the receiver will
             /// reconstruct, the baseline of the next delta once the receiver has it.
+            #[inline]
             pub fn encode_delta(
                 &self,
                 baseline: &Self,
@@ -366,6 +371,7 @@ fn delta_api_impl(
             }
 
             /// Reads a delta written by [`Self::encode_delta`] against the same baseline.
+            #[inline]
             pub fn decode_delta(
                 baseline: &Self,
                 ctx: &::idlc_runtime::DeltaContext,
@@ -375,6 +381,7 @@ fn delta_api_impl(
             }
 
             /// [`Self::encode_delta`] into a new buffer (the mirror is dropped).
+            #[inline]
             pub fn to_delta_bytes(
                 &self,
                 baseline: &Self,
@@ -384,6 +391,7 @@ fn delta_api_impl(
             }
 
             /// Decodes a buffer written by [`Self::to_delta_bytes`] against the same baseline.
+            #[inline]
             pub fn from_delta_bytes(
                 baseline: &Self,
                 ctx: &::idlc_runtime::DeltaContext,

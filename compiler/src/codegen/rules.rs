@@ -9,7 +9,7 @@ use quote::quote;
 use super::idents::{f64_lit, int_lit, rust_type, u32_lit, u64_lit};
 use super::{CodegenError, Ctx};
 use crate::ir::cost::min_bits;
-use crate::ir::{RustType, Type, VlqMapping, WireRule};
+use crate::ir::{RustType, Style, Type, VlqMapping, WireRule, is_default_length};
 
 /// A value to write: a place (`self.x`) or a reference (`item`), so that both `&value` and
 /// `value` (for `Copy` types) can be written without `&*` or `*&`.
@@ -90,6 +90,10 @@ pub fn encode(
     }
     let (r, c, recv) = (v.by_ref(), v.by_val(), v.receiver());
     Ok(match rule {
+        WireRule::Bool { bits } if !is_native_bool(ctx, *bits) => {
+            let bits = u32_lit(*bits);
+            quote!(#rt::write_wide_bool(w, #c, #bits)?;)
+        }
         WireRule::Bool { .. } => quote!(w.write_bool(#c)?;),
         WireRule::Ranged { min, max, bits } => {
             let (min, max, bits) = (int_lit(*min), int_lit(*max), u32_lit(*bits));
@@ -153,6 +157,13 @@ pub fn encode(
                 *max,
                 Val::Expr(quote!(#rt::Collection::len(#r) as u64)),
             )?;
+            if is_plain_bool(ctx, element, element_rust) {
+                return Ok(quote! {
+                    #bind
+                    #count_code
+                    w.write_bools(#rt::Collection::iter(#r).copied())?;
+                });
+            }
             let item = encode(
                 ctx,
                 element,
@@ -232,6 +243,10 @@ pub fn decode(
         return Ok(quote!(#boxed::new(#inner)));
     }
     Ok(match rule {
+        WireRule::Bool { bits } if !is_native_bool(ctx, *bits) => {
+            let bits = u32_lit(*bits);
+            quote!(#rt::read_wide_bool(r, #bits)?)
+        }
         WireRule::Bool { .. } => quote!(r.read_bool()?),
         WireRule::Ranged { min, max, bits } => {
             let (min, max, bits) = (int_lit(*min), int_lit(*max), u32_lit(*bits));
@@ -296,9 +311,15 @@ pub fn decode(
         } => {
             let (element_idl, element_rust) = sequence_parts(idl, rust)?;
             let count_code = decode_length(ctx, count, *max)?;
-            let item = element_reader(ctx, element, element_idl, element_rust)?;
             let min = u64_lit(min_bits(ctx.ir, ctx.encoding, element));
             let collection = ctx.prelude.rust_type(rust)?;
+            if is_plain_bool(ctx, element, element_rust) {
+                return Ok(quote!({
+                    let count = #count_code;
+                    #rt::read_bool_elements::<_, #collection>(r, count, #min)?
+                }));
+            }
+            let item = element_reader(ctx, element, element_idl, element_rust)?;
             let bound = opt_u64(*max);
             quote!({
                 let count = #count_code;
@@ -377,6 +398,23 @@ fn mismatch(rule: &WireRule, idl: &Type, rust: &RustType) -> CodegenError {
 }
 
 /// The element types (IDL, Rust) of a SEQUENCE field.
+/// Whether a BOOL of `bits` bits is what `write_bool` and `read_bool` send in the encoding's
+/// stream (1 bit, or 1 byte in a BYTESTREAM); `BIT(n)` of another width is a ranged integer.
+fn is_native_bool(ctx: &Ctx<'_>, bits: u32) -> bool {
+    let native = match ctx.encoding.style {
+        Style::Bitstream => 1,
+        Style::Bytestream => 8,
+    };
+    bits == native
+}
+
+/// Whether a sequence's elements are native BOOLs held as `bool`, which the runtime reads and
+/// writes as one run (`write_bools`, `read_bool_elements`).
+fn is_plain_bool(ctx: &Ctx<'_>, element: &WireRule, element_rust: &RustType) -> bool {
+    matches!(element, WireRule::Bool { bits } if is_native_bool(ctx, *bits))
+        && *element_rust == RustType::Bool
+}
+
 pub(super) fn sequence_parts<'t>(
     idl: &'t Type,
     rust: &'t RustType,
@@ -518,30 +556,6 @@ fn decode_float(rule: &WireRule, idl: &Type, rust: &RustType) -> TokenStream {
         (true, _) => quote!(f64::from(r.read_f32()?)),
         (false, RustType::F32) => quote!(r.read_f64()? as f32),
         (false, _) => quote!(r.read_f64()?),
-    }
-}
-
-/// Whether a length rule is the built-in one (`bits_required(0, max)` bits, else VLQ(7)), which
-/// the runtime's string and byte helpers write themselves.
-fn is_default_length(length: &WireRule, max: Option<u64>) -> bool {
-    match (length, max) {
-        (
-            WireRule::Ranged {
-                min: 0,
-                max: m,
-                bits,
-            },
-            Some(max),
-        ) => *m == i128::from(max) && *bits == crate::ir::bits_required(0, i128::from(max)),
-        (
-            WireRule::Vlq {
-                group_bits: 7,
-                mapping: VlqMapping::Plain | VlqMapping::Offset,
-                ..
-            },
-            None,
-        ) => true,
-        _ => false,
     }
 }
 

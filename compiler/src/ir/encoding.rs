@@ -233,3 +233,28 @@ pub enum VlqMapping {
     /// `v - min` (ranged integers).
     Offset,
 }
+
+/// Whether a length rule is the built-in one (`bits_required(0, max)` bits, else VLQ(7)), which
+/// the runtime's string, byte and count helpers write themselves (generated code and the
+/// interpreter both call them for it).
+pub fn is_default_length(length: &WireRule, max: Option<u64>) -> bool {
+    match (length, max) {
+        (
+            WireRule::Ranged {
+                min: 0,
+                max: m,
+                bits,
+            },
+            Some(max),
+        ) => *m == i128::from(max) && *bits == super::bits_required(0, i128::from(max)),
+        (
+            WireRule::Vlq {
+                group_bits: 7,
+                mapping: VlqMapping::Plain | VlqMapping::Offset,
+                ..
+            },
+            None,
+        ) => true,
+        _ => false,
+    }
+}

@@ -1,0 +1,221 @@
+//! `idlc decode`: bytes to JSON (or an annotated dump) through the IR interpreter, no codegen.
+//! Also the inputs the interpreter's subcommands share (`decode`, `encode`, `measure`).
+
+use std::io::{Read as _, Write as _};
+use std::path::{Path, PathBuf};
+
+use clap::{Args, ValueEnum};
+
+use super::inputs::{InputArgs, with_compilation};
+use super::{Status, print_error, stderr, usage_error};
+use crate::Compilation;
+use crate::interpret;
+
+/// The inputs of the interpreter's subcommands: IDL files and a data file, an encoding, a type.
+#[derive(Debug, Clone, Args)]
+pub struct InterpretInputs {
+    /// IDL files (named `*.idl`; their IMPORTs are followed) and the data file (any other name,
+    /// or `-` for stdin). Without IDL files, `idlc.toml` in the current directory names them.
+    #[arg(value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// An Encoding file (repeatable). Without one, the built-in encoding `Default`.
+    #[arg(short, long = "encoding", value_name = "FILE")]
+    pub encoding: Vec<PathBuf>,
+    /// A Mapping file (repeatable; names only matter to generated code).
+    #[arg(short, long = "mapping", value_name = "FILE")]
+    pub mapping: Vec<PathBuf>,
+    /// The side whose mappings apply.
+    #[arg(long, value_name = "SIDE")]
+    pub side: Option<String>,
+    /// The encoding to use by name, when the files define several (default: the first).
+    #[arg(long = "encoding-name", value_name = "NAME")]
+    pub encoding_name: Option<String>,
+    /// The struct, message or RPC (parameter list) to read or write, by IDL name.
+    #[arg(long = "type", value_name = "TYPE")]
+    pub type_name: String,
+}
+
+impl InterpretInputs {
+    /// The IDL files (the `*.idl` arguments) as the shared input arguments.
+    pub fn input_args(&self) -> InputArgs {
+        InputArgs {
+            idl: self.files.iter().filter(|f| is_idl(f)).cloned().collect(),
+            encoding: self.encoding.clone(),
+            mapping: self.mapping.clone(),
+            side: self.side.clone(),
+        }
+    }
+
+    /// The arguments that are not IDL files: the data files.
+    pub fn data_files(&self) -> Vec<&Path> {
+        self.files
+            .iter()
+            .filter(|f| !is_idl(f))
+            .map(PathBuf::as_path)
+            .collect()
+    }
+
+    /// The encoding to use: `--encoding-name`, else the first of the compilation.
+    pub fn encoding<'c>(&'c self, compilation: &'c Compilation) -> Option<&'c str> {
+        match &self.encoding_name {
+            Some(name) => Some(name),
+            None => compilation.ir.encodings.keys().next().map(String::as_str),
+        }
+    }
+}
+
+fn is_idl(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("idl"))
+}
+
+/// Reads a data file named on the command line (`-` is stdin); prints what is wrong.
+pub fn read_data(path: &Path) -> Result<Vec<u8>, Status> {
+    let mut bytes = Vec::new();
+    let result = if path == Path::new("-") {
+        std::io::stdin().lock().read_to_end(&mut bytes).map(|_| ())
+    } else {
+        std::fs::read(path).map(|b| bytes = b)
+    };
+    result.map(|()| bytes).map_err(|error| {
+        print_error(
+            &mut stderr(),
+            format!("cannot read {}: {error}", path.display()),
+        );
+        Status::Usage
+    })
+}
+
+/// Parses hex digits (whitespace, `0x` and `:`/`,` separators allowed).
+pub fn parse_hex(text: &str) -> Result<Vec<u8>, String> {
+    let text = text.trim();
+    let text = text
+        .strip_prefix("0x")
+        .or_else(|| text.strip_prefix("0X"))
+        .unwrap_or(text);
+    let digits: Vec<u8> = text
+        .bytes()
+        .filter(|b| !b.is_ascii_whitespace() && !matches!(b, b':' | b',' | b'_'))
+        .collect();
+    if digits.len() % 2 != 0 {
+        return Err("an odd number of hex digits".to_string());
+    }
+    digits
+        .chunks(2)
+        .map(|pair| {
+            std::str::from_utf8(pair)
+                .ok()
+                .and_then(|p| u8::from_str_radix(p, 16).ok())
+                .ok_or_else(|| format!("`{}` is not a hex byte", String::from_utf8_lossy(pair)))
+        })
+        .collect()
+}
+
+/// How `idlc decode` prints the value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum DecodeFormat {
+    /// The value as pretty JSON.
+    #[default]
+    Json,
+    /// One line per field read: bit offset, width, raw bits, value; and where it failed.
+    Explain,
+}
+
+/// Arguments of `idlc decode`.
+#[derive(Debug, Clone, Args)]
+pub struct DecodeArgs {
+    /// The inputs, encoding and type.
+    #[command(flatten)]
+    pub inputs: InterpretInputs,
+    /// The bytes as hex on the command line, instead of a file or stdin.
+    #[arg(long, value_name = "HEX")]
+    pub hex: Option<String>,
+    /// What to print.
+    #[arg(long, value_enum, default_value_t = DecodeFormat::Json)]
+    pub format: DecodeFormat,
+}
+
+impl DecodeArgs {
+    /// Decodes the bytes (from `--hex`, the data file, or stdin) and prints the value; exit 1
+    /// when the bytes are malformed (the error says where and why).
+    pub fn run(&self) -> Status {
+        let data_files = self.inputs.data_files();
+        let bytes = match (&self.hex, data_files.as_slice()) {
+            (Some(_), [_, ..]) => {
+                return usage_error("decode", "give the bytes with --hex or as a file, not both");
+            }
+            (_, [_, _, ..]) => return usage_error("decode", "more than one data file"),
+            (Some(hex), []) => match parse_hex(hex) {
+                Ok(bytes) => bytes,
+                Err(message) => return usage_error("decode", format!("--hex: {message}")),
+            },
+            (None, [file]) => match read_data(file) {
+                Ok(bytes) => bytes,
+                Err(status) => return status,
+            },
+            (None, []) => match read_data(Path::new("-")) {
+                Ok(bytes) => bytes,
+                Err(status) => return status,
+            },
+        };
+        with_compilation(
+            &self.inputs.input_args(),
+            "decode",
+            "decode",
+            |compilation| self.decode(compilation, &bytes),
+        )
+    }
+
+    fn decode(&self, compilation: &Compilation, bytes: &[u8]) -> Status {
+        let Some(encoding) = self.inputs.encoding(compilation) else {
+            return usage_error("decode", "the inputs define no encoding");
+        };
+        let ir = &compilation.ir;
+        let type_name = &self.inputs.type_name;
+        let mut trace = Vec::new();
+        let traced = (self.format == DecodeFormat::Explain).then_some(&mut trace);
+        let result = interpret::decode_traced(ir, encoding, type_name, bytes, traced);
+        let mut out = std::io::stdout().lock();
+        if self.format == DecodeFormat::Explain {
+            let style = ir
+                .encodings
+                .get(encoding)
+                .map_or(crate::ir::Style::Bitstream, |e| e.style);
+            // A closed stdout (`| head`) is not an error of ours.
+            let _ = out.write_all(interpret::explain::render(&trace, bytes, style).as_bytes());
+        }
+        match result {
+            Ok(value) => {
+                if self.format == DecodeFormat::Json {
+                    let text = serde_json::to_string_pretty(&value).unwrap_or_default();
+                    let _ = writeln!(out, "{text}");
+                }
+                Status::Success
+            }
+            Err(error) => {
+                let _ = out.flush();
+                print_error(
+                    &mut stderr(),
+                    format!("cannot decode `{type_name}` in `{encoding}`: {error}"),
+                );
+                match error.kind {
+                    interpret::DecodeErrorKind::Schema(_) => Status::Usage,
+                    interpret::DecodeErrorKind::Wire(_) => Status::InputErrors,
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_hex;
+
+    #[test]
+    fn hex_forms() {
+        assert_eq!(parse_hex("0x91 AC:02"), Ok(vec![0x91, 0xAC, 0x02]));
+        assert_eq!(parse_hex(""), Ok(vec![]));
+        assert!(parse_hex("abc").is_err());
+        assert!(parse_hex("zz").is_err());
+    }
+}

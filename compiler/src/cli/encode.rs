@@ -1,0 +1,144 @@
+//! `idlc encode`: a JSON value to bytes through the IR interpreter, no codegen.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use codespan_reporting::diagnostic::{Diagnostic, Label};
+use codespan_reporting::files::SimpleFile;
+use codespan_reporting::term::{self, Config};
+
+use super::decode::{InterpretInputs, read_data};
+use super::inputs::with_compilation;
+use super::{Status, print_error, stderr, usage_error};
+use crate::Compilation;
+use crate::interpret::{self, Value};
+
+/// Arguments of `idlc encode`.
+#[derive(Debug, Clone, Args)]
+pub struct EncodeArgs {
+    /// The inputs, encoding and type; the data file is the JSON value (`-` for stdin).
+    #[command(flatten)]
+    pub inputs: InterpretInputs,
+    /// Write the raw bytes to stdout instead of hex.
+    #[arg(long, conflicts_with = "output")]
+    pub binary: bool,
+    /// Write the raw bytes to this file instead of hex to stdout.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+impl EncodeArgs {
+    /// Parses the JSON value, encodes it and writes the bytes; exit 1 when the value does not
+    /// fit the type (the error names the field path).
+    pub fn run(&self) -> Status {
+        let data_files = self.inputs.data_files();
+        let path = match data_files.as_slice() {
+            [one] => *one,
+            [] => return usage_error("encode", "no VALUE.json given (`-` reads stdin)"),
+            _ => return usage_error("encode", "more than one VALUE.json"),
+        };
+        let text = match read_data(path) {
+            Ok(bytes) => bytes,
+            Err(status) => return status,
+        };
+        let value = match parse_json(path, &text) {
+            Ok(value) => value,
+            Err(status) => return status,
+        };
+        with_compilation(
+            &self.inputs.input_args(),
+            "encode",
+            "encode",
+            |compilation| self.encode(compilation, &value),
+        )
+    }
+
+    fn encode(&self, compilation: &Compilation, value: &Value) -> Status {
+        let Some(encoding) = self.inputs.encoding(compilation) else {
+            return usage_error("encode", "the inputs define no encoding");
+        };
+        let type_name = &self.inputs.type_name;
+        let bytes = match interpret::encode(&compilation.ir, encoding, type_name, value) {
+            Ok(bytes) => bytes,
+            Err(error) => {
+                print_error(
+                    &mut stderr(),
+                    format!("cannot encode `{type_name}` in `{encoding}`: {error}"),
+                );
+                return match error.kind {
+                    interpret::EncodeErrorKind::Schema(_) => Status::Usage,
+                    _ => Status::InputErrors,
+                };
+            }
+        };
+        if let Some(path) = &self.output {
+            return match std::fs::write(path, &bytes) {
+                Ok(()) => Status::Success,
+                Err(error) => {
+                    print_error(
+                        &mut stderr(),
+                        format!("cannot write {}: {error}", path.display()),
+                    );
+                    Status::Usage
+                }
+            };
+        }
+        let mut out = std::io::stdout().lock();
+        // A closed stdout is not an error of ours.
+        let _ = if self.binary {
+            out.write_all(&bytes)
+        } else {
+            let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+            writeln!(out, "{hex}")
+        };
+        Status::Success
+    }
+}
+
+/// Parses a JSON document, rendering a syntax error as a diagnostic pointing into the file
+/// (exit 1: the input data is wrong).
+pub fn parse_json(path: &Path, text: &[u8]) -> Result<Value, Status> {
+    let name = path.display().to_string();
+    let source = String::from_utf8_lossy(text);
+    serde_json::from_slice(text).map_err(|error| {
+        let offset = offset_of(&source, error.line(), error.column());
+        let file = SimpleFile::new(name.as_str(), source.as_ref());
+        let diagnostic = Diagnostic::error()
+            .with_message("the value is not valid JSON")
+            .with_labels(vec![
+                Label::primary((), offset..offset).with_message(error.to_string()),
+            ]);
+        let mut err = stderr();
+        if term::emit_to_write_style(&mut err, &Config::default(), &file, &diagnostic).is_err() {
+            print_error(&mut err, format!("{name}: {error}"));
+        }
+        Status::InputErrors
+    })
+}
+
+/// The byte offset of a 1-based line and column (serde_json's), clamped into the text.
+fn offset_of(text: &str, line: usize, column: usize) -> usize {
+    let start: usize = text
+        .split_inclusive('\n')
+        .take(line.saturating_sub(1))
+        .map(str::len)
+        .sum();
+    let mut offset = (start + column.saturating_sub(1)).min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    offset
+}
+
+#[cfg(test)]
+mod tests {
+    use super::offset_of;
+
+    #[test]
+    fn offsets() {
+        assert_eq!(offset_of("ab\ncd", 2, 2), 4);
+        assert_eq!(offset_of("ab", 9, 9), 2);
+        assert_eq!(offset_of("é", 1, 2), 0);
+    }
+}

@@ -1,0 +1,298 @@
+//! The IR interpreter: encodes and decodes any struct, message or RPC parameter list of any
+//! encoding straight from the IR, at run time, with no code generation.
+//!
+//! It is a consumer of the IR like codegen (and reads nothing else): for every wire rule it
+//! makes the same `idlc-runtime` calls that generated code makes, so it writes the same bytes
+//! and accepts and rejects the same inputs (ranges, enumerators, UTF-8, bounds, CHECK, the
+//! nesting depth), returning errors and never panicking. The value is dynamic ([`Value`], JSON in
+//! and out); errors name the field path (`Character.inventory[2].item_id`).
+//!
+//! ```
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use idlc::interpret::{Value, decode, encode};
+//! let fs = idlc::load::MemoryFs::new().with("a.idl", "STRUCT A { INT[0,119] a; BOOL b; }");
+//! let inputs = idlc::Inputs { idl: vec!["a.idl".into()], ..Default::default() };
+//! let ir = idlc::compile_with(&inputs, &fs)?.ir;
+//! let value: Value = serde_json::from_str(r#"{"a": 17, "b": true}"#)?;
+//! let bytes = encode(&ir, "Default", "A", &value)?;
+//! assert_eq!(bytes, [0x91]);
+//! assert_eq!(decode(&ir, "Default", "A", &bytes)?, value);
+//! # Ok(())
+//! # }
+//! ```
+
+mod decode;
+mod encode;
+pub mod explain;
+pub mod sample;
+mod value;
+
+use std::collections::HashSet;
+use std::fmt;
+
+use idlc_runtime::{BitReader, BitWriter, ByteReader, ByteWriter, WireWrite};
+
+use crate::ir::{Encoding, Extend, Field, Ir, StructDef, StructEncoding, Style, Type};
+
+pub use value::{Value, default_value};
+
+/// Why a value could not be encoded, and in which field.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EncodeError {
+    /// The field path where it failed (`Character.inventory[2].item_id`).
+    pub path: String,
+    /// What went wrong.
+    pub kind: EncodeErrorKind,
+}
+
+/// What went wrong while encoding.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EncodeErrorKind {
+    /// The runtime refused the value (out of range, NaN, too long, ...), as generated code would.
+    Wire(idlc_runtime::EncodeError),
+    /// The value does not have the field's type (a string for an integer, a missing field, an
+    /// unknown enumerator name, ...).
+    Shape(String),
+    /// The encoding or type named is not in the IR.
+    Schema(String),
+}
+
+impl fmt::Display for EncodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            EncodeErrorKind::Wire(e) => write!(f, "`{}`: {}", self.path, e.kind),
+            EncodeErrorKind::Shape(message) => write!(f, "`{}`: {message}", self.path),
+            EncodeErrorKind::Schema(message) => f.write_str(message),
+        }
+    }
+}
+
+impl std::error::Error for EncodeError {}
+
+/// Why bytes could not be decoded, and in which field.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DecodeError {
+    /// The field path being decoded when it failed.
+    pub path: String,
+    /// What went wrong.
+    pub kind: DecodeErrorKind,
+}
+
+/// What went wrong while decoding.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DecodeErrorKind {
+    /// The bytes are malformed, as generated code would say (kind and bit offset).
+    Wire(idlc_runtime::DecodeError),
+    /// The encoding or type named is not in the IR.
+    Schema(String),
+}
+
+impl DecodeError {
+    /// The runtime's error, when the bytes were at fault.
+    pub fn wire(&self) -> Option<&idlc_runtime::DecodeError> {
+        match &self.kind {
+            DecodeErrorKind::Wire(e) => Some(e),
+            DecodeErrorKind::Schema(_) => None,
+        }
+    }
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            DecodeErrorKind::Wire(e) => write!(
+                f,
+                "{} at bit {} in `{}`",
+                e.kind.as_str(),
+                e.bit_offset,
+                self.path
+            ),
+            DecodeErrorKind::Schema(message) => f.write_str(message),
+        }
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
+/// Encodes `value` as the struct `type_name` in the encoding `encoding` (its full, non-delta
+/// form: what generated `to_bytes_with` writes).
+pub fn encode(
+    ir: &Ir,
+    encoding: &str,
+    type_name: &str,
+    value: &Value,
+) -> Result<Vec<u8>, EncodeError> {
+    let schema_error = |message: String| EncodeError {
+        path: type_name.to_string(),
+        kind: EncodeErrorKind::Schema(message),
+    };
+    let ctx = Context::new(ir, encoding, type_name).map_err(schema_error)?;
+    match ctx.encoding.style {
+        Style::Bitstream => {
+            let mut w = BitWriter::new();
+            encode::Encoder::new(&ctx).top(&mut w, type_name, value)?;
+            Ok(w.into_bytes())
+        }
+        Style::Bytestream => {
+            let mut w = ByteWriter::new();
+            encode::Encoder::new(&ctx).top(&mut w, type_name, value)?;
+            Ok(w.into_bytes())
+        }
+    }
+}
+
+/// Decodes the struct `type_name` of the encoding `encoding` from `bytes` (what generated
+/// `from_bytes_with` reads; whatever follows the value is ignored, as there).
+pub fn decode(
+    ir: &Ir,
+    encoding: &str,
+    type_name: &str,
+    bytes: &[u8],
+) -> Result<Value, DecodeError> {
+    decode_traced(ir, encoding, type_name, bytes, None)
+}
+
+/// [`decode`], recording every field read into `trace` (for `idlc decode --format explain`).
+pub fn decode_traced(
+    ir: &Ir,
+    encoding: &str,
+    type_name: &str,
+    bytes: &[u8],
+    trace: Option<&mut Vec<explain::Entry>>,
+) -> Result<Value, DecodeError> {
+    let ctx = Context::new(ir, encoding, type_name).map_err(|message| DecodeError {
+        path: type_name.to_string(),
+        kind: DecodeErrorKind::Schema(message),
+    })?;
+    match ctx.encoding.style {
+        Style::Bitstream => {
+            let mut r = BitReader::new(bytes);
+            decode::Decoder::new(&ctx, trace).top(&mut r, type_name)
+        }
+        Style::Bytestream => {
+            let mut r = ByteReader::new(bytes);
+            decode::Decoder::new(&ctx, trace).top(&mut r, type_name)
+        }
+    }
+}
+
+/// What both directions need to know of one encoding.
+pub(crate) struct Context<'a> {
+    ir: &'a Ir,
+    encoding: &'a Encoding,
+    /// [`crate::ir::nesting::nested_fenced_structs`]: held by another struct, they are written
+    /// in their nested form (later segments in open extensions).
+    nested_fenced: HashSet<&'a str>,
+}
+
+impl<'a> Context<'a> {
+    fn new(ir: &'a Ir, encoding: &str, type_name: &str) -> Result<Self, String> {
+        let encoding_def = ir.encodings.get(encoding).ok_or_else(|| {
+            let known: Vec<&str> = ir.encodings.keys().map(String::as_str).collect();
+            format!(
+                "no encoding `{encoding}`; the encodings are: {}",
+                known.join(", ")
+            )
+        })?;
+        if !ir.schema.structs.contains_key(type_name) {
+            let known: Vec<&str> = ir.schema.structs.keys().map(String::as_str).collect();
+            return Err(format!(
+                "no struct, message or RPC `{type_name}`; the types are: {}",
+                known.join(", ")
+            ));
+        }
+        Ok(Context {
+            ir,
+            encoding: encoding_def,
+            nested_fenced: crate::ir::nesting::nested_fenced_structs(&ir.schema),
+        })
+    }
+
+    /// The definition and layout of a struct.
+    fn layout(&self, name: &str) -> Option<(&'a StructDef, &'a StructEncoding)> {
+        Some((
+            self.ir.schema.structs.get(name)?,
+            self.encoding.structs.get(name)?,
+        ))
+    }
+}
+
+/// A field with its EXTENDs: the segment of each, and the type it has after it.
+pub(crate) struct FieldView<'a> {
+    field: &'a Field,
+    extends: Vec<(usize, &'a Extend)>,
+}
+
+impl<'a> FieldView<'a> {
+    fn of(def: &'a StructDef, name: &str) -> Option<FieldView<'a>> {
+        let (_, field) = def.field(name)?;
+        let extends = def
+            .segments
+            .iter()
+            .enumerate()
+            .flat_map(|(i, s)| s.extends.iter().map(move |e| (i, e)))
+            .filter(|(_, e)| e.field == name)
+            .collect();
+        Some(FieldView { field, extends })
+    }
+
+    /// The type in the old slot, then after each EXTEND.
+    fn types(&self) -> Vec<&'a Type> {
+        let mut types = vec![&self.field.ty];
+        types.extend(self.extends.iter().map(|(_, e)| &e.to));
+        types
+    }
+
+    /// The type the field's value has: the last EXTEND's, else the declared one.
+    fn current(&self) -> &'a Type {
+        self.extends.last().map_or(&self.field.ty, |(_, e)| &e.to)
+    }
+}
+
+/// Whether a struct can contain itself (through OPTIONAL or SEQUENCE): its decoder counts its
+/// nesting against the runtime's depth limit, as generated code does.
+fn is_recursive(ir: &Ir, name: &str) -> bool {
+    fn struct_names<'t>(ty: &'t Type, out: &mut Vec<&'t str>) {
+        match ty {
+            Type::Struct(name) => out.push(name),
+            Type::Sequence { element, .. }
+            | Type::Array { element, .. }
+            | Type::Optional(element) => struct_names(element, out),
+            _ => {}
+        }
+    }
+    let mut seen = HashSet::new();
+    let mut stack: Vec<&str> = vec![name];
+    while let Some(current) = stack.pop() {
+        let Some(def) = ir.schema.structs.get(current) else {
+            continue;
+        };
+        for field in def.fields() {
+            let mut inner = Vec::new();
+            struct_names(&field.ty, &mut inner);
+            for inner in inner {
+                if inner == name {
+                    return true;
+                }
+                if seen.insert(inner) {
+                    stack.push(inner);
+                }
+            }
+        }
+    }
+    false
+}
+
+/// Whether an EXTEND from `from` to `to` is an unsigned widening whose extension carries the
+/// high bits; gives the old and new widths.
+fn split_widening(from: &Type, to: &Type) -> Option<(u8, u8)> {
+    match (from, to) {
+        (Type::Uint(a), Type::Uint(b)) if a < b => Some((*a, *b)),
+        _ => None,
+    }
+}
+
+/// A writer's position, for errors raised by the interpreter itself.
+fn shape_offset<W: WireWrite>(w: &W) -> u64 {
+    w.bits_written()
+}

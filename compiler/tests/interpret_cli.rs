@@ -1,0 +1,361 @@
+//! `idlc decode` and `idlc encode` run for real: output, exit codes (0 ok, 1 bad data, 2 usage
+//! or I/O), the explain dump, and hostile bytes.
+
+use assert_cmd::Command;
+
+mod common;
+
+use common::*;
+
+/// The worked example of docs/WIRE_FORMAT.md section 9.
+const IDL: &str = "STRUCT S { INT[0,119] a; BOOL b; UINT32 c; STRING<16> s; NUMERIC[-10,10] x; }\n\
+                   STRUCT Node { UINT8 v; OPTIONAL<Node> next; SEQUENCE<STRING> tags; }\n";
+const ENC: &str = "ENCODING(E) BITSTREAM;\n\
+                   ENCODING(E) STRUCT S { a; b; VLQ c; s; FIXED_POINT(0.01) x; CHECK; }\n\
+                   ENCODING(B) BYTESTREAM;\n\
+                   ENCODING(B) STRUCT S { a; b; VLQ c; s; FIXED_POINT(0.01) x; CHECK; }\n";
+const VALUE: &str = r#"{"a": 17, "b": true, "c": 300, "s": "hi", "x": 1.5}"#;
+const HEX: &str = "91ac020268697ef406e6e800";
+
+struct Out {
+    code: i32,
+    stdout: Vec<u8>,
+    stderr: String,
+}
+
+impl Out {
+    fn text(&self) -> String {
+        String::from_utf8(self.stdout.clone()).expect("stdout is UTF-8")
+    }
+}
+
+fn run(args: &[&str], stdin: Option<&[u8]>) -> Out {
+    let mut command = Command::cargo_bin("idlc").expect("the idlc binary is built");
+    command.args(args);
+    if let Some(input) = stdin {
+        command.write_stdin(input.to_vec());
+    }
+    let output = command.output().expect("run idlc");
+    Out {
+        code: output.status.code().expect("exited, not killed"),
+        stdout: output.stdout,
+        stderr: String::from_utf8(output.stderr).expect("stderr is UTF-8"),
+    }
+}
+
+struct Files {
+    _dir: TempDir,
+    idl: String,
+    enc: String,
+    value: String,
+}
+
+fn files() -> Files {
+    let dir = TempDir::new();
+    let idl = dir.file("s.idl", IDL);
+    let enc = dir.file("s.enc", ENC);
+    let value = dir.file("value.json", VALUE);
+    Files {
+        _dir: dir,
+        idl,
+        enc,
+        value,
+    }
+}
+
+#[test]
+fn encode_prints_hex_and_decode_prints_json() {
+    let f = files();
+    let out = run(
+        &["encode", &f.idl, "-e", &f.enc, "--type", "S", &f.value],
+        None,
+    );
+    assert_eq!(
+        (out.code, out.text(), out.stderr.as_str()),
+        (0, format!("{HEX}\n"), "")
+    );
+    let out = run(
+        &["decode", &f.idl, "-e", &f.enc, "--type", "S", "--hex", HEX],
+        None,
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        out.text(),
+        "{\n  \"a\": 17,\n  \"b\": true,\n  \"c\": 300,\n  \"s\": \"hi\",\n  \"x\": 1.5\n}\n"
+    );
+    // The other encoding, by name: the byte stream of the same example.
+    let out = run(
+        &[
+            "encode",
+            &f.idl,
+            "-e",
+            &f.enc,
+            "--encoding-name",
+            "B",
+            "--type",
+            "S",
+            &f.value,
+        ],
+        None,
+    );
+    assert_eq!(out.text(), "1101ac020268697e04dec01c1d\n", "{}", out.stderr);
+}
+
+#[test]
+fn binary_output_file_input_and_stdin() {
+    let f = files();
+    let out = run(
+        &[
+            "encode", &f.idl, "-e", &f.enc, "--type", "S", "--binary", "-",
+        ],
+        Some(VALUE.as_bytes()),
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let bytes = out.stdout;
+    assert_eq!(bytes.len(), 12);
+    let dir = TempDir::new();
+    let written = dir.path().join("s.bin").display().to_string();
+    let out = run(
+        &[
+            "encode", &f.idl, "-e", &f.enc, "--type", "S", &f.value, "-o", &written,
+        ],
+        None,
+    );
+    assert_eq!((out.code, out.stdout.len()), (0, 0), "{}", out.stderr);
+    assert_eq!(std::fs::read(&written).unwrap(), bytes);
+    let from_file = run(
+        &["decode", &f.idl, "-e", &f.enc, "--type", "S", &written],
+        None,
+    );
+    let from_stdin = run(
+        &["decode", &f.idl, "-e", &f.enc, "--type", "S"],
+        Some(&bytes),
+    );
+    assert_eq!(from_file.code, 0, "{}", from_file.stderr);
+    assert_eq!(from_file.text(), from_stdin.text());
+}
+
+#[test]
+fn explain_annotates_every_field_and_the_failure() {
+    let f = files();
+    let out = run(
+        &[
+            "decode", &f.idl, "-e", &f.enc, "--type", "S", "--hex", HEX, "--format", "explain",
+        ],
+        None,
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let expected = [
+        "   bit  bits  raw                                field      value",
+        "     0     7  0010001                            S.a        17",
+        "     7     1  1                                  S.b        true",
+        "     8    16  0000001010101100                   S.c        300",
+        "    24    24  02 68 69                           S.s        \"hi\"",
+        "    48    11  10001111110                        S.x        1.5",
+        "    59    32  00011101000111001100000011011110   S (CHECK)  0x1D1CC0DE",
+    ];
+    assert_eq!(
+        out.text(),
+        expected.map(|line| format!("{line}\n")).concat()
+    );
+    // The CHECK broken: the dump ends with where and why, the exit code is 1.
+    let broken = "91ac020268697ef406e6e900";
+    let out = run(
+        &[
+            "decode", &f.idl, "-e", &f.enc, "--type", "S", "--hex", broken, "--format", "explain",
+        ],
+        None,
+    );
+    assert_eq!(out.code, 1);
+    assert!(
+        out.text()
+            .ends_with("S (CHECK)  error: CHECK marker mismatch\n"),
+        "{}",
+        out.text()
+    );
+    assert_eq!(
+        out.stderr,
+        "error: cannot decode `S` in `E`: CHECK marker mismatch at bit 59 in `S (CHECK)`\n"
+    );
+}
+
+#[test]
+fn bad_values_are_exit_1_with_the_field_path() {
+    let f = files();
+    let dir = TempDir::new();
+    let big = dir.file(
+        "big.json",
+        r#"{"a": 120, "b": true, "c": 300, "s": "hi", "x": 1.5}"#,
+    );
+    let out = run(&["encode", &f.idl, "-e", &f.enc, "--type", "S", &big], None);
+    assert_eq!(out.code, 1);
+    assert_eq!(
+        out.stderr,
+        "error: cannot encode `S` in `E`: `S.a`: value out of range\n"
+    );
+    let broken = dir.file("broken.json", "{\"a\": 1,\n  \"b\": tru }\n");
+    let out = run(
+        &["encode", &f.idl, "-e", &f.enc, "--type", "S", &broken],
+        None,
+    );
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stderr.contains("error: the value is not valid JSON"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("broken.json:2:"), "{}", out.stderr);
+    let missing = dir.file("missing.json", r#"{"a": 1}"#);
+    let out = run(
+        &["encode", &f.idl, "-e", &f.enc, "--type", "S", &missing],
+        None,
+    );
+    assert_eq!(out.code, 1);
+    assert!(out.stderr.contains("missing field `b`"), "{}", out.stderr);
+}
+
+#[test]
+fn usage_errors_are_exit_2() {
+    let f = files();
+    for args in [
+        vec![
+            "decode", &f.idl, "-e", &f.enc, "--type", "Nope", "--hex", HEX,
+        ],
+        vec!["decode", &f.idl, "-e", &f.enc, "--type", "S", "--hex", "zz"],
+        vec![
+            "decode",
+            &f.idl,
+            "-e",
+            &f.enc,
+            "--type",
+            "S",
+            "/nonexistent/x.bin",
+        ],
+        vec![
+            "decode",
+            &f.idl,
+            "-e",
+            &f.enc,
+            "--encoding-name",
+            "Q",
+            "--type",
+            "S",
+            "--hex",
+            HEX,
+        ],
+        vec!["encode", &f.idl, "-e", &f.enc, "--type", "S"],
+        vec!["decode", &f.idl, "-e", &f.enc, "--hex", HEX],
+    ] {
+        let out = run(&args, None);
+        assert_eq!(out.code, 2, "{args:?}: {}", out.stderr);
+    }
+}
+
+#[test]
+fn hostile_bytes_are_exit_0_or_1_never_a_crash() {
+    let f = files();
+    let dir = TempDir::new();
+    let mut state = 0x5eed_u64;
+    let mut next = move || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 33) as u8
+    };
+    for round in 0..24 {
+        let len = usize::from(next()) % 64;
+        let mut bytes: Vec<u8> = (0..len).map(|_| next()).collect();
+        if round % 4 == 0 {
+            // Deep nesting: every byte 0xFF means "present" again.
+            bytes = vec![0xFF; 1024];
+        }
+        let path = dir.file("hostile.bin", &bytes);
+        for format in ["json", "explain"] {
+            let out = run(
+                &[
+                    "decode", &f.idl, "-e", &f.enc, "--type", "Node", &path, "--format", format,
+                ],
+                None,
+            );
+            assert!(
+                out.code == 0 || out.code == 1,
+                "{bytes:02x?}: exit {}: {}",
+                out.code,
+                out.stderr
+            );
+        }
+    }
+}
+
+#[test]
+fn measure_ranks_the_encodings_of_the_bundled_trace() {
+    let trace = schema("traces/character.jsonl");
+    let (character, item) = (seed("character.idl"), schema("item.idl"));
+    let (one, two) = (seed("myencoding1.enc"), seed("myencoding2.enc"));
+    let out = run(
+        &[
+            "measure",
+            &character,
+            &item,
+            "-e",
+            &one,
+            "-e",
+            &two,
+            "--type",
+            "Character",
+            &trace,
+        ],
+        None,
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let text = out.text();
+    assert!(text.starts_with("`Character`: 200 values from "), "{text}");
+    assert!(
+        text.contains("   1  MYENCODING1         8150       40.75   18   70   70\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("x                       21.0         21.0\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("max error per field (lossy fields only)"),
+        "{text}"
+    );
+    let out = run(
+        &["measure", &character, &item, "--type", "Character", &trace],
+        None,
+    );
+    assert!(
+        out.text()
+            .contains("   1  Default         16850       84.25   61  114  114\n"),
+        "{}",
+        out.text()
+    );
+    // A line that is not JSON: exit 1, with the line number.
+    let dir = TempDir::new();
+    let bad = dir.file("bad.jsonl", "{\"character_id\": 1}\nnot json\n");
+    let out = run(
+        &["measure", &character, &item, "--type", "Character", &bad],
+        None,
+    );
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stderr.contains("bad.jsonl:2: not a JSON value"),
+        "{}",
+        out.stderr
+    );
+    let out = run(
+        &[
+            "measure",
+            &character,
+            &item,
+            "--type",
+            "Character",
+            "--delta",
+            &trace,
+        ],
+        None,
+    );
+    assert_eq!(out.code, 2);
+}
