@@ -210,6 +210,17 @@ impl WireWrite for BitWriter {
         Ok(())
     }
 
+    #[inline]
+    fn write_bool_slice(&mut self, bools: &[bool]) -> Result<(), EncodeError> {
+        let mut chunks = bools.chunks_exact(8);
+        for chunk in &mut chunks {
+            self.put(pack_bool_bytes(chunk), 8);
+        }
+        let rest = chunks.remainder();
+        self.put(pack_bool_bytes(rest), rest.len() as u32);
+        Ok(())
+    }
+
     /// Inlined into every call site, where `group_bits` is a constant: a value of one or two
     /// groups (every `VLQ(7)` below 16,384) is one `put` of a word computed with shifts and
     /// masks; longer values go to [`BitWriter::write_vlq_long`].
@@ -300,6 +311,18 @@ impl WireWrite for BitWriter {
         self.scratch = 0;
         self.used = 0;
     }
+}
+
+/// Up to eight BOOLs as the low bits of a byte, the first in bit 0: their bytes (0 or 1) as one
+/// little-endian word, times a constant that moves byte i's low bit to bit 56 + i with no two
+/// partial products on the same bit (so no carries).
+#[inline(always)]
+fn pack_bool_bytes(bools: &[bool]) -> u64 {
+    let mut bytes = [0u8; 8];
+    for (byte, &value) in bytes.iter_mut().zip(bools) {
+        *byte = u8::from(value);
+    }
+    u64::from_le_bytes(bytes).wrapping_mul(0x0102_0408_1020_4080) >> 56
 }
 
 /// Masks to move VLQ payloads between their slots (`n` payload bits every `n + 1` bits) and a
@@ -796,6 +819,31 @@ impl<'a> WireRead<'a> for BitReader<'a> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn bool_slices_pack_as_single_bools() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        for len in 0..70 {
+            let bools: Vec<bool> = (0..len)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    state & 1 == 1
+                })
+                .collect();
+            for phase in [0, 3, 63] {
+                let (mut one, mut run) = (BitWriter::new(), BitWriter::new());
+                one.write_bits(0, phase).unwrap();
+                run.write_bits(0, phase).unwrap();
+                for &b in &bools {
+                    one.write_bool(b).unwrap();
+                }
+                run.write_bool_slice(&bools).unwrap();
+                assert_eq!(one.finish(), run.finish(), "len {len} phase {phase}");
+            }
+        }
+    }
     use super::*;
 
     /// Bit-at-a-time reference writer.

@@ -617,10 +617,27 @@ where
     while left > 0 {
         let run = left.min(64);
         let word = r.read_bool_bits(run as u32)?;
-        out.extend_from((0..run).map(|i| word >> i & 1 != 0));
+        for (k, byte) in word
+            .to_le_bytes()
+            .into_iter()
+            .enumerate()
+            .take(run.div_ceil(8))
+        {
+            let spread = spread_bool_bits(byte);
+            let take = (run - k * 8).min(8);
+            out.extend_from(spread.iter().take(take).map(|&b| b != 0));
+        }
         left -= run;
     }
     Ok(out)
+}
+
+/// The eight bits of `bits` as eight bytes 0 or 1, bit i in byte i: a multiply copies the byte
+/// so that bit i lands on bit 7 of byte 7 - i, then a shift and a mask keep those bits.
+#[inline(always)]
+fn spread_bool_bits(bits: u8) -> [u8; 8] {
+    let spread = (u64::from(bits).wrapping_mul(0x8040_2010_0804_0201) >> 7) & 0x0101_0101_0101_0101;
+    spread.to_be_bytes()
 }
 
 /// Writes a bounded length or count in `bits` bits; one over `max` is
@@ -862,5 +879,33 @@ mod tests {
         assert!(check_numeric(&w, f64::INFINITY, 0.0, f64::INFINITY, true, false).is_err());
         let r = BitReader::new(&[]);
         assert!(numeric_in_range(&r, 1.0, 0.0, 1.0, true, false).is_err());
+    }
+}
+
+#[cfg(test)]
+mod bool_run_tests {
+    use crate::{BitReader, BitWriter, WireRead, WireWrite, read_bool_elements};
+
+    #[test]
+    fn bool_runs_read_as_single_bools() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        for len in 0..140u64 {
+            let mut w = BitWriter::new();
+            w.write_bits(0, 5).unwrap();
+            for _ in 0..len {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                w.write_bool(state & 1 == 1).unwrap();
+            }
+            let bytes = w.finish().to_vec();
+            let mut one = BitReader::new(&bytes);
+            one.read_bits(5).unwrap();
+            let single: Vec<bool> = (0..len).map(|_| one.read_bool().unwrap()).collect();
+            let mut run = BitReader::new(&bytes);
+            run.read_bits(5).unwrap();
+            let read: Vec<bool> = read_bool_elements(&mut run, len, 1).unwrap();
+            assert_eq!(read, single, "len {len}");
+        }
     }
 }

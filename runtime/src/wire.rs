@@ -121,6 +121,22 @@ pub trait WireWrite: Default {
         Ok(())
     }
 
+    /// [`WireWrite::write_bools`] of a slice (a BITSTREAM packs eight at a time).
+    ///
+    /// ```
+    /// use idlc_runtime::{BitWriter, WireWrite};
+    /// let mut w = BitWriter::new();
+    /// w.write_bool_slice(&[true, false, true, true, false, false, false, false, true]).unwrap();
+    /// assert_eq!(w.finish(), &[0b1101, 1]);
+    /// ```
+    #[inline]
+    fn write_bool_slice(&mut self, bools: &[bool]) -> Result<(), EncodeError>
+    where
+        Self: Sized,
+    {
+        self.write_bools(bools.iter().copied())
+    }
+
     /// Writes `value` as `VLQ(group_bits)` (`group_bits` in 1..=32; LEB128 in a BYTESTREAM).
     ///
     /// ```

@@ -158,10 +158,15 @@ pub fn encode(
                 Val::Expr(quote!(#rt::Collection::len(#r) as u64)),
             )?;
             if is_plain_bool(ctx, element, element_rust) {
+                let write = if matches!(rust, RustType::Vec(_)) {
+                    quote!(w.write_bool_slice(#r)?;)
+                } else {
+                    quote!(w.write_bools(#rt::Collection::iter(#r).copied())?;)
+                };
                 return Ok(quote! {
                     #bind
                     #count_code
-                    w.write_bools(#rt::Collection::iter(#r).copied())?;
+                    #write
                 });
             }
             let item = encode(
