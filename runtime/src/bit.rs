@@ -216,8 +216,13 @@ impl WireWrite for BitWriter {
         for chunk in &mut chunks {
             self.put(pack_bool_bytes(chunk), 8);
         }
+        // The last 0-7 one by one: a short copy into a word's bytes would stall the load.
         let rest = chunks.remainder();
-        self.put(pack_bool_bytes(rest), rest.len() as u32);
+        let word = rest
+            .iter()
+            .enumerate()
+            .fold(0, |word, (i, &value)| word | u64::from(value) << i);
+        self.put(word, rest.len() as u32);
         Ok(())
     }
 
@@ -313,7 +318,7 @@ impl WireWrite for BitWriter {
     }
 }
 
-/// Up to eight BOOLs as the low bits of a byte, the first in bit 0: their bytes (0 or 1) as one
+/// Eight BOOLs as the low bits of a byte, the first in bit 0: their bytes (0 or 1) as one
 /// little-endian word, times a constant that moves byte i's low bit to bit 56 + i with no two
 /// partial products on the same bit (so no carries).
 #[inline(always)]
