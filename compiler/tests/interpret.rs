@@ -269,3 +269,22 @@ fn explain_shows_every_field_and_the_failure() {
     let last = trace.last().unwrap();
     assert_eq!(last.error.as_deref(), Some("CHECK marker mismatch"));
 }
+
+/// An ALIGN or CHECK after a FENCE belongs to its segment: a newer reader of an older writer's
+/// message (no segment, so neither padding nor check word) does not read them.
+#[test]
+fn align_and_check_of_an_absent_segment_are_not_read() {
+    let v1 = ir("MESSAGE M { UINT8 a; }", None);
+    let v2 = ir(
+        "MESSAGE M { UINT8 a; FENCE UINT8 b DEFAULT = 1; }",
+        Some("ENCODING(E) BITSTREAM; ENCODING(E) MESSAGE M { a; FENCE ALIGN; b; CHECK; }"),
+    );
+    let old = interpret::encode(&v1, "Default", "M", &json(r#"{"a": 5}"#)).unwrap();
+    assert_eq!(
+        interpret::decode(&v2, "E", "M", &old).unwrap(),
+        json(r#"{"a": 5, "b": 1}"#)
+    );
+    let new = json(r#"{"a": 5, "b": 7}"#);
+    let bytes = interpret::encode(&v2, "E", "M", &new).unwrap();
+    assert_eq!(interpret::decode(&v2, "E", "M", &bytes).unwrap(), new);
+}

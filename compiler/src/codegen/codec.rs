@@ -112,11 +112,11 @@ pub fn codec_impl(
                 }
                 Flat::Align => {
                     writes.push(quote!(w.align()?;));
-                    reads.push(quote!(r.align()?;));
+                    reads.push(in_segment(index, quote!(r.align()?;)));
                 }
                 Flat::Check => {
                     writes.push(quote!(w.write_check()?;));
-                    reads.push(quote!(r.read_check()?;));
+                    reads.push(in_segment(index, quote!(r.read_check()?;)));
                 }
             }
             position += 1;
@@ -185,6 +185,17 @@ pub fn codec_impl(
             }
         }
     })
+}
+
+/// A read of segment `index`'s ALIGN or CHECK: from segment 1 on, only when the segment is
+/// present (an older writer sent neither the segment nor its padding and check word).
+fn in_segment(index: usize, read: TokenStream) -> TokenStream {
+    if index == 0 {
+        read
+    } else {
+        let present = format_ident!("present_{index}");
+        quote!(if #present { #read })
+    }
 }
 
 /// The form `encode_to` / `decode_from` write and read, the top-level one: each segment after a

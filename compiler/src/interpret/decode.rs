@@ -288,8 +288,8 @@ impl<'c, 'a, 't> Decoder<'c, 'a, 't> {
                         }
                     }
                 }
-                // As generated code does, ALIGN and CHECK are read whether or not their segment
-                // is present (see docs/INTERPRETER.md).
+                // ALIGN and CHECK of an absent segment were never written.
+                WireItem::Align | WireItem::Check if segment > 0 && !present => {}
                 WireItem::Align => {
                     let start = r.bits_read();
                     self.path.push(" (ALIGN)".to_string());
