@@ -20,6 +20,22 @@ pub enum Expect {
     Within(f64),
 }
 
+impl Expect {
+    /// Whether the sender's `mirror` of the true state `truth` is what this says.
+    fn holds<E>(self, mirror: &Character, truth: &Character) -> bool
+    where
+        E: Encoding,
+        Character: DeltaCodec<E>,
+    {
+        match self {
+            Expect::Quantized => Ok(mirror) == truth.quantized_with::<E>().as_ref(),
+            Expect::Within(limit) => {
+                (mirror.x - truth.x).abs().max((mirror.y - truth.y).abs()) <= limit + 1e-9
+            }
+        }
+    }
+}
+
 /// The context of every tick: one tick since the baseline (nothing is lost).
 fn context() -> DeltaContext {
     DeltaContext::new(TICK)
@@ -63,21 +79,11 @@ where
             E::NAME
         );
         for (mirror, c) in mirrors.iter().zip(states) {
-            match expect {
-                Expect::Quantized => assert!(
-                    Ok(mirror) == c.quantized_with::<E>().as_ref(),
-                    "{}: tick {tick}: a mirror is not the quantized truth",
-                    E::NAME
-                ),
-                Expect::Within(limit) => {
-                    let off = (mirror.x - c.x).abs().max((mirror.y - c.y).abs());
-                    assert!(
-                        off <= limit + 1e-9,
-                        "{}: tick {tick}: a position is {off} m off",
-                        E::NAME
-                    );
-                }
-            }
+            assert!(
+                expect.holds::<E>(mirror, c),
+                "{}: tick {tick}: a mirror is off the truth",
+                E::NAME
+            );
         }
         packets.push(packet);
         sent = mirrors;
@@ -161,12 +167,8 @@ where
             E::NAME
         );
         for (m, c) in mirror.characters.iter().zip(&world.characters) {
-            let ok = match expect {
-                Expect::Quantized => Ok(m) == c.quantized_with::<E>().as_ref(),
-                Expect::Within(limit) => (m.x - c.x).abs().max((m.y - c.y).abs()) <= limit + 1e-9,
-            };
             assert!(
-                ok,
+                expect.holds::<E>(m, c),
                 "{} World: tick {tick}: a mirror is off the truth",
                 E::NAME
             );
