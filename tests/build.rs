@@ -107,6 +107,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .file_name("mk48.rs")
         .compile(&[schemas("mk48.idl")])?;
     compat_pairs()?;
+    arena_udp()?;
     Ok(())
 }
 
@@ -232,4 +233,38 @@ fn holds_extended(ir: &idlc::ir::Ir, ty: &idlc::ir::Type, depth: u32) -> bool {
         }
         _ => false,
     }
+}
+
+/// The UDP demo (schemas/arena_udp.idl, tests/src/arena_udp/): one module per seed encoding and
+/// side, `arena_udp_e1_client` .. `arena_udp_e2_server`. The two builds of a side differ only in
+/// their encoding files: the seed's myencoding1.enc with arena_udp_e1.enc, or myencoding2.enc
+/// with arena_udp_e2.enc.
+fn arena_udp() -> Result<(), Box<dyn std::error::Error>> {
+    let idl = [
+        seed("character.idl"),
+        schemas("item.idl"),
+        schemas("world.idl"),
+        schemas("arena_udp.idl"),
+    ];
+    for (tag, seed_encoding, encoding) in [
+        ("e1", "myencoding1.enc", "arena_udp_e1.enc"),
+        ("e2", "myencoding2.enc", "arena_udp_e2.enc"),
+    ] {
+        for (side, map) in [
+            ("Client", "arena_udp_client.map"),
+            ("Server", "arena_udp_server.map"),
+        ] {
+            // The seed encodings' expected W0301 (`Animation` names the field `anim`): not
+            // repeated on every build.
+            idlc::Builder::new()
+                .encoding(seed(seed_encoding))
+                .encoding(schemas(encoding))
+                .mapping(schemas(map))
+                .side(side)
+                .emit_warnings(false)
+                .file_name(format!("arena_udp_{tag}_{}.rs", side.to_lowercase()))
+                .compile(&idl)?;
+        }
+    }
+    Ok(())
 }

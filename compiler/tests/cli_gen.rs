@@ -482,3 +482,53 @@ fn help_lists_the_subcommands_and_flags() {
         assert!(out.stdout.contains(flag), "{}", out.stdout);
     }
 }
+
+/// Each side gets the half of a protocol its Mapping names: SEND the sender and the responses,
+/// RECEIVE the message enum, the handler and the receiver, BOTH all of them; every side the ids.
+#[test]
+fn each_side_gets_its_half_of_each_protocol() {
+    let generate = |side: &str, map: &str| {
+        let (idl, enc, map) = (schema("arena.idl"), schema("arena_s2c.enc"), schema(map));
+        let out = run(&[
+            "gen",
+            &idl,
+            "--encoding",
+            &enc,
+            "--mapping",
+            &map,
+            "--side",
+            side,
+        ]);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        out.stdout
+    };
+    let has = |code: &str, item: &str| {
+        code.contains(&format!("pub struct {item}"))
+            || code.contains(&format!("pub trait {item}"))
+            || code.contains(&format!("pub enum {item}"))
+    };
+    let client = generate("Client", "arena_client.map");
+    let server = generate("Server", "arena_server.map");
+    for (code, send, receive) in [
+        (&client, "ArenaClientToServer", "ArenaServerToClient"),
+        (&server, "ArenaServerToClient", "ArenaClientToServer"),
+    ] {
+        for item in ["", "Sender"] {
+            assert!(has(code, &format!("{send}{item}")), "{send}{item}");
+            assert!(!has(code, &format!("{receive}{item}")) || item.is_empty());
+        }
+        for item in ["Message", "Handler", "Receiver"] {
+            assert!(has(code, &format!("{receive}{item}")), "{receive}{item}");
+            assert!(!has(code, &format!("{send}{item}")), "{send}{item}");
+        }
+        assert!(has(code, receive));
+        for item in ["", "Sender", "Response", "Message", "Handler", "Receiver"] {
+            assert!(
+                has(code, &format!("ArenaPing{item}")),
+                "ArenaPing{item} (BOTH)"
+            );
+        }
+    }
+    assert!(has(&client, "ArenaClientToServerResponse"));
+    assert!(!has(&server, "ArenaClientToServerResponse"));
+}

@@ -69,7 +69,7 @@ fn encode_errors_name_the_field_path() {
     let error = interpret::encode(&ir, "Default", "Out", &value).unwrap_err();
     assert_eq!(error.path, "Out.items[1].v");
     assert!(
-        matches!(error.kind, EncodeErrorKind::Wire(e) if e.kind == idlc_runtime::EncodeErrorKind::ValueOutOfRange)
+        matches!(&error.kind, EncodeErrorKind::Wire(e) if e.kind == idlc_runtime::EncodeErrorKind::ValueOutOfRange)
     );
     assert_eq!(error.to_string(), "`Out.items[1].v`: value out of range");
 
@@ -287,4 +287,223 @@ fn align_and_check_of_an_absent_segment_are_not_read() {
     let new = json(r#"{"a": 5, "b": 7}"#);
     let bytes = interpret::encode(&v2, "E", "M", &new).unwrap();
     assert_eq!(interpret::decode(&v2, "E", "M", &bytes).unwrap(), new);
+}
+
+// ---- DELTA and DEAD_RECKONING against a baseline
+
+/// The example of docs/WIRE_FORMAT.md section 5: baseline `[10, 20, 30, 40]`, new
+/// `[10, 21, 30, 40, 50]`, elements in 8 bits, at most 15: 34 bits, `4B 40 54 C8 00`.
+#[test]
+fn delta_sequence_is_the_worked_example() {
+    let ir = ir(
+        "TYPEDEF UINT8 Byte;\nPUBLISHABLE_STRUCT S { SEQUENCE<Byte, 15> v; }",
+        Some("ENCODING(E) PUBLISHABLE_STRUCT S { DELTA SEQUENCE<Byte> v; }"),
+    );
+    let (base, now) = (
+        json(r#"{"v": [10, 20, 30, 40]}"#),
+        json(r#"{"v": [10, 21, 30, 40, 50]}"#),
+    );
+    let (bytes, mirror) = interpret::encode_delta(&ir, "E", "S", &now, &base, 0.0).unwrap();
+    assert_eq!(hex(&bytes), "4B 40 54 C8 00");
+    assert_eq!(mirror, now);
+    assert_eq!(
+        interpret::decode_delta(&ir, "E", "S", &bytes, &base, 0.0),
+        Ok(now)
+    );
+    // Nothing changed: the changed-bit alone.
+    let (bytes, mirror) = interpret::encode_delta(&ir, "E", "S", &base, &base, 0.0).unwrap();
+    assert_eq!((hex(&bytes), mirror), ("00".to_string(), base.clone()));
+}
+
+const DELTA_IDL: &str = "PUBLISHABLE_STRUCT P { UINT16 id; NUMERIC[-100,100] x; \
+                         NUMERIC[-10,10] vx; INT[0,9] hp; BOOL on; }\nSTRUCT Q { UINT8 a; }";
+const DELTA_ENC: &str = "ENCODING(E) PUBLISHABLE_STRUCT P { VLQ id; \
+                         DELTA { DEAD_RECKONING(0.05) { FIXED_POINT(0.01) x; FIXED_POINT(0.1) vx; } } \
+                         DELTA hp; on; }\n\
+                         ENCODING(B) BYTESTREAM;\n\
+                         ENCODING(B) PUBLISHABLE_STRUCT P { VLQ id; \
+                         DEAD_RECKONING { FIXED_POINT(0.01) x; FIXED_POINT(0.1) vx; } DELTA hp; on; }\n";
+
+/// A changed-bit compares values as sent: a move smaller than the resolution is no change, and
+/// dead reckoning extrapolates the baseline's quantized position with its velocity.
+#[test]
+fn changes_are_judged_as_sent_and_positions_extrapolated() {
+    let ir = ir(DELTA_IDL, Some(DELTA_ENC));
+    let base = json(r#"{"id": 3, "x": 1.0, "vx": 2.0, "hp": 5, "on": true}"#);
+    // 0.004 is less than half a step: x is sent as 1.0, unchanged.
+    let same = json(r#"{"id": 3, "x": 1.004, "vx": 2.0, "hp": 5, "on": true}"#);
+    let (bytes, mirror) = interpret::encode_delta(&ir, "E", "P", &same, &base, 0.0).unwrap();
+    // id (8 bits), the DELTA block's 0, hp's 0, on: 11 bits.
+    assert_eq!(hex(&bytes), "03 04");
+    assert_eq!(mirror, base);
+    // Half a second later the receiver shows x = 1 + 2 * 0.5 = 2: a true x of 2.03 is within
+    // the 5 cm limit, nothing but the changed-bits is sent.
+    let moved = json(r#"{"id": 3, "x": 2.03, "vx": 2.0, "hp": 5, "on": true}"#);
+    let (bytes, mirror) = interpret::encode_delta(&ir, "E", "P", &moved, &base, 0.5).unwrap();
+    assert_eq!(hex(&bytes), "03 04");
+    let Value::Struct(fields) = &mirror else {
+        panic!("a struct")
+    };
+    assert!((fields["x"].to_json().as_f64().unwrap() - 2.0).abs() < 1e-9);
+    assert_eq!(
+        interpret::decode_delta(&ir, "E", "P", &bytes, &base, 0.5),
+        Ok(mirror.clone())
+    );
+    // 2.1 is off by 10 cm: the block is sent, x and vx as quantized.
+    let far = json(r#"{"id": 3, "x": 2.1, "vx": 2.04, "hp": 6, "on": false}"#);
+    let (bytes, mirror) = interpret::encode_delta(&ir, "E", "P", &far, &base, 0.5).unwrap();
+    let sent = json(r#"{"id": 3, "x": 2.1, "vx": 2.0, "hp": 6, "on": false}"#).to_json();
+    for (name, expected) in sent.as_object().unwrap() {
+        let got = &mirror.to_json()[name];
+        match (got.as_f64(), expected.as_f64()) {
+            (Some(a), Some(b)) => assert!((a - b).abs() < 1e-9, "{name}: {a}"),
+            _ => assert_eq!(got, expected),
+        }
+    }
+    assert_eq!(
+        interpret::decode_delta(&ir, "E", "P", &bytes, &base, 0.5),
+        Ok(mirror)
+    );
+    // In a BYTESTREAM a changed-bit is a byte.
+    let (bytes, _) = interpret::encode_delta(&ir, "B", "P", &same, &base, 0.0).unwrap();
+    assert_eq!(hex(&bytes), "03 00 00 01");
+}
+
+#[test]
+fn delta_errors_are_values() {
+    let ir = ir(DELTA_IDL, Some(DELTA_ENC));
+    let base = json(r#"{"id": 3, "x": 1.0, "vx": 2.0, "hp": 5, "on": true}"#);
+    // Not a PUBLISHABLE_STRUCT; an unknown encoding.
+    let q = json(r#"{"a": 1}"#);
+    let error = interpret::encode_delta(&ir, "E", "Q", &q, &q, 0.0).unwrap_err();
+    assert!(matches!(error.kind, EncodeErrorKind::Schema(_)), "{error}");
+    assert!(error.to_string().contains("PUBLISHABLE_STRUCT"), "{error}");
+    let error = interpret::decode_delta(&ir, "F", "P", &[0], &base, 0.0).unwrap_err();
+    assert!(matches!(error.kind, DecodeErrorKind::Schema(_)), "{error}");
+    // A baseline that is not a P.
+    let bad = json(r#"{"id": 3, "x": 1000.0, "vx": 2.0, "hp": 5, "on": true}"#);
+    let error = interpret::encode_delta(&ir, "E", "P", &base, &bad, 0.0).unwrap_err();
+    assert_eq!(error.path, "P.x (baseline)");
+    let error = interpret::decode_delta(&ir, "E", "P", &[0], &bad, 0.0).unwrap_err();
+    assert!(error.to_string().contains("the baseline"), "{error}");
+    // A value out of range: named, at the bit before its item (its block's changed-bit).
+    let far = json(r#"{"id": 3, "x": 100.5, "vx": 2.0, "hp": 5, "on": true}"#);
+    let error = interpret::encode_delta(&ir, "E", "P", &far, &base, 0.0).unwrap_err();
+    assert_eq!(error.path, "P.x");
+    assert!(
+        matches!(&error.kind, EncodeErrorKind::Wire(e) if e.bit_offset == 8),
+        "{error:?}"
+    );
+    // hp out of range in the bytes; the end of the input inside the block.
+    let error = interpret::decode_delta(&ir, "E", "P", &[0x03, 0x3E], &base, 0.0).unwrap_err();
+    assert_eq!(error.wire().map(|e| e.kind), Some(Wire::ValueOutOfRange));
+    assert_eq!(error.path, "P.hp");
+    let error = interpret::decode_delta(&ir, "E", "P", &[0x03, 0x03], &base, 0.0).unwrap_err();
+    assert_eq!(error.wire().map(|e| e.kind), Some(Wire::UnexpectedEnd));
+}
+
+/// The bundled Character trace, each character's values as its ticks at 20 Hz (the trace's
+/// rate): every delta decodes to its mirror, MYENCODING2's dead reckoning keeps every position
+/// within its limit plus half a step and costs less than MYENCODING1.
+#[test]
+fn the_character_trace_as_ticks() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let seed = root.join("../shared/seed-examples");
+    let inputs = idlc::Inputs {
+        idl: vec![seed.join("character.idl"), root.join("schemas/item.idl")],
+        encodings: vec![seed.join("myencoding1.enc"), seed.join("myencoding2.enc")],
+        ..Default::default()
+    };
+    let ir = idlc::compile(&inputs).expect("readable").ir;
+    let trace = std::fs::read_to_string(root.join("schemas/traces/character.jsonl")).unwrap();
+    let values: Vec<Value> = trace.lines().map(json).collect();
+    let field = |v: &Value, name: &str| v.to_json()[name].as_f64().unwrap_or(f64::NAN);
+    let mut totals = Vec::new();
+    for (encoding, limit) in [("MYENCODING1", 0.005), ("MYENCODING2", 0.025)] {
+        let mut states: std::collections::HashMap<String, Value> = Default::default();
+        let mut total = 0;
+        for value in &values {
+            let id = value.to_json()["character_id"].to_string();
+            let state = match states.get(&id) {
+                None => {
+                    let bytes = interpret::encode(&ir, encoding, "Character", value).unwrap();
+                    total += bytes.len();
+                    interpret::decode(&ir, encoding, "Character", &bytes).unwrap()
+                }
+                Some(base) => {
+                    let (bytes, mirror) =
+                        interpret::encode_delta(&ir, encoding, "Character", value, base, 0.05)
+                            .unwrap();
+                    total += bytes.len();
+                    let read =
+                        interpret::decode_delta(&ir, encoding, "Character", &bytes, base, 0.05);
+                    assert_eq!(read.as_ref(), Ok(&mirror));
+                    mirror
+                }
+            };
+            for axis in ["x", "y", "z"] {
+                let error = (field(value, axis) - field(&state, axis)).abs();
+                assert!(error <= limit + 1e-9, "{encoding} {axis}: {error}");
+            }
+            states.insert(id, state);
+        }
+        totals.push(total);
+    }
+    assert!(totals[1] < totals[0], "{totals:?}");
+}
+
+/// Random and mutated delta bytes against random baselines: an error or a value, never a
+/// panic, and nothing reserved beyond what the input holds.
+#[test]
+fn hostile_delta_bytes_never_panic() {
+    let ir = ir(
+        "PUBLISHABLE_STRUCT T { NUMERIC[0,360) b; BOOL l; FENCE }\n\
+         PUBLISHABLE_STRUCT S { UINT32 tick; SEQUENCE<T> t; SEQUENCE<Byte, 200> u; FENCE UINT8 late DEFAULT = 4; }\n\
+         TYPEDEF UINT8 Byte;",
+        Some(
+            "ENCODING(E) PUBLISHABLE_STRUCT T { DELTA FIXED_POINT(0.5) b; DELTA l; }\n\
+             ENCODING(E) PUBLISHABLE_STRUCT S { VLQ tick; DELTA SEQUENCE<T> t; DELTA SEQUENCE<Byte> u; DELTA late; }",
+        ),
+    );
+    let mut rng = sample::Rng::new(9);
+    for _ in 0..300 {
+        let base = sample::random_struct(&ir, "S", &mut rng).unwrap();
+        let base = interpret::decode(
+            &ir,
+            "E",
+            "S",
+            &interpret::encode(&ir, "E", "S", &base).unwrap(),
+        )
+        .unwrap();
+        let now = sample::random_struct(&ir, "S", &mut rng).unwrap();
+        let (mut bytes, mirror) = interpret::encode_delta(&ir, "E", "S", &now, &base, 0.1).unwrap();
+        assert_eq!(
+            interpret::decode_delta(&ir, "E", "S", &bytes, &base, 0.1),
+            Ok(mirror)
+        );
+        if !bytes.is_empty() && rng.one_in(2) {
+            let bit = rng.below(bytes.len() as u64 * 8);
+            bytes[(bit / 8) as usize] ^= 1 << (bit % 8);
+        } else {
+            bytes = (0..rng.below(12)).map(|_| rng.next_u64() as u8).collect();
+        }
+        if let Ok(Value::Struct(fields)) =
+            interpret::decode_delta(&ir, "E", "S", &bytes, &base, 0.1)
+        {
+            let len = |name: &str| match &fields[name] {
+                Value::List(items) => items.len(),
+                _ => 0,
+            };
+            let base_len = |name: &str| match &base {
+                Value::Struct(f) => match &f[name] {
+                    Value::List(items) => items.len(),
+                    _ => 0,
+                },
+                _ => 0,
+            };
+            // Every element is the baseline's or was read from the input.
+            assert!(len("t") <= base_len("t") + bytes.len() * 8);
+            assert!(len("u") <= base_len("u") + bytes.len() * 8);
+        }
+    }
 }

@@ -353,9 +353,300 @@ fn measure_ranks_the_encodings_of_the_bundled_trace() {
             "--type",
             "Character",
             "--delta",
+            "--tick-rate",
+            "0",
             &trace,
         ],
         None,
     );
     assert_eq!(out.code, 2);
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Bits;
+impl idlc_runtime::Encoding for Bits {
+    const NAME: &'static str = "E";
+    type Style = idlc_runtime::BitStream;
+}
+
+#[test]
+fn decode_reads_a_framed_packet_when_the_type_is_a_protocol() {
+    let dir = TempDir::new();
+    let idl = dir.file(
+        "p.idl",
+        "PROTOCOL P {\n  MESSAGE M { UINT8 v; }\n  RPC f(UINT16 a) -> BOOL;\n  FENCE\n  MESSAGE N { BOOL b; }\n}\n",
+    );
+    let enc = dir.file("p.enc", "ENCODING(E) BITSTREAM;\n");
+    let inputs = idlc::Inputs {
+        idl: vec![idl.clone().into()],
+        encodings: vec![enc.clone().into()],
+        mappings: Vec::new(),
+        side: None,
+    };
+    let ir = idlc::compile(&inputs).expect("compiles").ir;
+    let ids = idlc::ir::protocol::version_ids(&ir, &ir.schema.protocols["P"], "E");
+    assert_eq!(ids.len(), 2);
+    // Version 0: M { v: 5 }, then a call of f(a: 300) with request id 7.
+    let mut packet = idlc_runtime::PacketWriter::<Bits>::new(ids[0]);
+    use idlc_runtime::WireWrite as _;
+    packet
+        .push(0, idlc_runtime::ItemKind::Message, |w| w.write_bits(5, 8))
+        .unwrap();
+    packet
+        .push(1, idlc_runtime::ItemKind::Request(7), |w| {
+            w.write_bits(300, 16)
+        })
+        .unwrap();
+    let hex: String = packet.finish().iter().map(|b| format!("{b:02x}")).collect();
+    let out = run(
+        &["decode", &idl, "-e", &enc, "--type", "P", "--hex", &hex],
+        None,
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(json["version"], 0);
+    assert_eq!(json["items"][0]["name"], "M");
+    assert_eq!(json["items"][0]["value"]["v"], 5);
+    assert_eq!(json["items"][1]["name"], "f");
+    assert_eq!(json["items"][1]["kind"], "request");
+    assert_eq!(json["items"][1]["request"], 7);
+    assert_eq!(json["items"][1]["value"]["a"], 300);
+    let out = run(
+        &[
+            "decode", &idl, "-e", &enc, "--type", "P", "--hex", &hex, "--format", "explain",
+        ],
+        None,
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.text().contains("after the 4-byte CRC"),
+        "{}",
+        out.text()
+    );
+    assert!(out.text().contains("300"), "{}", out.text());
+    // A packet of no version of P: exit 1, the CRC named.
+    let out = run(
+        &[
+            "decode", &idl, "-e", &enc, "--type", "P", "--hex", "00000000",
+        ],
+        None,
+    );
+    assert_eq!(out.code, 1);
+    assert!(out.stderr.contains("CRC"), "{}", out.stderr);
+}
+
+/// `measure --delta`: each character of the bundled trace (4 interleaved, `--key`) as its own
+/// ticks at the trace's 20 Hz; dead reckoning makes MYENCODING2 the smaller.
+#[test]
+fn measure_delta_ranks_the_ticks_of_the_bundled_trace() {
+    let trace = schema("traces/character.jsonl");
+    let (character, item) = (seed("character.idl"), schema("item.idl"));
+    let (one, two) = (seed("myencoding1.enc"), seed("myencoding2.enc"));
+    let args = [
+        "measure",
+        &character,
+        &item,
+        "-e",
+        &one,
+        "-e",
+        &two,
+        "--type",
+        "Character",
+        "--delta",
+        "--key",
+        "character_id",
+        "--tick-rate",
+        "20",
+        &trace,
+    ];
+    let out = run(&args, None);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let text = out.text();
+    assert!(text.starts_with("`Character`: 200 values from "), "{text}");
+    assert!(
+        text.contains("as ticks at 20 Hz per `character_id`: the first in full"),
+        "{text}"
+    );
+    assert!(
+        text.contains("   1  MYENCODING2         1747        8.73    6   18   70\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("   2  MYENCODING1         2705       13.53   16   18   70\n"),
+        "{text}"
+    );
+    // Dead reckoning shows positions up to its 2 cm limit; MYENCODING1 half its step.
+    assert!(
+        text.contains("x                   0.020000     0.005000\n"),
+        "{text}"
+    );
+    assert!(text.contains("(block bits)"), "{text}");
+    // Not a PUBLISHABLE_STRUCT: exit 2.
+    let (mk48, mk48_enc) = (schema("mk48.idl"), schema("mk48.enc"));
+    let out = run(
+        &[
+            "measure", &mk48, "-e", &mk48_enc, "--type", "Update", "--delta", &trace,
+        ],
+        None,
+    );
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    // --key naming no field: exit 1, with the line.
+    let mut args = args.to_vec();
+    args[11] = "nothing";
+    let out = run(&args, None);
+    assert_eq!(out.code, 1);
+    assert!(out.stderr.contains("character.jsonl:1:"), "{}", out.stderr);
+    // --tick-rate without --delta: a usage error.
+    let out = run(
+        &[
+            "measure",
+            &character,
+            &item,
+            "--type",
+            "Character",
+            "--tick-rate",
+            "20",
+            &trace,
+        ],
+        None,
+    );
+    assert_eq!(out.code, 2);
+}
+
+/// `encode --baseline` and `decode --baseline`: a delta packet against a state the receiver
+/// holds, `--elapsed` seconds later.
+#[test]
+fn a_delta_encodes_and_decodes_against_a_baseline() {
+    let dir = TempDir::new();
+    let idl = dir.file(
+        "p.idl",
+        "PUBLISHABLE_STRUCT P { UINT16 id; NUMERIC[-100,100] x; NUMERIC[-10,10] vx; INT[0,9] hp; }\n",
+    );
+    let enc = dir.file(
+        "p.enc",
+        "ENCODING(E) PUBLISHABLE_STRUCT P { VLQ id; \
+         DEAD_RECKONING(0.05) { FIXED_POINT(0.01) x; FIXED_POINT(0.1) vx; } DELTA hp; }\n",
+    );
+    let base = dir.file("base.json", r#"{"id": 3, "x": 1.0, "vx": 2.0, "hp": 5}"#);
+    // Half a second later the receiver extrapolates x to 2.0: 2.03 is close enough.
+    let now = dir.file("now.json", r#"{"id": 3, "x": 2.03, "vx": 2.0, "hp": 7}"#);
+    let encode = |value: &str, elapsed: &str| {
+        run(
+            &[
+                "encode",
+                &idl,
+                "-e",
+                &enc,
+                "--type",
+                "P",
+                value,
+                "--baseline",
+                &base,
+                "--elapsed",
+                elapsed,
+            ],
+            None,
+        )
+    };
+    let out = encode(&now, "0.5");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    // id, the block's 0, hp's 1 and 7.
+    assert_eq!(out.text(), "031e\n");
+    let decode = |hex: &str, extra: &[&str]| {
+        let mut args = vec![
+            "decode",
+            &idl,
+            "-e",
+            &enc,
+            "--type",
+            "P",
+            "--hex",
+            hex,
+            "--baseline",
+            &base,
+        ];
+        args.extend_from_slice(extra);
+        run(&args, None)
+    };
+    let out = decode("031e", &["--elapsed", "0.5"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(json["hp"], 7);
+    assert!((json["x"].as_f64().unwrap() - 2.0).abs() < 1e-9, "{json}");
+    assert_eq!(json["vx"], 2.0);
+    // Without --elapsed the receiver stays where the baseline is.
+    let out = decode("031e", &[]);
+    assert!(
+        (serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()["x"]
+            .as_f64()
+            .unwrap()
+            - 1.0)
+            .abs()
+            < 1e-9
+    );
+    let out = decode("031e", &["--elapsed", "0.5", "--format", "explain"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.text().contains("P (DEAD_RECKONING block)"),
+        "{}",
+        out.text()
+    );
+    assert!(out.text().contains("P.hp (changed-bit)"), "{}", out.text());
+    // Truncated inside the block: exit 1, the field named.
+    let out = decode("0301", &[]);
+    assert_eq!(out.code, 1);
+    assert!(out.stderr.contains("P.x"), "{}", out.stderr);
+    // A baseline that is not a P: exit 1; --elapsed without --baseline: exit 2.
+    let bad = dir.file("bad.json", r#"{"id": 3}"#);
+    let out = run(
+        &[
+            "decode",
+            &idl,
+            "-e",
+            &enc,
+            "--type",
+            "P",
+            "--hex",
+            "00",
+            "--baseline",
+            &bad,
+        ],
+        None,
+    );
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stderr.contains("--baseline"), "{}", out.stderr);
+    let out = run(
+        &[
+            "decode",
+            &idl,
+            "-e",
+            &enc,
+            "--type",
+            "P",
+            "--hex",
+            "00",
+            "--elapsed",
+            "1",
+        ],
+        None,
+    );
+    assert_eq!(out.code, 2);
+}
+
+/// The bundled mk48 trace measures in each of its encodings.
+#[test]
+fn measure_runs_over_the_bundled_mk48_trace() {
+    let (idl, enc) = (schema("mk48.idl"), schema("mk48.enc"));
+    let trace = schema("traces/mk48.jsonl");
+    let out = run(
+        &["measure", &idl, "-e", &enc, "--type", "Update", &trace],
+        None,
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let text = out.text();
+    assert!(text.starts_with("`Update`: 100 values from "), "{text}");
+    for encoding in ["MK48", "MK48_PLAIN", "MK48_LOSSY"] {
+        assert!(text.contains(&format!("  {encoding} ")), "{text}");
+    }
+    assert!(text.contains("   1  MK48_LOSSY        78141"), "{text}");
 }

@@ -13,13 +13,16 @@
 //!
 //! To fuzz another schema: generate it (tests/build.rs), re-export it (src/lib.rs), list it in a `target!`
 //! below and in [`TARGETS`], and add a file to `fuzz_targets/` and a `[[bin]]` to Cargo.toml.
+//! [`PROTOCOLS`] fuzzes packets of every generated protocol receiver ([`check_packet`]); a new
+//! protocol goes at the end of its table.
 
 use std::any::type_name;
 use std::fmt::Debug;
+use std::marker::PhantomData;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::OnceLock;
 
-use idlc_runtime::{Codec, DecodeError, Encoding, from_bytes, to_bytes};
+use idlc_runtime::{Codec, DecodeError, EncodeError, Encoding, from_bytes, to_bytes};
 
 /// `bytes` in lowercase hex, two digits a byte, no separator.
 pub fn hex(bytes: &[u8]) -> String {
@@ -30,17 +33,36 @@ pub fn hex(bytes: &[u8]) -> String {
     })
 }
 
-/// Decodes `bytes` as a `T` in `E`; a panic of the decoder becomes a panic that says what was
-/// decoded, from which bytes.
-fn decode<E: Encoding, T: Codec<E>>(bytes: &[u8], stage: &str) -> Result<T, DecodeError> {
-    catch_unwind(AssertUnwindSafe(|| from_bytes::<E, T>(bytes))).unwrap_or_else(|_| {
-        panic!(
-            "{} in {}: the decoder panicked on the {stage} {}",
-            type_name::<T>(),
-            E::NAME,
-            hex(bytes)
-        )
-    })
+/// A decoded value, its type and encoding erased: it re-encodes, and shows itself (`Debug`).
+trait Decoded: Debug {
+    /// The value encoded again, in the encoding it was decoded from.
+    fn encode(&self) -> Result<Vec<u8>, EncodeError>;
+}
+
+/// A `T` decoded in `E`.
+struct In<E, T>(T, PhantomData<E>);
+
+impl<E, T: Debug> Debug for In<E, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl<E: Encoding, T: Codec<E> + Debug> Decoded for In<E, T> {
+    fn encode(&self) -> Result<Vec<u8>, EncodeError> {
+        to_bytes::<E, T>(&self.0)
+    }
+}
+
+/// [`decode`] of one type in one encoding, its generics erased.
+type Decoder = fn(&[u8]) -> Result<Box<dyn Decoded>, DecodeError>;
+
+/// Decodes `bytes` as a `T` in `E`: the thin generic end of [`check_roundtrip`], whose body is
+/// compiled once, not once per (encoding, type) of the tables.
+fn decode<E: Encoding, T: Codec<E> + Debug + 'static>(
+    bytes: &[u8],
+) -> Result<Box<dyn Decoded>, DecodeError> {
+    from_bytes::<E, T>(bytes).map(|value| Box::new(In::<E, T>(value, PhantomData)) as _)
 }
 
 /// The property: if `data` decodes as a `T` in `E`, the value re-encodes (the encoder never
@@ -48,25 +70,39 @@ fn decode<E: Encoding, T: Codec<E>>(bytes: &[u8], stage: &str) -> Result<T, Deco
 /// same bytes (a fixed point after one round). Never panics on the decoder's behalf: a
 /// violation, or a panic of the decoder, panics with the type, the encoding, the input in hex
 /// and what failed. Returns whether `data` decoded.
-pub fn check_roundtrip<E: Encoding, T: Codec<E> + Debug>(data: &[u8]) -> bool {
-    let Ok(value) = decode::<E, T>(data, "input") else {
+pub fn check_roundtrip<E: Encoding, T: Codec<E> + Debug + 'static>(data: &[u8]) -> bool {
+    roundtrip(type_name::<T>(), E::NAME, decode::<E, T>, data)
+}
+
+/// [`check_roundtrip`] of the type `type_name` in `encoding`, which `decode` decodes.
+fn roundtrip(type_name: &str, encoding: &str, decode: Decoder, data: &[u8]) -> bool {
+    // A panic of the decoder becomes a panic that says what was decoded, from which bytes.
+    let decode = |bytes: &[u8], stage: &str| {
+        catch_unwind(AssertUnwindSafe(|| decode(bytes))).unwrap_or_else(|_| {
+            panic!(
+                "{type_name} in {encoding}: the decoder panicked on the {stage} {}",
+                hex(bytes)
+            )
+        })
+    };
+    let Ok(value) = decode(data, "input") else {
         return false;
     };
-    let what = || format!("{} in {}: input {}", type_name::<T>(), E::NAME, hex(data));
-    let bytes = to_bytes::<E, T>(&value).unwrap_or_else(|e| {
+    let what = || format!("{type_name} in {encoding}: input {}", hex(data));
+    let bytes = value.encode().unwrap_or_else(|e| {
         panic!(
             "{}: decoded to {value:?}, which does not re-encode: {e}",
             what()
         )
     });
-    let again = decode::<E, T>(&bytes, "re-encoded bytes").unwrap_or_else(|e| {
+    let again = decode(&bytes, "re-encoded bytes").unwrap_or_else(|e| {
         panic!(
             "{}: decoded to {value:?}, re-encoded to {}, which does not decode: {e}",
             what(),
             hex(&bytes)
         )
     });
-    let bytes_again = to_bytes::<E, T>(&again).unwrap_or_else(|e| {
+    let bytes_again = again.encode().unwrap_or_else(|e| {
         panic!(
             "{}: decoded to {value:?}, re-encoded to {}, which decodes to {again:?}, which \
              does not re-encode: {e}",
@@ -282,5 +318,167 @@ target! {
     }
 }
 
+/// The property for packets of a protocol (its newest version in `E`): if `payload`, framed,
+/// reads as items of `M` (every item decodes; unknown ids are skipped), the known items written
+/// into a new packet read back as items that write the very same packet (a fixed point after one
+/// round). Panics with the input in hex on a violation or a panic of the reader.
+pub fn check_packet<E, P, M>(payload: &[u8]) -> bool
+where
+    E: Encoding,
+    P: idlc_runtime::Protocol<E>,
+    M: idlc_runtime::Messages<E> + Debug,
+{
+    let version = P::VERSIONS.last().copied().unwrap_or_default();
+    let what = || {
+        format!(
+            "{} in {}: payload {}",
+            type_name::<M>(),
+            E::NAME,
+            hex(payload)
+        )
+    };
+    let read = |packet: &[u8], stage: &str| -> Result<Vec<M>, DecodeError> {
+        catch_unwind(AssertUnwindSafe(|| {
+            let mut known = Vec::new();
+            idlc_runtime::read_packet::<E, M>(version, packet, |item| {
+                if let idlc_runtime::Incoming::Known(message) = item {
+                    known.push(message);
+                }
+            })
+            .map(|_| known)
+        }))
+        .unwrap_or_else(|_| panic!("{}: the packet reader panicked on the {stage}", what()))
+    };
+    let write = |messages: &[M]| -> Vec<u8> {
+        let mut packet = idlc_runtime::PacketWriter::<E>::new(version);
+        for message in messages {
+            message.encode_item(&mut packet).unwrap_or_else(|e| {
+                panic!("{}: {message:?} was read but does not write: {e}", what())
+            });
+        }
+        packet.finish().to_vec()
+    };
+    let Ok(first) = read(&idlc_runtime::frame(version, payload), "input") else {
+        return false;
+    };
+    let bytes = write(&first);
+    let again = read(&bytes, "re-written packet").unwrap_or_else(|e| {
+        panic!(
+            "{}: read {first:?}, re-written as {}, which does not read: {e}",
+            what(),
+            hex(&bytes)
+        )
+    });
+    let bytes_again = write(&again);
+    assert!(
+        bytes_again == bytes,
+        "{}: read {first:?}, re-written as {}, read as {again:?}, re-written as {}: not the same",
+        what(),
+        hex(&bytes),
+        hex(&bytes_again)
+    );
+    true
+}
+
+/// The payload of a packet of the newest version of `P` in `E` holding what `fill` adds.
+fn packet_seed<E, P>(fill: impl FnOnce(&mut idlc_runtime::PacketWriter<E>)) -> Vec<u8>
+where
+    E: Encoding,
+    P: idlc_runtime::Protocol<E>,
+{
+    let version = P::VERSIONS.last().copied().unwrap_or_default();
+    let mut packet = idlc_runtime::PacketWriter::<E>::new(version);
+    fill(&mut packet);
+    let framed = packet.finish().to_vec();
+    idlc_runtime::unframe(version, &framed)
+        .expect("a packet just framed")
+        .to_vec()
+}
+
+/// A packet case: `$module`'s `$message` enum of protocol `$protocol` in `$enc`, seeded with one
+/// item per listed (id, struct) pair, each the struct's Default as a plain message or a request.
+macro_rules! packet_case {
+    ($module:ident, $enc:ident, $protocol:ident, $message:ident, [$($id:ident: $ty:ident $(($request:literal))?),* $(,)?]) => {
+        Case {
+            name: concat!(
+                stringify!($module), "::", stringify!($message), " in ", stringify!($enc)
+            ),
+            check: check_packet::<
+                crate::$module::$enc,
+                crate::$module::$protocol,
+                crate::$module::$message,
+            >,
+            default_bytes: || {
+                packet_seed::<crate::$module::$enc, crate::$module::$protocol>(|packet| {
+                    $(
+                        let kind = packet_case!(@kind $($request)?);
+                        packet
+                            .push(crate::$module::$protocol::$id, kind, |w| {
+                                Codec::<crate::$module::$enc>::encode_to(
+                                    &crate::$module::$ty::default(),
+                                    w,
+                                )
+                            })
+                            .expect("a Default message is sent");
+                    )*
+                })
+            },
+        }
+    };
+    (@kind) => { idlc_runtime::ItemKind::Message };
+    (@kind $request:literal) => { idlc_runtime::ItemKind::Request($request) };
+}
+
+/// The packets of every generated PROTOCOL receiver: the arena's three protocols on the side
+/// that receives them, in each encoding; the squad protocol in three versions; edge's.
+pub static PROTOCOLS: Target = Target {
+    name: "protocols",
+    cases: {
+        fn cases() -> &'static [Case] {
+            static CASES: OnceLock<Vec<Case>> = OnceLock::new();
+            CASES.get_or_init(|| {
+                macro_rules! arena {
+                    ($($enc:ident),+) => {
+                        vec![$(
+                            packet_case!(arena_client, $enc, ArenaServerToClient, ArenaServerToClientMessage, [
+                                WELCOME: Welcome, CHAT_BROADCAST: ChatBroadcast, KILL_FEED: KillFeed,
+                                LOOT_DROP: LootDrop, VOICE_FRAME: VoiceFrame, MATCH_ENDED: MatchEnded,
+                            ]),
+                            packet_case!(arena_server, $enc, ArenaClientToServer, ArenaClientToServerMessage, [
+                                JOIN: Join(1), INPUT: Input, FIRE: Fire, SAY: Say, BUY: Buy(2),
+                                REPORT_PLAYER: ReportPlayer,
+                            ]),
+                            packet_case!(arena_client, $enc, ArenaPing, ArenaPingMessage, [PING: Ping(3)]),
+                        )+]
+                    };
+                }
+                let mut cases = arena!(S2C, S2CDebug, S2S);
+                macro_rules! squad {
+                    ($($module:ident),+) => {
+                        $(
+                            cases.push(packet_case!($module, SquadBits, SquadOps, SquadOpsMessage, [
+                                SQUAD_UPDATE: SquadUpdate, RENAME: Rename(0),
+                            ]));
+                            cases.push(packet_case!($module, SquadBytes, SquadOps, SquadOpsMessage, [
+                                SQUAD_UPDATE: SquadUpdate, RENAME: Rename(0),
+                            ]));
+                        )+
+                    };
+                }
+                squad!(squad_v1, squad_v2, squad_v3);
+                for enc in 0..3 {
+                    cases.push(match enc {
+                        0 => packet_case!(edge, Odd, Edges, EdgesMessage, [NOTHING: Nothing, EVERYTHING: Everything(9)]),
+                        1 => packet_case!(edge, Bytes, Edges, EdgesMessage, [NOTHING: Nothing, EVERYTHING: Everything(9)]),
+                        _ => packet_case!(edge, SomeEncoding, Edges, EdgesMessage, [NOTHING: Nothing, EVERYTHING: Everything(9)]),
+                    });
+                }
+                cases
+            })
+        }
+        cases
+    },
+};
+
 /// Every schema target.
-pub static TARGETS: [&Target; 5] = [&ARENA, &EDGE, &CHARACTER, &NAVAL, &VERSIONS];
+pub static TARGETS: [&Target; 6] = [&ARENA, &EDGE, &CHARACTER, &NAVAL, &VERSIONS, &PROTOCOLS];

@@ -316,6 +316,23 @@ impl WireWrite for BitWriter {
         self.scratch = 0;
         self.used = 0;
     }
+
+    fn truncate(&mut self, bits: u64) {
+        if bits >= self.bits_written() {
+            return;
+        }
+        let whole = self.buf.len() as u64 * 8;
+        if bits >= whole {
+            self.used = (bits - whole) as u32;
+            self.scratch &= mask(self.used);
+            return;
+        }
+        // `bits < whole <= usize::MAX * 8`: the byte index fits a usize.
+        let byte = (bits / 8) as usize;
+        self.used = (bits % 8) as u32;
+        self.scratch = u64::from(self.buf.get(byte).copied().unwrap_or(0)) & mask(self.used);
+        self.buf.truncate(byte);
+    }
 }
 
 /// Eight BOOLs as the low bits of a byte, the first in bit 0: their bytes (0 or 1) as one
@@ -1354,6 +1371,48 @@ mod tests {
         assert_eq!(r.read_bits(4).unwrap(), 0);
         assert!(r.skip_bits(1).is_err());
         r.skip_bits(0).unwrap();
+    }
+
+    #[test]
+    fn truncate_matches_a_writer_that_stopped_there() {
+        let fields: Vec<(u64, u32)> = (0..40u64)
+            .map(|i| {
+                (
+                    i.wrapping_mul(0x9e37_79b9) & mask(((i * 7) % 64 + 1) as u32),
+                    ((i * 7) % 64 + 1) as u32,
+                )
+            })
+            .collect();
+        let mut whole = BitWriter::new();
+        for &(value, bits) in &fields {
+            whole.write_bits(value, bits).unwrap();
+        }
+        for cut in 0..=fields.len() {
+            let mut prefix = BitWriter::new();
+            for &(value, bits) in &fields[..cut] {
+                prefix.write_bits(value, bits).unwrap();
+            }
+            for extra in [0, 1, 5] {
+                let mut w = whole.clone();
+                w.truncate(prefix.bits_written() + extra);
+                let mut expected = prefix.clone();
+                match fields.get(cut) {
+                    Some(&(value, bits)) if extra < u64::from(bits) => {
+                        let extra = extra as u32;
+                        expected.write_bits(value & mask(extra), extra).unwrap();
+                    }
+                    _ => continue,
+                }
+                assert_eq!(
+                    w.bits_written(),
+                    expected.bits_written(),
+                    "cut {cut} + {extra}"
+                );
+                w.write_bits(0b1011, 4).unwrap();
+                expected.write_bits(0b1011, 4).unwrap();
+                assert_eq!(w.into_bytes(), expected.into_bytes(), "cut {cut} + {extra}");
+            }
+        }
     }
 
     #[test]

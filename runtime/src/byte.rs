@@ -154,6 +154,11 @@ impl WireWrite for ByteWriter {
     fn clear(&mut self) {
         self.buf.clear();
     }
+
+    fn truncate(&mut self, bits: u64) {
+        let bytes = usize::try_from(bits.div_ceil(8)).unwrap_or(usize::MAX);
+        self.buf.truncate(bytes);
+    }
 }
 
 /// Reads a BYTESTREAM from a byte slice, bounds-checking every read.

@@ -1,11 +1,20 @@
 //! Encode and decode errors.
 //!
 //! Every fallible operation of the runtime returns one of these two error types. They are small
-//! (`Copy`, no allocation) so that a `Result` costs little on the hot path, and they carry the bit
-//! offset at which the problem was found plus, optionally, the name of the field that generated
-//! code was encoding or decoding (see [`WithField`]).
+//! (32 bytes, nothing allocated until something fails) so that a `Result` costs little on the hot
+//! path, and they carry the bit offset at which the problem was found plus the path of the field
+//! that generated code was encoding or decoding (`Player.buffs[3].kind`).
+//!
+//! The path is built on the way out, on the error path only: the codec of a struct names the
+//! field that failed (`Buff.kind`, [`DecodeError::in_field`]), a sequence or array adds the
+//! element's index (`Buff[3].kind`, [`DecodeError::at_index`]), and the struct that holds it
+//! replaces the inner struct's name by its own field (`Player.buffs[3].kind`). The text is that of
+//! the IR interpreter (`idlc::interpret`): IDL names, `[i]` for an element, nothing for an
+//! OPTIONAL's value, ` (ALIGN)` / ` (CHECK)` after the struct for those wire items.
 
 use core::fmt;
+
+use crate::collection::Collection;
 
 /// What went wrong while decoding.
 ///
@@ -81,11 +90,14 @@ impl fmt::Display for DecodeErrorKind {
     }
 }
 
-/// A decode failure: what went wrong, where (bit offset from the start of the buffer), and
-/// optionally in which field.
+/// A decode failure: what went wrong, where (bit offset from the start of the buffer), and in
+/// which field.
 ///
-/// The bit offset is where the value that failed starts (for [`DecodeErrorKind::CrcMismatch`]:
-/// 0).
+/// The bit offset is where the value that failed begins: the field, or the element of a
+/// sequence or array, whose read failed (fields that generated code reads as one packed word
+/// included: each reports its own bits). A value that was read whole but is not valid (an
+/// enumerator index the Rust enum lacks, a raw float outside its NUMERIC range, text that is not
+/// UTF-8) is reported where its read ended, as the IR interpreter does. A CRC mismatch is at 0.
 ///
 /// ```
 /// use idlc_runtime::{BitReader, DecodeErrorKind, WireRead};
@@ -95,26 +107,30 @@ impl fmt::Display for DecodeErrorKind {
 /// assert_eq!((e.kind, e.bit_offset), (DecodeErrorKind::ValueOutOfRange, 3));
 /// assert_eq!(e.to_string(), "value out of range at bit 3");
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct DecodeError {
     /// What went wrong.
     pub kind: DecodeErrorKind,
-    /// Bit offset (from the start of the buffer) of the value that failed.
+    /// Bit offset (from the start of the buffer) where the value that failed begins.
     pub bit_offset: u64,
-    /// The innermost field being decoded, when generated code supplied it.
-    pub field: Option<&'static str>,
+    /// The path of the field being decoded (`Player.buffs[3].kind`: IDL names, from the struct
+    /// that was decoded to the innermost field). Generated code always sets it; `None` for an
+    /// error of the runtime's own reads.
+    pub field: Option<Box<str>>,
 }
 
 impl DecodeError {
-    /// A new error with no field name.
+    /// A new error with no field path. Inlinable (three stores): built out of line, it would
+    /// come back through memory, and a caller that then names its field (generated code) could
+    /// not keep its `Result` in registers on the success path.
     ///
     /// ```
     /// use idlc_runtime::{DecodeError, DecodeErrorKind};
     /// let e = DecodeError::new(DecodeErrorKind::BadEnumerator, 12);
-    /// assert_eq!(e.bit_offset, 12);
+    /// assert_eq!((e.bit_offset, e.field), (12, None));
     /// ```
     #[cold]
-    #[inline(never)]
+    #[inline]
     pub const fn new(kind: DecodeErrorKind, bit_offset: u64) -> Self {
         Self {
             kind,
@@ -123,19 +139,103 @@ impl DecodeError {
         }
     }
 
-    /// Attaches a field name unless one is already set (the innermost field wins).
+    /// Names the field the error happened in, from the struct that holds it: `at` is
+    /// `Struct.field` (what generated code passes, one static string per call site), or a bare
+    /// name. It replaces the first segment of the path so far (the name of the inner struct
+    /// whose codec failed, which only knew itself) and keeps the rest.
     ///
     /// ```
     /// use idlc_runtime::{DecodeError, DecodeErrorKind};
-    /// let e = DecodeError::new(DecodeErrorKind::BadUtf8, 8).in_field("name").in_field("player");
-    /// assert_eq!(e.field, Some("name"));
-    /// assert_eq!(e.to_string(), "invalid UTF-8 at bit 8 in field `name`");
+    /// // Buff's decoder fails on `kind`; Player's reads the Buff at index 3 of `buffs`.
+    /// let e = DecodeError::new(DecodeErrorKind::BadEnumerator, 12)
+    ///     .in_field("Buff.kind")
+    ///     .at_index(3)
+    ///     .in_field("Player.buffs");
+    /// assert_eq!(e.field.as_deref(), Some("Player.buffs[3].kind"));
+    /// assert_eq!(e.to_string(), "unknown enumerator at bit 12 in Player.buffs[3].kind");
     /// ```
+    #[inline(always)]
     #[must_use]
-    pub const fn in_field(mut self, field: &'static str) -> Self {
-        if self.field.is_none() {
-            self.field = Some(field);
+    pub fn in_field(self, at: &'static str) -> Self {
+        // Taken apart here, so that the caller's `Result` does not escape to the cold call and
+        // stays in registers on the success path; the text is built out of line.
+        let Self {
+            kind,
+            bit_offset,
+            field,
+        } = self;
+        Self {
+            kind,
+            bit_offset,
+            field: Some(path::named(field, at)),
         }
+    }
+
+    /// Adds the index of the sequence or array element the error happened in (after the first
+    /// segment of the path: the element comes before its own fields).
+    ///
+    /// ```
+    /// use idlc_runtime::{DecodeError, DecodeErrorKind};
+    /// let e = DecodeError::new(DecodeErrorKind::ValueOutOfRange, 40)
+    ///     .at_index(1) // an INT in a SEQUENCE<SEQUENCE<INT>>
+    ///     .at_index(2)
+    ///     .in_field("Grid.rows");
+    /// assert_eq!(e.field.as_deref(), Some("Grid.rows[2][1]"));
+    /// ```
+    #[inline(always)]
+    #[must_use]
+    pub fn at_index(self, index: usize) -> Self {
+        let Self {
+            kind,
+            bit_offset,
+            field,
+        } = self;
+        Self {
+            kind,
+            bit_offset,
+            field: Some(path::indexed(field, index)),
+        }
+    }
+
+    /// Adds the index of `item`, an element of `collection` found by its address (on the error
+    /// path only): the elements of a DELTA SEQUENCE, which the runtime visits in its own order.
+    /// An `item` that is not in `collection` adds nothing.
+    ///
+    /// ```
+    /// use idlc_runtime::{DecodeError, DecodeErrorKind};
+    /// let baseline = vec![10u8, 20, 30];
+    /// let e = DecodeError::new(DecodeErrorKind::ValueOutOfRange, 5)
+    ///     .at_item(&baseline, &baseline[2])
+    ///     .in_field("Squad.members");
+    /// assert_eq!(e.field.as_deref(), Some("Squad.members[2]"));
+    /// ```
+    #[inline(always)]
+    #[must_use]
+    pub fn at_item<C: Collection>(self, collection: &C, item: &C::Item) -> Self {
+        let Self {
+            kind,
+            bit_offset,
+            field,
+        } = self;
+        Self {
+            kind,
+            bit_offset,
+            field: path::item(field, collection, item),
+        }
+    }
+
+    /// Moves the error to `bit_offset`: generated code reads a run of fixed-width fields as one
+    /// word, then checks each field; a field's error gives the field's own offset.
+    ///
+    /// ```
+    /// use idlc_runtime::{DecodeError, DecodeErrorKind};
+    /// let e = DecodeError::new(DecodeErrorKind::ValueOutOfRange, 54).at_bit(4);
+    /// assert_eq!(e.bit_offset, 4);
+    /// ```
+    #[inline(always)]
+    #[must_use]
+    pub fn at_bit(mut self, bit_offset: u64) -> Self {
+        self.bit_offset = bit_offset;
         self
     }
 }
@@ -143,8 +243,8 @@ impl DecodeError {
 impl fmt::Display for DecodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} at bit {}", self.kind, self.bit_offset)?;
-        if let Some(field) = self.field {
-            write!(f, " in field `{field}`")?;
+        if let Some(path) = &self.field {
+            write!(f, " in {path}")?;
         }
         Ok(())
     }
@@ -199,7 +299,14 @@ impl fmt::Display for EncodeErrorKind {
     }
 }
 
-/// An encode failure: what went wrong, at which bit of the output, and optionally in which field.
+/// An encode failure: what went wrong, at which bit of the output, and in which field.
+///
+/// The bit offset is the number of bits written before the value that failed: the field, or the
+/// element of a sequence or array (fields that generated code packs into one word included: each
+/// reports its own place in the word). A delta encoder decides a changed-bit from the values as
+/// they will be sent before it writes that bit: a value that cannot be sent is reported there
+/// (before the field's changed-bit, or before the DELTA block that holds it). `quantized_with`
+/// (`Codec::sent`) writes nothing: its errors are at bit 0.
 ///
 /// ```
 /// use idlc_runtime::{BitWriter, EncodeErrorKind, WireWrite};
@@ -208,18 +315,22 @@ impl fmt::Display for EncodeErrorKind {
 /// let e = w.write_fixed_point(f64::NAN, 0.0, 1.0, 0.1).unwrap_err();
 /// assert_eq!((e.kind, e.bit_offset), (EncodeErrorKind::NotANumber, 1));
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct EncodeError {
     /// What went wrong.
     pub kind: EncodeErrorKind,
     /// Bits written before the value that failed.
     pub bit_offset: u64,
-    /// The innermost field being encoded, when generated code supplied it.
-    pub field: Option<&'static str>,
+    /// The path of the field being encoded (`Player.buffs[3].kind`: IDL names, from the struct
+    /// that was encoded to the innermost field). Generated code always sets it; `None` for an
+    /// error of the runtime's own writes.
+    pub field: Option<Box<str>>,
 }
 
 impl EncodeError {
-    /// A new error with no field name.
+    /// A new error with no field path. Inlinable (three stores): built out of line, it would
+    /// come back through memory, and a caller that then names its field (generated code) could
+    /// not keep its `Result` in registers on the success path.
     ///
     /// ```
     /// use idlc_runtime::{EncodeError, EncodeErrorKind};
@@ -227,7 +338,7 @@ impl EncodeError {
     /// assert_eq!(e.to_string(), "length over bound at bit 0");
     /// ```
     #[cold]
-    #[inline(never)]
+    #[inline]
     pub const fn new(kind: EncodeErrorKind, bit_offset: u64) -> Self {
         Self {
             kind,
@@ -236,18 +347,92 @@ impl EncodeError {
         }
     }
 
-    /// Attaches a field name unless one is already set (the innermost field wins).
+    /// Names the field the error happened in: see [`DecodeError::in_field`].
     ///
     /// ```
     /// use idlc_runtime::{EncodeError, EncodeErrorKind};
-    /// let e = EncodeError::new(EncodeErrorKind::NotANumber, 3).in_field("x");
-    /// assert_eq!(e.to_string(), "NaN at bit 3 in field `x`");
+    /// let e = EncodeError::new(EncodeErrorKind::NotANumber, 3).in_field("Pos.x");
+    /// assert_eq!(e.to_string(), "NaN at bit 3 in Pos.x");
+    /// let e = e.in_field("Player.pos");
+    /// assert_eq!(e.field.as_deref(), Some("Player.pos.x"));
     /// ```
+    #[inline(always)]
     #[must_use]
-    pub const fn in_field(mut self, field: &'static str) -> Self {
-        if self.field.is_none() {
-            self.field = Some(field);
+    pub fn in_field(self, at: &'static str) -> Self {
+        // Taken apart here, so that the caller's `Result` does not escape to the cold call and
+        // stays in registers on the success path; the text is built out of line.
+        let Self {
+            kind,
+            bit_offset,
+            field,
+        } = self;
+        Self {
+            kind,
+            bit_offset,
+            field: Some(path::named(field, at)),
         }
+    }
+
+    /// Adds the index of the element the error happened in: see [`DecodeError::at_index`].
+    ///
+    /// ```
+    /// use idlc_runtime::{EncodeError, EncodeErrorKind};
+    /// let e = EncodeError::new(EncodeErrorKind::ValueOutOfRange, 9)
+    ///     .in_field("Buff.kind")
+    ///     .at_index(3)
+    ///     .in_field("Player.buffs");
+    /// assert_eq!(e.to_string(), "value out of range at bit 9 in Player.buffs[3].kind");
+    /// ```
+    #[inline(always)]
+    #[must_use]
+    pub fn at_index(self, index: usize) -> Self {
+        let Self {
+            kind,
+            bit_offset,
+            field,
+        } = self;
+        Self {
+            kind,
+            bit_offset,
+            field: Some(path::indexed(field, index)),
+        }
+    }
+
+    /// Adds the index of `item`, an element of `collection`: see [`DecodeError::at_item`].
+    ///
+    /// ```
+    /// use idlc_runtime::{EncodeError, EncodeErrorKind};
+    /// let members = vec![1u8, 2, 3];
+    /// let e = EncodeError::new(EncodeErrorKind::ValueOutOfRange, 5).at_item(&members, &members[1]);
+    /// assert_eq!(e.field.as_deref(), Some("[1]"));
+    /// ```
+    #[inline(always)]
+    #[must_use]
+    pub fn at_item<C: Collection>(self, collection: &C, item: &C::Item) -> Self {
+        let Self {
+            kind,
+            bit_offset,
+            field,
+        } = self;
+        Self {
+            kind,
+            bit_offset,
+            field: path::item(field, collection, item),
+        }
+    }
+
+    /// Moves the error to `bit_offset` (a field's place in a packed word, or the bit before which
+    /// a delta encoder checked the value).
+    ///
+    /// ```
+    /// use idlc_runtime::{EncodeError, EncodeErrorKind};
+    /// let e = EncodeError::new(EncodeErrorKind::NotANumber, 0).at_bit(17);
+    /// assert_eq!(e.bit_offset, 17);
+    /// ```
+    #[inline(always)]
+    #[must_use]
+    pub fn at_bit(mut self, bit_offset: u64) -> Self {
+        self.bit_offset = bit_offset;
         self
     }
 }
@@ -255,8 +440,8 @@ impl EncodeError {
 impl fmt::Display for EncodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} at bit {}", self.kind, self.bit_offset)?;
-        if let Some(field) = self.field {
-            write!(f, " in field `{field}`")?;
+        if let Some(path) = &self.field {
+            write!(f, " in {path}")?;
         }
         Ok(())
     }
@@ -264,17 +449,19 @@ impl fmt::Display for EncodeError {
 
 impl std::error::Error for EncodeError {}
 
-/// Adds a field name to the error of a `Result`, for generated code:
-/// `r.read_bool().in_field("alive")?`.
+/// Names the field of the error of a `Result` (only when it is an error):
+/// `r.read_bool().in_field("Player.alive")?`. See [`DecodeError::in_field`].
 ///
 /// ```
 /// use idlc_runtime::{BitReader, WireRead, WithField};
 /// let mut r = BitReader::new(&[]);
-/// let e = r.read_bool().in_field("alive").unwrap_err();
-/// assert_eq!(e.field, Some("alive"));
+/// let e = r.read_bool().in_field("Player.alive").unwrap_err();
+/// assert_eq!(e.field.as_deref(), Some("Player.alive"));
+/// assert_eq!(e.to_string(), "unexpected end of input at bit 0 in Player.alive");
 /// ```
 pub trait WithField {
-    /// Names the field the error happened in (kept only if no inner field was named).
+    /// Names the field the error happened in (`Struct.field`, replacing the inner struct's
+    /// name at the start of the path so far).
     #[must_use]
     fn in_field(self, field: &'static str) -> Self;
 }
@@ -290,6 +477,55 @@ impl<T> WithField for Result<T, EncodeError> {
     #[inline]
     fn in_field(self, field: &'static str) -> Self {
         self.map_err(|e| e.in_field(field))
+    }
+}
+
+/// The text of field paths, built on the error path only.
+mod path {
+    use crate::collection::Collection;
+
+    /// `inner` with the index of `item` in `collection` (by address) after its first segment;
+    /// unchanged when `item` is not there.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn item<C: Collection>(
+        inner: Option<Box<str>>,
+        collection: &C,
+        item: &C::Item,
+    ) -> Option<Box<str>> {
+        match collection.iter().position(|x| core::ptr::eq(x, item)) {
+            Some(index) => Some(indexed(inner, index)),
+            None => inner,
+        }
+    }
+
+    /// Where the first segment of a path ends: the name of the struct whose codec began it
+    /// (empty for an element of a sequence of non-structs: `[2]`).
+    fn root_len(path: &str) -> usize {
+        path.find(['.', '[', ' ']).unwrap_or(path.len())
+    }
+
+    /// `at` followed by what `inner` says below its first segment.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn named(inner: Option<Box<str>>, at: &str) -> Box<str> {
+        let Some(inner) = inner else {
+            return at.into();
+        };
+        let rest = &inner[root_len(&inner)..];
+        let mut out = String::with_capacity(at.len() + rest.len());
+        out.push_str(at);
+        out.push_str(rest);
+        out.into_boxed_str()
+    }
+
+    /// `inner` with `[index]` after its first segment.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn indexed(inner: Option<Box<str>>, index: usize) -> Box<str> {
+        let inner = inner.as_deref().unwrap_or("");
+        let (root, rest) = inner.split_at(root_len(inner));
+        format!("{root}[{index}]{rest}").into_boxed_str()
     }
 }
 
@@ -332,24 +568,71 @@ mod tests {
             BadEnumerator,
             InvalidArgument,
         ] {
-            let e = EncodeError::new(k, 9).in_field("f");
-            assert_eq!(
-                e.to_string(),
-                format!("{} at bit 9 in field `f`", k.as_str())
-            );
+            let e = EncodeError::new(k, 9).in_field("S.f");
+            assert_eq!(e.to_string(), format!("{} at bit 9 in S.f", k.as_str()));
         }
     }
 
+    /// The path costs one pointer and a length, allocated only when an error is built: the errors
+    /// are no larger than when they held a `&'static str` (32 bytes), and a `Result` of a small
+    /// value is no larger than the error (the kind's niche holds `Ok`).
     #[test]
     fn errors_are_small() {
-        assert!(core::mem::size_of::<DecodeError>() <= 32);
-        assert!(core::mem::size_of::<EncodeError>() <= 32);
+        use core::mem::size_of;
+        assert_eq!(size_of::<DecodeError>(), 32);
+        assert_eq!(size_of::<EncodeError>(), 32);
+        assert_eq!(size_of::<Result<(), EncodeError>>(), 32);
+        assert_eq!(size_of::<Result<u64, DecodeError>>(), 32);
+        assert_eq!(size_of::<Result<f64, DecodeError>>(), 32);
     }
 
     #[test]
-    fn with_field_keeps_innermost() {
+    fn paths_compose_from_the_inside_out() {
+        let e = DecodeError::new(DecodeErrorKind::BadEnumerator, 7);
+        // A field of the top-level struct.
+        assert_eq!(
+            e.clone().in_field("P.kind").field.as_deref(),
+            Some("P.kind")
+        );
+        // A struct in a field: the inner struct's name gives way to the outer field.
+        let nested = e.clone().in_field("Inner.kind").in_field("Outer.inner");
+        assert_eq!(nested.field.as_deref(), Some("Outer.inner.kind"));
+        let deeper = nested.in_field("Top.outer");
+        assert_eq!(deeper.field.as_deref(), Some("Top.outer.inner.kind"));
+        // An element that is not a struct, then one that is, then arrays of arrays.
+        let plain = e.clone().at_index(4).in_field("P.scores");
+        assert_eq!(plain.field.as_deref(), Some("P.scores[4]"));
+        let item = e
+            .clone()
+            .in_field("Item.kind")
+            .at_index(0)
+            .in_field("P.items");
+        assert_eq!(item.field.as_deref(), Some("P.items[0].kind"));
+        let grid = e.clone().in_field("Cell.kind").at_index(1).at_index(2);
+        assert_eq!(
+            grid.clone().in_field("P.grid").field.as_deref(),
+            Some("P.grid[2][1].kind")
+        );
+        // Struct-level items keep their note.
+        let align = e
+            .clone()
+            .in_field("Inner (ALIGN)")
+            .at_index(3)
+            .in_field("P.inners");
+        assert_eq!(align.field.as_deref(), Some("P.inners[3] (ALIGN)"));
+        // The offset and kind are untouched by naming.
+        assert_eq!(
+            (align.kind, align.bit_offset),
+            (DecodeErrorKind::BadEnumerator, 7)
+        );
+    }
+
+    #[test]
+    fn with_field_names_errors_only() {
         let r: Result<(), EncodeError> = Err(EncodeError::new(EncodeErrorKind::NotANumber, 0));
-        assert_eq!(r.in_field("a").in_field("b").unwrap_err().field, Some("a"));
+        let e = r.in_field("In.a").in_field("Out.b").unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("Out.b.a"));
+        assert_eq!(e.to_string(), "NaN at bit 0 in Out.b.a");
         let ok: Result<u8, DecodeError> = Ok(1);
         assert_eq!(ok.in_field("a"), Ok(1));
     }

@@ -67,6 +67,7 @@ mod framing;
 mod helpers;
 mod int;
 mod packed;
+mod packet;
 mod replication;
 mod vlq;
 mod wire;
@@ -98,6 +99,11 @@ pub use int::{
 };
 pub use packed::{
     enum_offset, fixed_point_from_offset, fixed_point_offset, ranged_from_offset, ranged_offset,
+};
+pub use packet::{
+    DispatchError, Dispatched, Incoming, ItemHeader, ItemKind, Messages, PacketReader,
+    PacketWriter, Pending, Protocol, RequestId, ResponseError, Responses, SendError, negotiate,
+    read_packet, read_responses,
 };
 pub use replication::{
     DeltaCodec, ReaderOf, WriterOf, from_delta_bytes, read_delta_sequence, sent_array,

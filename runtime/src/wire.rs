@@ -220,6 +220,21 @@ pub trait WireWrite: Default {
     /// ```
     fn clear(&mut self);
 
+    /// Forgets everything written after the first `bits` bits (nothing happens when fewer were
+    /// written), keeping the allocation: a packet writer takes back a message that did not fit.
+    /// In a BYTESTREAM, `bits` is rounded up to a whole byte.
+    ///
+    /// ```
+    /// use idlc_runtime::{BitWriter, WireWrite};
+    /// let mut w = BitWriter::new();
+    /// w.write_bits(0b101, 3).unwrap();
+    /// w.write_bits(0xffff, 16).unwrap();
+    /// w.truncate(3);
+    /// assert_eq!(w.bits_written(), 3);
+    /// assert_eq!(w.finish(), &[0b101]);
+    /// ```
+    fn truncate(&mut self, bits: u64);
+
     /// An error of `kind` at the current position.
     ///
     /// ```

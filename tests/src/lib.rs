@@ -98,3 +98,26 @@ pub mod derives {
 pub mod mk48 {
     idlc_runtime::include_generated!("mk48");
 }
+
+/// The UDP demo's protocols (schemas/arena_udp.idl) in MYENCODING1, Client side: sends
+/// UdpClientToServer, receives UdpServerToClient.
+pub mod arena_udp_e1_client {
+    idlc_runtime::include_generated!("arena_udp_e1_client");
+}
+
+/// The same in MYENCODING1, Server side: receives UdpClientToServer, sends UdpServerToClient.
+pub mod arena_udp_e1_server {
+    idlc_runtime::include_generated!("arena_udp_e1_server");
+}
+
+/// The UDP demo in MYENCODING2 (dead reckoning), Client side.
+pub mod arena_udp_e2_client {
+    idlc_runtime::include_generated!("arena_udp_e2_client");
+}
+
+/// The UDP demo in MYENCODING2, Server side.
+pub mod arena_udp_e2_server {
+    idlc_runtime::include_generated!("arena_udp_e2_server");
+}
+
+pub mod arena_udp;

@@ -277,6 +277,12 @@ fn versions() {
     check(&dispatch::VERSIONS, 0x5E25);
 }
 
+/// Packets of every generated PROTOCOL receiver: what reads re-writes to a fixed point.
+#[test]
+fn protocols() {
+    check(&dispatch::PROTOCOLS, 0x9AC7);
+}
+
 /// Every folder of `fuzz/regressions/` and `fuzz/seeds/` is a target's, so that no saved input
 /// goes unreplayed.
 #[test]

@@ -12,10 +12,11 @@
 
 mod common;
 
+use std::marker::PhantomData;
 use std::mem::size_of;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use idlc_runtime::{Codec, Collection, Encoding, from_bytes, to_bytes};
+use idlc_runtime::{Codec, Collection, DecodeError, EncodeError, Encoding, from_bytes, to_bytes};
 use idlc_tests::collections::ProjectilePool;
 use idlc_tests::{
     arena_builtin, arena_client as ac, arena_server as asv, character_builtin as cb,
@@ -177,17 +178,63 @@ weigh_arena!(ac);
 weigh_arena!(asv);
 weigh_arena!(arena_builtin);
 
+/// A decoded value, its type and encoding erased: what [`check_fuzz`] asks of it.
+trait Decoded {
+    /// [`Weight::elements`].
+    fn elements(&self) -> usize;
+    /// [`Weight::heap_bytes`].
+    fn heap_bytes(&self) -> usize;
+    /// The value encoded again, in the encoding it was decoded from.
+    fn encode(&self) -> Result<Vec<u8>, EncodeError>;
+}
+
+/// A `T` decoded in `E`.
+struct In<E, T>(T, PhantomData<E>);
+
+impl<E: Encoding, T: Codec<E> + Weight> Decoded for In<E, T> {
+    fn elements(&self) -> usize {
+        self.0.elements()
+    }
+    fn heap_bytes(&self) -> usize {
+        self.0.heap_bytes()
+    }
+    fn encode(&self) -> Result<Vec<u8>, EncodeError> {
+        to_bytes::<E, T>(&self.0)
+    }
+}
+
+/// `T`'s decoder in `E`, its generics erased.
+type Decoder = fn(&[u8]) -> Result<Box<dyn Decoded>, DecodeError>;
+
+/// Decodes `bytes` as a `T` in `E`.
+fn decode<E: Encoding, T: Codec<E> + Weight + 'static>(
+    bytes: &[u8],
+) -> Result<Box<dyn Decoded>, DecodeError> {
+    from_bytes::<E, T>(bytes).map(|value| Box::new(In::<E, T>(value, PhantomData)) as _)
+}
+
 /// Feeds `iterations` hostile inputs derived from `seeds` (valid encodings) to `T`'s decoder in
-/// `E`. Returns how many were accepted.
-fn fuzz<E: Encoding, T: Codec<E> + Weight>(seeds: &[Vec<u8>], iterations: usize, rng_seed: u64) {
+/// `E`, and prints how many were accepted.
+fn fuzz<E: Encoding, T: Codec<E> + Weight + 'static>(
+    seeds: &[Vec<u8>],
+    iterations: usize,
+    rng_seed: u64,
+) {
     let name = format!("{} in {}", std::any::type_name::<T>(), E::NAME);
+    check_fuzz(&name, decode::<E, T>, seeds, iterations, rng_seed);
+}
+
+/// [`fuzz`], compiled once for every type and encoding: `decode` is [`decode`] of the type in
+/// the encoding, `name` says which.
+fn check_fuzz(name: &str, decode: Decoder, seeds: &[Vec<u8>], iterations: usize, rng_seed: u64) {
     assert!(!seeds.is_empty());
     for seed in seeds {
+        let result = decode(seed);
         assert!(
-            from_bytes::<E, T>(seed).is_ok(),
+            result.is_ok(),
             "{name}: a valid encoding {} does not decode: {:?}",
             common::hex(seed),
-            from_bytes::<E, T>(seed).err()
+            result.err()
         );
     }
     let mut rng = ChaCha8Rng::seed_from_u64(rng_seed);
@@ -199,13 +246,12 @@ fn fuzz<E: Encoding, T: Codec<E> + Weight>(seeds: &[Vec<u8>], iterations: usize,
             let seed = &seeds[rng.random_range(0..seeds.len())];
             common::mutate(&mut rng, seed)
         };
-        let result = catch_unwind(AssertUnwindSafe(|| from_bytes::<E, T>(&input)))
-            .unwrap_or_else(|_| {
-                panic!(
-                    "{name}: the decoder panicked on input {} (iteration {iteration}, seed {rng_seed})",
-                    common::hex(&input)
-                )
-            });
+        let result = catch_unwind(AssertUnwindSafe(|| decode(&input))).unwrap_or_else(|_| {
+            panic!(
+                "{name}: the decoder panicked on input {} (iteration {iteration}, seed {rng_seed})",
+                common::hex(&input)
+            )
+        });
         let Ok(value) = result else { continue };
         accepted += 1;
         let elements = value.elements();
@@ -224,20 +270,20 @@ fn fuzz<E: Encoding, T: Codec<E> + Weight>(seeds: &[Vec<u8>], iterations: usize,
         );
         // Every value a decoder accepts is one the encoder can send, and sending it is stable:
         // decode(b) = v  =>  encode(v) = b1, decode(b1) = v2, encode(v2) = b1.
-        let b1 = to_bytes::<E, T>(&value).unwrap_or_else(|e| {
+        let b1 = value.encode().unwrap_or_else(|e| {
             panic!(
                 "{name}: the decoder accepted {}, which does not re-encode: {e}",
                 common::hex(&input)
             )
         });
-        let v2 = from_bytes::<E, T>(&b1).unwrap_or_else(|e| {
+        let v2 = decode(&b1).unwrap_or_else(|e| {
             panic!(
                 "{name}: {} decoded, re-encoded to {}, which does not decode: {e}",
                 common::hex(&input),
                 common::hex(&b1)
             )
         });
-        let b2 = to_bytes::<E, T>(&v2).expect("a decoded value re-encodes");
+        let b2 = v2.encode().expect("a decoded value re-encodes");
         assert_eq!(
             common::hex(&b2),
             common::hex(&b1),

@@ -161,3 +161,46 @@ fn every_size_is_within_the_report() {
     check_sizes::<MK48_PLAIN>(&reports, &updates);
     check_sizes::<MK48_LOSSY>(&reports, &updates);
 }
+
+/// How many updates of the data set schemas/traces/mk48.jsonl holds (the first ones: the whole
+/// set would be over 2 MB of JSON, its terrain chunks being byte arrays).
+const TRACE_UPDATES: usize = 100;
+
+/// The bundled trace's text: the first [`TRACE_UPDATES`] updates of the data set, one JSON
+/// value per line, each the generated code's MK48 bytes (lossless) read by the interpreter.
+fn trace_text() -> String {
+    let inputs = Inputs {
+        idl: vec![schemas("mk48.idl")],
+        encodings: vec![schemas("mk48.enc")],
+        mappings: vec![schemas("mk48.map")],
+        side: Some("Game".into()),
+    };
+    let ir = compile(&inputs).expect("the schemas are readable").ir;
+    let mut text = String::new();
+    for u in mk48_data::updates_from(mk48_data::SEED, TRACE_UPDATES) {
+        let bytes = u.to_bytes_with::<MK48>().expect("valid");
+        let value = idlc::interpret::decode(&ir, "MK48", "Update", &bytes).expect("decodes");
+        text.push_str(&value.to_string());
+        text.push('\n');
+    }
+    text
+}
+
+/// Writes schemas/traces/mk48.jsonl (for `idlc measure`): run with `cargo test -p idlc-tests
+/// --test mk48 -- --ignored write_the_bundled_trace`.
+#[test]
+#[ignore = "writes schemas/traces/mk48.jsonl"]
+fn write_the_bundled_trace() {
+    std::fs::write(schemas("traces/mk48.jsonl"), trace_text()).expect("writable");
+}
+
+/// The bundled trace is the data set's first updates, as `write_the_bundled_trace` writes them.
+#[test]
+fn the_bundled_trace_is_the_data_set() {
+    let bundled = std::fs::read_to_string(schemas("traces/mk48.jsonl")).expect("bundled");
+    assert!(
+        bundled == trace_text(),
+        "schemas/traces/mk48.jsonl is stale: run the ignored test write_the_bundled_trace"
+    );
+    assert!(bundled.len() < 2_000_000, "{} bytes", bundled.len());
+}

@@ -239,9 +239,9 @@ fn builtin_lengths<T: Default + Codec<arena_builtin::BuiltinEncoding>>() -> Vec<
 }
 
 /// The Rust name of an IDL struct (RPC parameter structs are named after the RPC: `join`,
-/// `report_player`).
+/// `report_player`; an RPC's response struct after it too: `join.response`).
 fn rust_name(idl: &str) -> String {
-    idl.split('_')
+    idl.split(['_', '.'])
         .map(|part| {
             let mut chars = part.chars();
             chars
@@ -295,8 +295,38 @@ fn arena_lengths(encoding: &str, idl_name: &str) -> Vec<usize> {
         MatchReport,
         KillCredit,
         Squad,
-        Item
+        Item,
+        JoinResponse,
+        BuyResponse,
+        PingResponse
     )
+}
+
+impl common::ArenaSamples for ac::JoinResponse {
+    fn samples() -> Vec<Self> {
+        ac::JoinResult::samples()
+            .into_iter()
+            .map(|value| ac::JoinResponse { value })
+            .collect()
+    }
+}
+
+impl common::ArenaSamples for ac::BuyResponse {
+    fn samples() -> Vec<Self> {
+        std::iter::once(None)
+            .chain(ac::Item::samples().into_iter().map(Some))
+            .map(|value| ac::BuyResponse { value })
+            .collect()
+    }
+}
+
+impl common::ArenaSamples for ac::PingResponse {
+    fn samples() -> Vec<Self> {
+        [0, u64::MAX]
+            .into_iter()
+            .map(|value| ac::PingResponse { value })
+            .collect()
+    }
 }
 
 /// Every arena struct in every encoding: a fixed-width struct takes exactly its reported bytes;

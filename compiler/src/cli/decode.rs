@@ -30,7 +30,8 @@ pub struct InterpretInputs {
     /// The encoding to use by name, when the files define several (default: the first).
     #[arg(long = "encoding-name", value_name = "NAME")]
     pub encoding_name: Option<String>,
-    /// The struct, message or RPC (parameter list) to read or write, by IDL name.
+    /// The struct, message or RPC (parameter list) to read or write, by IDL name; `decode` also
+    /// takes a PROTOCOL: the bytes are then a framed packet of it.
     #[arg(long = "type", value_name = "TYPE")]
     pub type_name: String,
 }
@@ -133,12 +134,83 @@ pub struct DecodeArgs {
     /// What to print.
     #[arg(long, value_enum, default_value_t = DecodeFormat::Json)]
     pub format: DecodeFormat,
+    /// Read the bytes as a delta (DELTA, DEAD_RECKONING) of a PUBLISHABLE_STRUCT against this
+    /// baseline: a JSON file holding the state the receiver holds.
+    #[arg(long, value_name = "BASE.json")]
+    pub baseline: Option<PathBuf>,
+    /// With `--baseline`: the seconds since the baseline, which dead reckoning extrapolates
+    /// over (default 0).
+    #[arg(long, value_name = "S", requires = "baseline")]
+    pub elapsed: Option<f64>,
+}
+
+/// A delta's baseline and elapsed time, from `--baseline BASE.json` and `--elapsed S`.
+#[derive(Debug, Clone)]
+pub struct Baseline {
+    /// The state the receiver holds.
+    pub value: interpret::Value,
+    /// Seconds since the baseline.
+    pub elapsed: f64,
+}
+
+/// Reads and parses `--baseline` (exit 2 when unreadable, 1 when not JSON).
+pub fn read_baseline(
+    path: Option<&Path>,
+    elapsed: Option<f64>,
+) -> Result<Option<Baseline>, Status> {
+    let Some(path) = path else {
+        return Ok(None);
+    };
+    let text = read_data(path)?;
+    let value = super::encode::parse_json(path, &text)?;
+    Ok(Some(Baseline {
+        value,
+        elapsed: elapsed.unwrap_or(0.0),
+    }))
+}
+
+/// Checks that a baseline is a valid value of `type_name` in `encoding` (exit 1 when not).
+pub fn check_baseline(
+    compilation: &Compilation,
+    encoding: &str,
+    type_name: &str,
+    baseline: &Baseline,
+) -> Result<(), Status> {
+    let ir = &compilation.ir;
+    match ir.schema.structs.get(type_name).map(|s| s.kind) {
+        Some(crate::ir::StructKind::Publishable) => {}
+        Some(_) => {
+            print_error(
+                &mut stderr(),
+                format!(
+                    "--baseline: `{type_name}` is not a PUBLISHABLE_STRUCT: it has no delta form"
+                ),
+            );
+            return Err(Status::Usage);
+        }
+        // An unknown type: reported by the call that follows, as without --baseline.
+        None => return Ok(()),
+    }
+    match interpret::encode(ir, encoding, type_name, &baseline.value) {
+        Err(error) if !matches!(error.kind, interpret::EncodeErrorKind::Schema(_)) => {
+            print_error(
+                &mut stderr(),
+                format!("--baseline: not a valid `{type_name}`: {error}"),
+            );
+            Err(Status::InputErrors)
+        }
+        _ => Ok(()),
+    }
 }
 
 impl DecodeArgs {
     /// Decodes the bytes (from `--hex`, the data file, or stdin) and prints the value; exit 1
     /// when the bytes are malformed (the error says where and why).
     pub fn run(&self) -> Status {
+        let baseline = match read_baseline(self.baseline.as_deref(), self.elapsed) {
+            Ok(baseline) => baseline,
+            Err(status) => return status,
+        };
         let data_files = self.inputs.data_files();
         let bytes = match (&self.hex, data_files.as_slice()) {
             (Some(_), [_, ..]) => {
@@ -162,11 +234,16 @@ impl DecodeArgs {
             &self.inputs.input_args(),
             "decode",
             "decode",
-            |compilation| self.decode(compilation, &bytes),
+            |compilation| self.decode(compilation, &bytes, baseline.as_ref()),
         )
     }
 
-    fn decode(&self, compilation: &Compilation, bytes: &[u8]) -> Status {
+    fn decode(
+        &self,
+        compilation: &Compilation,
+        bytes: &[u8],
+        baseline: Option<&Baseline>,
+    ) -> Status {
         let Some(encoding) = self.inputs.encoding(compilation) else {
             return usage_error("decode", "the inputs define no encoding");
         };
@@ -174,15 +251,53 @@ impl DecodeArgs {
         let type_name = &self.inputs.type_name;
         let mut trace = Vec::new();
         let traced = (self.format == DecodeFormat::Explain).then_some(&mut trace);
-        let result = interpret::decode_traced(ir, encoding, type_name, bytes, traced);
+        // A PROTOCOL named as the type: the bytes are a framed packet of it.
+        let is_packet = ir.schema.protocols.contains_key(type_name)
+            && !ir.schema.structs.contains_key(type_name);
+        if let Some(baseline) = baseline {
+            if is_packet {
+                return usage_error(
+                    "decode",
+                    "--baseline reads a PUBLISHABLE_STRUCT, not a packet",
+                );
+            }
+            if let Err(status) = check_baseline(compilation, encoding, type_name, baseline) {
+                return status;
+            }
+        }
+        let result = match (is_packet, baseline) {
+            (true, _) => interpret::decode_packet(ir, encoding, type_name, bytes, traced),
+            (false, Some(base)) => interpret::decode_delta_traced(
+                ir,
+                encoding,
+                type_name,
+                bytes,
+                &base.value,
+                base.elapsed,
+                traced,
+            ),
+            (false, None) => interpret::decode_traced(ir, encoding, type_name, bytes, traced),
+        };
         let mut out = std::io::stdout().lock();
         if self.format == DecodeFormat::Explain {
             let style = ir
                 .encodings
                 .get(encoding)
                 .map_or(crate::ir::Style::Bitstream, |e| e.style);
+            let data = if is_packet {
+                let _ = writeln!(
+                    out,
+                    "(bit offsets from the payload, after the {}-byte CRC)",
+                    idlc_runtime::FRAME_HEADER_BYTES
+                );
+                bytes
+                    .get(idlc_runtime::FRAME_HEADER_BYTES..)
+                    .unwrap_or_default()
+            } else {
+                bytes
+            };
             // A closed stdout (`| head`) is not an error of ours.
-            let _ = out.write_all(interpret::explain::render(&trace, bytes, style).as_bytes());
+            let _ = out.write_all(interpret::explain::render(&trace, data, style).as_bytes());
         }
         match result {
             Ok(value) => {

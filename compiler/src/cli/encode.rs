@@ -8,7 +8,7 @@ use codespan_reporting::diagnostic::{Diagnostic, Label};
 use codespan_reporting::files::SimpleFile;
 use codespan_reporting::term::{self, Config};
 
-use super::decode::{InterpretInputs, read_data};
+use super::decode::{Baseline, InterpretInputs, check_baseline, read_baseline, read_data};
 use super::inputs::with_compilation;
 use super::{Status, print_error, stderr, usage_error};
 use crate::Compilation;
@@ -26,6 +26,14 @@ pub struct EncodeArgs {
     /// Write the raw bytes to this file instead of hex to stdout.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Encode the value as a delta (DELTA, DEAD_RECKONING) of a PUBLISHABLE_STRUCT against
+    /// this baseline: a JSON file holding the state the receiver holds.
+    #[arg(long, value_name = "BASE.json")]
+    pub baseline: Option<PathBuf>,
+    /// With `--baseline`: the seconds since the baseline, which dead reckoning extrapolates
+    /// over (default 0).
+    #[arg(long, value_name = "S", requires = "baseline")]
+    pub elapsed: Option<f64>,
 }
 
 impl EncodeArgs {
@@ -46,20 +54,45 @@ impl EncodeArgs {
             Ok(value) => value,
             Err(status) => return status,
         };
+        let baseline = match read_baseline(self.baseline.as_deref(), self.elapsed) {
+            Ok(baseline) => baseline,
+            Err(status) => return status,
+        };
         with_compilation(
             &self.inputs.input_args(),
             "encode",
             "encode",
-            |compilation| self.encode(compilation, &value),
+            |compilation| self.encode(compilation, &value, baseline.as_ref()),
         )
     }
 
-    fn encode(&self, compilation: &Compilation, value: &Value) -> Status {
+    fn encode(
+        &self,
+        compilation: &Compilation,
+        value: &Value,
+        baseline: Option<&Baseline>,
+    ) -> Status {
         let Some(encoding) = self.inputs.encoding(compilation) else {
             return usage_error("encode", "the inputs define no encoding");
         };
         let type_name = &self.inputs.type_name;
-        let bytes = match interpret::encode(&compilation.ir, encoding, type_name, value) {
+        let ir = &compilation.ir;
+        let encoded = match baseline {
+            Some(base) => match check_baseline(compilation, encoding, type_name, base) {
+                Ok(()) => interpret::encode_delta(
+                    ir,
+                    encoding,
+                    type_name,
+                    value,
+                    &base.value,
+                    base.elapsed,
+                )
+                .map(|(bytes, _)| bytes),
+                Err(status) => return status,
+            },
+            None => interpret::encode(ir, encoding, type_name, value),
+        };
+        let bytes = match encoded {
             Ok(bytes) => bytes,
             Err(error) => {
                 print_error(

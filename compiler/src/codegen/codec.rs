@@ -6,7 +6,7 @@ use quote::{format_ident, quote};
 
 use super::idents::{ident, int_lit, rust_type, u32_lit};
 use super::pack;
-use super::rules::{Val, decode, encode};
+use super::rules::{Site, Val, decode, encode};
 use super::values::default_value;
 use super::{CodegenError, Ctx};
 use crate::ir::{
@@ -16,6 +16,8 @@ use crate::ir::{
 
 /// A field as codegen sees it: IDL declaration, Rust form, and its EXTENDs.
 pub(super) struct FieldView<'a> {
+    /// The IDL name of the struct that declares it.
+    pub(super) owner: &'a str,
     pub(super) segment: usize,
     pub(super) field: &'a crate::ir::Field,
     pub(super) rust: &'a FieldMapping,
@@ -30,6 +32,11 @@ impl FieldView<'_> {
     pub(super) fn access(&self) -> Val {
         let name = ident(&self.rust.rust_name);
         Val::Place(quote!(self.#name))
+    }
+
+    /// What its errors name: `Struct.field`.
+    pub(super) fn site(&self) -> Site {
+        Site::field(self.owner, &self.field.name)
     }
 }
 
@@ -54,6 +61,7 @@ pub(super) fn views<'a>(
                 .filter(|(_, e)| e.field == field.name)
                 .collect();
             out.push(FieldView {
+                owner: &def.name,
                 segment,
                 field,
                 rust,
@@ -111,12 +119,14 @@ pub fn codec_impl(
                     reads.push(d);
                 }
                 Flat::Align => {
+                    let q = Site::named(&format!("{} (ALIGN)", def.name)).q();
                     writes.push(quote!(w.align()?;));
-                    reads.push(in_segment(index, quote!(r.align()?;)));
+                    reads.push(in_segment(index, quote!(r.align()#q;)));
                 }
                 Flat::Check => {
+                    let q = Site::named(&format!("{} (CHECK)", def.name)).q();
                     writes.push(quote!(w.write_check()?;));
-                    reads.push(in_segment(index, quote!(r.read_check()?;)));
+                    reads.push(in_segment(index, quote!(r.read_check()#q;)));
                 }
             }
             position += 1;
@@ -131,11 +141,7 @@ pub fn codec_impl(
     } else {
         TokenStream::new()
     };
-    let (enter, leave) = if is_recursive(ctx.ir, &def.name) {
-        (quote!(r.enter()?;), quote!(r.leave();))
-    } else {
-        (quote!(), quote!())
-    };
+    let (enter, leave) = enter_leave(ctx, def);
     // A struct with nothing on the wire leaves the stream untouched.
     let w = if encode_body.is_empty() {
         quote!(_w)
@@ -187,6 +193,17 @@ pub fn codec_impl(
     })
 }
 
+/// `r.enter()` and `r.leave()` around the decoder of a struct that can contain itself (its
+/// nesting counts against the runtime's depth limit), else nothing.
+pub(super) fn enter_leave(ctx: &Ctx<'_>, def: &StructDef) -> (TokenStream, TokenStream) {
+    if is_recursive(ctx.ir, &def.name) {
+        let q = Site::named(&def.name).q();
+        (quote!(r.enter()#q;), quote!(r.leave();))
+    } else {
+        (quote!(), quote!())
+    }
+}
+
 /// A read of segment `index`'s ALIGN or CHECK: from segment 1 on, only when the segment is
 /// present (an older writer sent neither the segment nor its padding and check word).
 fn in_segment(index: usize, read: TokenStream) -> TokenStream {
@@ -208,14 +225,15 @@ fn top_level_form(
 ) -> (Vec<TokenStream>, Vec<TokenStream>) {
     let mut encode_body = Vec::new();
     let mut decode_body = Vec::new();
+    let q = Site::named(&def.name).q();
     for (index, (segment_writes, segment_reads)) in writes.iter().zip(reads).enumerate() {
         if index > 0 {
             let present = format_ident!("present_{index}");
             let previous = format_ident!("present_{}", index - 1);
             let read = if index == 1 {
-                quote!(r.read_fence_present()?)
+                quote!(r.read_fence_present()#q)
             } else {
-                quote!(#previous && r.read_fence_present()?)
+                quote!(#previous && r.read_fence_present()#q)
             };
             encode_body.push(quote!(w.write_presence(true)?;));
             decode_body.push(quote!(let #present = #read;));
@@ -245,6 +263,7 @@ fn nested_form(
 ) -> TokenStream {
     let result = ctx.prelude.path("Result");
     let (writer, reader) = ctx.stream_types();
+    let q = Site::named(&def.name).q();
     if writes.len() == 1 {
         // One segment and an open end: the top-level form, whose tail a newer writer's
         // extension follows; skip it.
@@ -258,7 +277,7 @@ fn nested_form(
             #[inline]
             fn decode_nested_from(r: &mut #reader) -> #result<Self, ::idlc_runtime::DecodeError> {
                 let value = <Self as ::idlc_runtime::Codec<#marker>>::decode_from(r)?;
-                ::idlc_runtime::skip_extension(r)?;
+                ::idlc_runtime::skip_extension(r)#q;
                 Ok(value)
             }
         };
@@ -282,10 +301,10 @@ fn nested_form(
             let present = format_ident!("present_{index}");
             let extension = format_ident!("extension_{index}");
             let enter = if index == 1 {
-                quote!(r.enter_extension()?)
+                quote!(r.enter_extension()#q)
             } else {
                 let previous = format_ident!("present_{}", index - 1);
-                quote!(if #previous { r.enter_extension()? } else { None })
+                quote!(if #previous { r.enter_extension()#q } else { None })
             };
             decode.push(quote! {
                 let #extension = #enter;
@@ -301,14 +320,10 @@ fn nested_form(
     }
     if def.open_end {
         let last = format_ident!("present_{}", reads.len() - 1);
-        decode.push(quote!(if #last { ::idlc_runtime::skip_extension(r)?; }));
+        decode.push(quote!(if #last { ::idlc_runtime::skip_extension(r)#q; }));
     }
     leave_extensions.reverse();
-    let (enter, leave) = if is_recursive(ctx.ir, &def.name) {
-        (quote!(r.enter()?;), quote!(r.leave();))
-    } else {
-        (quote!(), quote!())
-    };
+    let (enter, leave) = enter_leave(ctx, def);
     let constructor = constructor(ty, fields);
     quote! {
         fn encode_nested_to(&self, w: &mut #writer) -> #result<(), ::idlc_runtime::EncodeError> {
@@ -352,6 +367,7 @@ fn packable_run<'a>(
         }
         total += bits;
         run.push(pack::Packed {
+            path: format!("{}.{}", view.owner, view.field.name),
             rule: &encoded.rule,
             idl: &view.field.ty,
             rust: &view.rust.ty,
@@ -520,7 +536,14 @@ pub(super) fn encode_field(
 ) -> Result<TokenStream, CodegenError> {
     let types = types_over_time(view);
     let value = narrowed(ctx, view, types[0], types.get(1).copied())?;
-    encode(ctx, rule, &view.field.ty, &view.rust.ty, value)
+    encode(
+        ctx,
+        rule,
+        &view.field.ty,
+        &view.rust.ty,
+        value,
+        &view.site(),
+    )
 }
 
 fn decode_field(
@@ -531,7 +554,7 @@ fn decode_field(
 ) -> Result<TokenStream, CodegenError> {
     let local = view.local();
     let ty = ctx.prelude.rust_type(&view.rust.ty)?;
-    let read = decode(ctx, rule, &view.field.ty, &view.rust.ty)?;
+    let read = decode(ctx, rule, &view.field.ty, &view.rust.ty, &view.site())?;
     let mutable = if view.extends.is_empty() {
         quote!()
     } else {
@@ -573,21 +596,23 @@ pub(super) fn extension(
     let local = view.local();
     let present = format_ident!("present_{segment}");
     let access = view.access().by_val();
+    let site = view.site();
     if let Some((old, new)) = split_widening(&extend.from, &extend.to) {
         let (low, width) = (u32_lit(u32::from(old)), u32_lit(u32::from(new - old)));
+        let q = site.q();
         let encode =
-            quote!(w.write_bits(::idlc_runtime::bit_slice(#access, #low, #width), #width)?;);
+            quote!(w.write_bits(::idlc_runtime::bit_slice(#access, #low, #width), #width)#q;);
         let decode = quote! {
             if #present {
-                let high = r.read_bits(#width)?;
-                #local = ::idlc_runtime::with_bit_slice(r, #local, high, #low)?;
+                let high = r.read_bits(#width)#q;
+                #local = ::idlc_runtime::with_bit_slice(r, #local, high, #low)#q;
             }
         };
         return Ok((encode, decode));
     }
     let value = narrowed(ctx, view, &extend.to, next)?;
-    let encode = encode(ctx, rule, &extend.to, &view.rust.ty, value)?;
-    let read = decode(ctx, rule, &extend.to, &view.rust.ty)?;
+    let encode = encode(ctx, rule, &extend.to, &view.rust.ty, value, &site)?;
+    let read = decode(ctx, rule, &extend.to, &view.rust.ty, &site)?;
     let decode = quote! {
         if #present {
             #local = #read;

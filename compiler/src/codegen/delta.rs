@@ -1,20 +1,24 @@
 //! `impl DeltaCodec<Encoding> for PublishableStruct`: the delta and dead-reckoning encoder and
 //! decoder of one PUBLISHABLE_STRUCT in one encoding (WIRE_FORMAT.md section 5).
 //!
-//! The encoder first decides, without writing anything, what each changed-bit will say (a pure
-//! function of the value, the baseline and the context); then it writes, and builds the mirror:
-//! the state the receiver reconstructs. The decoder reads the same bits in the same order and
-//! builds the same state. Both sides share one "not sent" branch: a field keeps the baseline's
-//! value; a dead-reckoning position is extrapolated from the baseline's steps.
+//! Before each wire item the encoder decides, without writing anything, what its changed-bits
+//! will say (a pure function of the value, the baseline and the context); then it writes the
+//! item, and builds the mirror: the state the receiver reconstructs. A value that cannot be sent
+//! is found while deciding: its error names the field and is at the bit before the item (the
+//! field's changed-bit, or the DELTA block's). The decoder reads the same bits in the same order
+//! and builds the same state. Both sides share one "not sent" branch: a field keeps the
+//! baseline's value; a dead-reckoning position is extrapolated from the baseline's steps. Errors
+//! name fields as those of the full form do (codegen/rules.rs `Site`); a changed-bit of a DELTA
+//! or DEAD_RECKONING block names the struct.
 
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
-use super::codec::{FieldView, constructor, encode_field, extension, is_recursive, views};
+use super::codec::{FieldView, constructor, encode_field, enter_leave, extension, views};
 use super::idents::{f64_lit, u64_lit};
-use super::mirror::{is_copy, sent_value};
+use super::mirror::{is_copy, is_lossless_element, sent_value};
 use super::rules::{
-    Val, as_f64, closure_result, decode, encode, fixed_point_const, from_f64, sequence_parts,
+    Site, Val, as_f64, closure_result, decode, encode, fixed_point_const, from_f64, sequence_parts,
 };
 use super::{CodegenError, Ctx};
 use crate::ir::cost::min_bits;
@@ -26,6 +30,8 @@ use crate::ir::{
 /// The generator's state while it walks one struct's wire items.
 struct Gen<'a, 'b> {
     ctx: &'a Ctx<'b>,
+    /// The IDL name of the struct.
+    name: &'a str,
     fields: &'a [FieldView<'a>],
     /// Counter for the names of changed-bits (`send_0`, `send_1`, ...).
     next_unit: usize,
@@ -89,15 +95,15 @@ pub fn delta_impl(
     let fields = views(def, mapping)?;
     let mut generator = Gen {
         ctx,
+        name: &def.name,
         fields: &fields,
         next_unit: 0,
     };
-    let mut plan_code = Vec::new();
     let mut write_code = Vec::new();
     let mut read_code = Vec::new();
+    let q = Site::named(&def.name).q();
     for (index, segment) in layout.segments.iter().enumerate() {
-        let (plan, _) = generator.plan_items(&segment.items, &mut plan_code, false)?;
-        let writes = generator.write_items(&segment.items, &plan, index)?;
+        let writes = generator.plan_and_write_items(&segment.items, index)?;
         let reads = generator.read_items(&segment.items, index)?;
         let unsent = generator.unsent_items(&segment.items)?;
         if index == 0 {
@@ -108,9 +114,9 @@ pub fn delta_impl(
         let present = format_ident!("present_{index}");
         let previous = format_ident!("present_{}", index - 1);
         let read_present = if index == 1 {
-            quote!(r.read_fence_present()?)
+            quote!(r.read_fence_present()#q)
         } else {
-            quote!(#previous && r.read_fence_present()?)
+            quote!(#previous && r.read_fence_present()#q)
         };
         write_code.push(quote! {
             w.write_presence(true)?;
@@ -131,7 +137,7 @@ pub fn delta_impl(
     }
     if def.open_end {
         write_code.push(quote!(w.write_presence(false)?;));
-        read_code.push(quote!(::idlc_runtime::skip_extension(r)?;));
+        read_code.push(quote!(::idlc_runtime::skip_extension(r)#q;));
     }
     let declare = |decoder: bool| -> Result<Vec<TokenStream>, CodegenError> {
         fields
@@ -150,12 +156,8 @@ pub fn delta_impl(
             .collect()
     };
     let (encoder_declarations, decoder_declarations) = (declare(false)?, declare(true)?);
-    let (enter, leave) = if is_recursive(ctx.ir, &def.name) {
-        (quote!(r.enter()?;), quote!(r.leave();))
-    } else {
-        (quote!(), quote!())
-    };
-    let encoder = [&plan_code[..], &write_code[..]].concat();
+    let (enter, leave) = enter_leave(ctx, def);
+    let encoder = &write_code;
     let named = |code: &[TokenStream], name: &str| {
         let used = code.iter().any(|tokens| mentions(tokens, name));
         let ident = if used {
@@ -165,9 +167,9 @@ pub fn delta_impl(
         };
         quote!(#ident)
     };
-    let (encode_baseline, encode_ctx) = (named(&encoder, "baseline"), named(&encoder, "ctx"));
+    let (encode_baseline, encode_ctx) = (named(encoder, "baseline"), named(encoder, "ctx"));
     let (decode_baseline, decode_ctx) = (named(&read_code, "baseline"), named(&read_code, "ctx"));
-    let (w, r) = (named(&encoder, "w"), named(&read_code, "r"));
+    let (w, r) = (named(encoder, "w"), named(&read_code, "r"));
     let result = ctx.prelude.path("Result");
     let marker = &ctx.marker;
     let (writer, reader) = ctx.stream_types();
@@ -193,7 +195,6 @@ pub fn delta_impl(
                 #encode_ctx: &::idlc_runtime::DeltaContext,
                 #w: &mut #writer,
             ) -> #result<Self, ::idlc_runtime::EncodeError> {
-                #(#plan_code)*
                 #(#encoder_declarations)*
                 #(#write_code)*
                 Ok(#build)
@@ -215,6 +216,30 @@ pub fn delta_impl(
 }
 
 impl<'a> Gen<'a, '_> {
+    /// The encoder of `items`: before each item, its plan (what its changed-bits will say),
+    /// then its writes. A value that cannot be sent fails in the plan, before anything of its
+    /// item is written.
+    fn plan_and_write_items(
+        &mut self,
+        items: &[WireItem],
+        segment: usize,
+    ) -> Result<TokenStream, CodegenError> {
+        let mut out = Vec::new();
+        for item in items {
+            let item = std::slice::from_ref(item);
+            let mut plan_code = Vec::new();
+            let (plan, _) = self.plan_items(item, &mut plan_code, false)?;
+            out.extend(plan_code);
+            out.push(self.write_items(item, &plan, segment)?);
+        }
+        Ok(quote!(#(#out)*))
+    }
+
+    /// What an error found while deciding names: the field, at the bit where its item begins.
+    fn plan_site(view: &FieldView<'_>) -> Site {
+        view.site().at_bit(quote!(w.bits_written()))
+    }
+
     /// The pure part of the encoder: every field's value as it would be sent (`c_f`), and what
     /// every changed-bit will say (`send_n`). Returns the plan of each item and whether any of
     /// them differs from the baseline (an expression).
@@ -240,6 +265,7 @@ impl<'a> Gen<'a, '_> {
                                 &encoded.rule,
                                 view,
                                 Val::Place(quote!(self.#name)),
+                                &Self::plan_site(view),
                             )?;
                             out.push(quote!(let #flag = #mirror != baseline.#name;));
                             differs.push(quote!(#flag));
@@ -305,7 +331,13 @@ impl<'a> Gen<'a, '_> {
     ) -> Result<TokenStream, CodegenError> {
         let name = super::idents::ident(&view.rust.rust_name);
         let candidate = Self::candidate(view);
-        let mirror = sent_value(self.ctx, rule, view, Val::Place(quote!(self.#name)))?;
+        let mirror = sent_value(
+            self.ctx,
+            rule,
+            view,
+            Val::Place(quote!(self.#name)),
+            &Self::plan_site(view),
+        )?;
         Ok(quote!(let #candidate = #mirror;))
     }
 
@@ -475,7 +507,10 @@ impl<'a> Gen<'a, '_> {
     }
 
     /// `f = write_delta_sequence(...)`: listed elements delta-coded against the baseline's
-    /// element when they are PUBLISHABLE_STRUCTs, else in full.
+    /// element when they are PUBLISHABLE_STRUCTs, else in full. An element's error names its
+    /// index (found from the element's address, on the error path); one found while deciding
+    /// which elements changed (before the runtime writes anything of the field) is at the
+    /// field's first bit.
     fn write_delta_sequence(&self, encoded: &FieldEncoding) -> Result<TokenStream, CodegenError> {
         let DeltaSequence {
             name,
@@ -486,29 +521,50 @@ impl<'a> Gen<'a, '_> {
             element_idl,
             element_rust,
         } = self.delta_sequence(encoded)?;
-        let write_count = super::rules::encode_length(self.ctx, count, max, Val::Expr(quote!(n)))?;
+        let field_site = self.view(&encoded.field)?.site();
+        let write_count =
+            super::rules::encode_length(self.ctx, count, max, Val::Expr(quote!(n)), &Site::bare())?;
+        let element_site = Site::item_of(quote!(&self.#name), quote!(element));
         let element_mirror = super::mirror::sent_element(
             self.ctx,
             element,
             element_idl,
             element_rust,
-            Val::Ref(quote!(item)),
+            Val::Ref(quote!(element)),
+            &element_site,
         )?;
         let write_full = encode(
             self.ctx,
             element,
             element_idl,
             element_rust,
-            Val::Ref(quote!(item)),
+            Val::Ref(quote!(element)),
+            &element_site,
         )?;
-        let sent_item = closure_result(element_mirror.clone());
+        let lossless = is_lossless_element(self.ctx, element, element_rust);
+        let (start, sent_item) = if lossless {
+            (quote!(), closure_result(element_mirror.clone()))
+        } else {
+            let sent = super::mirror::sent_element(
+                self.ctx,
+                element,
+                element_idl,
+                element_rust,
+                Val::Ref(quote!(element)),
+                &element_site.clone().at_bit(quote!(start)),
+            )?;
+            (quote!(let start = w.bits_written();), closure_result(sent))
+        };
         let marker = &self.ctx.marker;
         let element_delta = if self.is_publishable(element) {
-            quote!(Some(base) => ::idlc_runtime::DeltaCodec::<#marker>::encode_delta_to(item, base, ctx, w),)
+            let map = element_site.map();
+            quote!(Some(base) => ::idlc_runtime::DeltaCodec::<#marker>::encode_delta_to(element, base, ctx, w)#map,)
         } else {
             quote!()
         };
+        let q = field_site.q();
         Ok(quote! {
+            #start
             #local = ::idlc_runtime::write_delta_sequence(
                 w,
                 &baseline.#name,
@@ -517,15 +573,15 @@ impl<'a> Gen<'a, '_> {
                     #write_count
                     Ok(())
                 },
-                |item| #sent_item,
-                |w, item, base| match base {
+                |element| #sent_item,
+                |w, element, base| match base {
                     #element_delta
                     _ => {
                         #write_full
                         Ok(#element_mirror)
                     }
                 },
-            )?;
+            )#q;
         })
     }
 
@@ -576,8 +632,9 @@ impl<'a> Gen<'a, '_> {
                     let read = self.read_field(view, &encoded.rule)?;
                     if encoded.delta {
                         let keep = self.keep(view);
+                        let q = view.site().q();
                         out.push(quote! {
-                            if r.read_bool()? {
+                            if r.read_bool()#q {
                                 #read
                             } else {
                                 #keep
@@ -590,8 +647,9 @@ impl<'a> Gen<'a, '_> {
                 WireItem::DeltaBlock(inner) => {
                     let reads = self.read_items(inner, segment)?;
                     let unsent = self.unsent_items(inner)?;
+                    let q = Site::named(self.name).q();
                     out.push(quote! {
-                        if r.read_bool()? {
+                        if r.read_bool()#q {
                             #reads
                         } else {
                             #unsent
@@ -604,8 +662,9 @@ impl<'a> Gen<'a, '_> {
                         reads.push(self.read_field(self.view(&field.field)?, &field.rule)?);
                     }
                     let unsent = self.unsent_dead_reckoning(dr)?;
+                    let q = Site::named(self.name).q();
                     out.push(quote! {
-                        if r.read_bool()? {
+                        if r.read_bool()#q {
                             #(#reads)*
                         } else {
                             #unsent
@@ -618,8 +677,14 @@ impl<'a> Gen<'a, '_> {
                     let flag = Self::sent_flag(view);
                     out.push(quote!(if #flag { #read }));
                 }
-                WireItem::Align => out.push(quote!(r.align()?;)),
-                WireItem::Check => out.push(quote!(r.read_check()?;)),
+                WireItem::Align => {
+                    let q = Site::named(&format!("{} (ALIGN)", self.name)).q();
+                    out.push(quote!(r.align()#q;));
+                }
+                WireItem::Check => {
+                    let q = Site::named(&format!("{} (CHECK)", self.name)).q();
+                    out.push(quote!(r.read_check()#q;));
+                }
             }
         }
         Ok(quote!(#(#out)*))
@@ -631,7 +696,7 @@ impl<'a> Gen<'a, '_> {
         rule: &WireRule,
     ) -> Result<TokenStream, CodegenError> {
         let local = view.local();
-        let read = decode(self.ctx, rule, &view.field.ty, &view.rust.ty)?;
+        let read = decode(self.ctx, rule, &view.field.ty, &view.rust.ty, &view.site())?;
         let flag = Self::mark_sent(view);
         Ok(quote! {
             #local = #read;
@@ -649,33 +714,62 @@ impl<'a> Gen<'a, '_> {
             element_idl,
             element_rust,
         } = self.delta_sequence(encoded)?;
-        let read_count = closure_result(super::rules::decode_length(self.ctx, count, max)?);
-        let read_full = closure_result(decode(self.ctx, element, element_idl, element_rust)?);
+        let field_site = self.view(&encoded.field)?.site();
+        let read_count = closure_result(super::rules::decode_length(
+            self.ctx,
+            count,
+            max,
+            &Site::bare(),
+        )?);
+        // An element with a baseline element names the baseline's index (found from its
+        // address, on the error path); a new one, past the baseline, is counted in `next`.
+        let old_site = Site::item_of(quote!(&baseline.#name), quote!(base));
+        let new_site = Site::bare().element(quote!(index));
+        let read_new = closure_result(decode(
+            self.ctx,
+            element,
+            element_idl,
+            element_rust,
+            &new_site,
+        )?);
         let marker = &self.ctx.marker;
         // A listed element delta-coded against the baseline's may be far smaller than a full
         // one: bound it by its index gap's bit alone (the runtime adds that bit).
-        let (min, element_delta) = if self.is_publishable(element) {
+        let (min, read_old) = if self.is_publishable(element) {
+            let map = old_site.map();
             (
                 u64_lit(0),
-                quote!(Some(base) => ::idlc_runtime::DeltaCodec::<#marker>::decode_delta_from(base, ctx, r),),
+                quote!(::idlc_runtime::DeltaCodec::<#marker>::decode_delta_from(base, ctx, r)#map),
             )
         } else {
             (
                 u64_lit(min_bits(self.ctx.ir, self.ctx.encoding, element)),
-                quote!(),
+                closure_result(decode(
+                    self.ctx,
+                    element,
+                    element_idl,
+                    element_rust,
+                    &old_site,
+                )?),
             )
         };
+        let q = field_site.q();
         Ok(quote! {
+            let mut next = ::idlc_runtime::Collection::len(&baseline.#name);
             #local = match ::idlc_runtime::read_delta_sequence(
                 r,
                 &baseline.#name,
                 |r| #read_count,
                 #min,
                 |r, base| match base {
-                    #element_delta
-                    _ => #read_full,
+                    Some(base) => #read_old,
+                    None => {
+                        let index = next;
+                        next += 1;
+                        #read_new
+                    }
                 },
-            )? {
+            )#q {
                 Some(changed) => changed,
                 None => baseline.#name.clone(),
             };

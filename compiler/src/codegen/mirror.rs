@@ -2,7 +2,8 @@
 //! encoders compare against the baseline (a change smaller than the resolution is no change).
 //!
 //! Lossless rules (integers, enums, bools, text, raw floats of the mapped width) keep the value;
-//! FIXED_POINT rounds it to its step; FLOAT32 of an f64 rounds it to single precision.
+//! FIXED_POINT rounds it to its step; FLOAT32 of an f64 rounds it to single precision. A value
+//! FIXED_POINT cannot hold is an error that names its field ([`Site`]), as the encoder's would.
 
 use std::collections::HashSet;
 
@@ -10,7 +11,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::codec::FieldView;
-use super::rules::{Val, as_f64, closure_result, fixed_point_const, from_f64};
+use super::rules::{Site, Val, as_f64, closure_result, fixed_point_const, from_f64};
 use super::{CodegenError, Ctx};
 use crate::ir::{RustType, Type, WireItem, WireRule};
 
@@ -40,17 +41,25 @@ fn keep(idl: &Type, rust: &RustType, v: &Val) -> TokenStream {
 }
 
 /// The value a field holds at the receiver once sent with `rule` (an expression that may use
-/// `?` with an `EncodeError`). A widened field (EXTEND) is an integer or an enum: kept as is.
+/// `?` with an `EncodeError` that names `site`). A widened field (EXTEND) is an integer or an
+/// enum: kept as is.
 pub fn sent_value(
     ctx: &Ctx<'_>,
     rule: &WireRule,
     view: &FieldView<'_>,
     v: Val,
+    site: &Site,
 ) -> Result<TokenStream, CodegenError> {
     if !view.extends.is_empty() {
         return Ok(keep(&view.field.ty, &view.rust.ty, &v));
     }
-    sent_element(ctx, rule, &view.field.ty, &view.rust.ty, v)
+    sent_element(ctx, rule, &view.field.ty, &view.rust.ty, v, site)
+}
+
+/// Whether the value sent of an element of this rule is the element itself (then computing it
+/// cannot fail).
+pub fn is_lossless_element(ctx: &Ctx<'_>, rule: &WireRule, rust: &RustType) -> bool {
+    is_lossless(ctx, rule, rust, &mut HashSet::new())
 }
 
 /// [`sent_value`] of a value of any type (a sequence element, an optional's content).
@@ -60,10 +69,11 @@ pub fn sent_element(
     idl: &Type,
     rust: &RustType,
     v: Val,
+    site: &Site,
 ) -> Result<TokenStream, CodegenError> {
     if let RustType::Boxed(inner) = rust {
         let reference = v.by_ref();
-        let value = sent_element(ctx, rule, idl, inner, Val::Ref(quote!(&**#reference)))?;
+        let value = sent_element(ctx, rule, idl, inner, Val::Ref(quote!(&**#reference)), site)?;
         let boxed = ctx.prelude.path("Box");
         return Ok(quote!(#boxed::new(#value)));
     }
@@ -71,11 +81,12 @@ pub fn sent_element(
         return Ok(keep(idl, rust, &v));
     }
     let rt = quote!(::idlc_runtime);
+    let q = site.q();
     Ok(match (rule, idl, rust) {
         (WireRule::FixedPoint { .. }, _, _) => {
             let fp = fixed_point_const(rule);
             let value = as_f64(rust, &v.by_val());
-            from_f64(rust, quote!(#rt::sent_fixed_point(&#fp, #value)?))
+            from_f64(rust, quote!(#rt::sent_fixed_point(&#fp, #value)#q))
         }
         (WireRule::Float32, _, _) => {
             let value = v.by_val();
@@ -88,12 +99,14 @@ pub fn sent_element(
                 }
                 _ => super::rules::sequence_parts(idl, rust)?,
             };
+            // The closure counts the elements in `next` to name the one that fails.
             let inner = sent_element(
                 ctx,
                 element,
                 element_idl,
                 element_rust,
                 Val::Ref(quote!(item)),
+                &Site::bare().element(quote!(index)),
             )?;
             let (reference, inner) = (v.by_ref(), closure_result(inner));
             let map = if matches!(rule, WireRule::Array { .. }) {
@@ -101,10 +114,24 @@ pub fn sent_element(
             } else {
                 quote!(sent_collection)
             };
-            quote!(#rt::#map(#reference, |item| #inner)?)
+            quote!({
+                let mut next = 0usize;
+                #rt::#map(#reference, |item| {
+                    let index = next;
+                    next += 1;
+                    #inner
+                })#q
+            })
         }
         (WireRule::Optional(inner), Type::Optional(inner_idl), RustType::Option(inner_rust)) => {
-            let value = sent_element(ctx, inner, inner_idl, inner_rust, Val::Ref(quote!(value)))?;
+            let value = sent_element(
+                ctx,
+                inner,
+                inner_idl,
+                inner_rust,
+                Val::Ref(quote!(value)),
+                site,
+            )?;
             let reference = v.by_ref();
             quote!(match #reference {
                 Some(value) => Some(#value),
@@ -114,7 +141,7 @@ pub fn sent_element(
         (WireRule::Struct(_), _, _) => {
             let marker = &ctx.marker;
             let reference = v.by_ref();
-            quote!(#rt::Codec::<#marker>::sent(#reference)?)
+            quote!(#rt::Codec::<#marker>::sent(#reference)#q)
         }
         _ => keep(idl, rust, &v),
     })
@@ -215,7 +242,13 @@ pub fn sent_body(
             .find(|(field, _)| *field == view.field.name)
             .map(|(_, rule)| *rule)
             .ok_or_else(|| CodegenError(format!("internal: no rule for {}", view.field.name)))?;
-        let value = sent_value(ctx, rule, view, Val::Place(quote!(self.#name)))?;
+        let value = sent_value(
+            ctx,
+            rule,
+            view,
+            Val::Place(quote!(self.#name)),
+            &view.site(),
+        )?;
         inits.push(quote!(#name: #value));
     }
     Ok(quote!(Ok(#ty { #(#inits),* })))

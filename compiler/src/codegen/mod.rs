@@ -9,6 +9,7 @@ mod delta;
 mod idents;
 mod mirror;
 mod pack;
+mod protocol;
 mod rules;
 mod types;
 mod values;
@@ -207,6 +208,9 @@ pub fn generate(ir: &Ir, options: &GenOptions) -> Result<String, CodegenError> {
             }
         }
     }
+    for def in ir.schema.protocols.values() {
+        items.push(protocol::protocol_items(ir, def)?);
+    }
     let tokens = quote!(#(#items)*);
     let file: syn::File = syn::parse2(tokens)
         .map_err(|e| CodegenError(format!("internal: generated code does not parse: {e}")))?;
@@ -224,7 +228,8 @@ fn separate_items(code: &str) -> String {
     while let Some(line) = lines.next() {
         out.push_str(line);
         out.push('\n');
-        let item_ends = line == "}" || (line.ends_with(';') && !line.starts_with(' '));
+        let item_ends = line == "}"
+            || (!line.starts_with(' ') && (line.ends_with(';') || line.ends_with("{}")));
         if item_ends && lines.peek().is_some() {
             out.push('\n');
         }

@@ -1,17 +1,24 @@
 //! Runs of consecutive fixed-width fields of a BITSTREAM written as one `write_bits` and read
 //! as one `read_bits`. Bits are LSB-first, so the packed word puts the same bits on the wire as
 //! field-by-field writes; only the number of stream operations changes.
+//!
+//! Errors stay those of field-by-field code: each field is checked on its own, and its error
+//! names the field and gives the field's own bit offset (the run's start plus the bits of the
+//! fields before it; the reader has already read the whole word, so a read error moves back).
+//! A word that does not fit the bits left is an error of the run's first field, at its start.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use super::CodegenError;
 use super::idents::{int_lit, u32_lit, u64_lit};
-use super::rules::{Val, as_f64, fixed_point_const, from_f64};
+use super::rules::{Site, Val, as_f64, fixed_point_const, from_f64};
 use crate::ir::{RustType, Type, WireRule};
 
-/// One field of a packed run: its rule, IDL type, Rust type, value and decoded local.
+/// One field of a packed run: its path, rule, IDL type, Rust type, value and decoded local.
 pub struct Packed<'a> {
+    /// What its errors name: `Struct.field`.
+    pub path: String,
     /// The field's wire rule (one of the packable ones).
     pub rule: &'a WireRule,
     /// The field's IDL type.
@@ -49,7 +56,14 @@ pub fn encode_run(run: &[Packed<'_>]) -> Result<TokenStream, CodegenError> {
     let mut parts = Vec::new();
     let mut shift = 0u32;
     for field in run {
-        let bits = field_bits_encode(field)?;
+        // Nothing of the run is written before the word: the writer is at the run's start.
+        let site = if shift == 0 {
+            Site::named(&field.path)
+        } else {
+            let shift = u32_lit(shift);
+            Site::named(&field.path).at_bit(quote!(w.bits_written() + #shift))
+        };
+        let bits = field_bits_encode(field, &site.q())?;
         parts.push(if shift == 0 {
             bits
         } else {
@@ -59,29 +73,36 @@ pub fn encode_run(run: &[Packed<'_>]) -> Result<TokenStream, CodegenError> {
         shift += width(field);
     }
     let total = u32_lit(shift);
+    let q = first_site(run).q();
     Ok(quote! {
         let packed = #(#parts)|*;
-        w.write_bits(packed, #total)?;
+        w.write_bits(packed, #total)#q;
     })
 }
 
-fn field_bits_encode(field: &Packed<'_>) -> Result<TokenStream, CodegenError> {
+/// The site of the run's first field: the whole word's read or write.
+fn first_site(run: &[Packed<'_>]) -> Site {
+    run.first()
+        .map_or_else(Site::bare, |field| Site::named(&field.path))
+}
+
+fn field_bits_encode(field: &Packed<'_>, q: &TokenStream) -> Result<TokenStream, CodegenError> {
     let c = field.value.by_val();
     Ok(match field.rule {
         WireRule::Bool { .. } => quote!(u64::from(#c)),
         WireRule::Ranged { min, max, .. } => {
             let (min, max) = (int_lit(*min), int_lit(*max));
-            quote!(::idlc_runtime::ranged_offset(w, #c, #min, #max)?)
+            quote!(::idlc_runtime::ranged_offset(w, #c, #min, #max)#q)
         }
         WireRule::EnumIndex { count, .. } => {
             let count = u64_lit(u64::from(*count));
             let recv = field.value.receiver();
-            quote!(::idlc_runtime::enum_offset(w, #recv.index(), #count)?)
+            quote!(::idlc_runtime::enum_offset(w, #recv.index(), #count)#q)
         }
         WireRule::FixedPoint { .. } => {
             let value = as_f64(field.rust, &c);
             let fp = fixed_point_const(field.rule);
-            quote!(::idlc_runtime::fixed_point_offset(w, #value, &#fp)?)
+            quote!(::idlc_runtime::fixed_point_offset(w, #value, &#fp)#q)
         }
         other => return Err(CodegenError(format!("internal: {other:?} in a packed run"))),
     })
@@ -94,12 +115,19 @@ pub fn decode_run(
     index: usize,
 ) -> Result<TokenStream, CodegenError> {
     let word = format_ident!("packed_{index}");
-    let total = u32_lit(run.iter().map(width).sum());
-    let mut statements = vec![quote!(let #word = r.read_bits(#total)?;)];
+    let total: u32 = run.iter().map(width).sum();
+    let q = first_site(run).q();
+    let total_lit = u32_lit(total);
+    let mut statements = vec![quote!(let #word = r.read_bits(#total_lit)#q;)];
     let mut shift = 0u32;
     for field in run {
         let bits = width(field);
         let raw = extract(&word, shift, bits);
+        // The reader is past the word: the field began `total - shift` bits back.
+        let back = u32_lit(total - shift);
+        let q = Site::named(&field.path)
+            .at_bit(quote!(r.bits_read() - #back))
+            .q();
         shift += bits;
         let local = &field.local;
         let ty = prelude.rust_type(field.rust)?;
@@ -107,16 +135,16 @@ pub fn decode_run(
             WireRule::Bool { .. } => quote!(#raw != 0),
             WireRule::Ranged { min, max, .. } => {
                 let (min, max) = (int_lit(*min), int_lit(*max));
-                quote!(::idlc_runtime::ranged_from_offset(r, #raw, #min, #max)?)
+                quote!(::idlc_runtime::ranged_from_offset(r, #raw, #min, #max)#q)
             }
             WireRule::EnumIndex { .. } => {
-                quote!(::idlc_runtime::enumerator(r, <#ty>::from_index(#raw))?)
+                quote!(::idlc_runtime::enumerator(r, <#ty>::from_index(#raw))#q)
             }
             WireRule::FixedPoint { .. } => {
                 let fp = fixed_point_const(field.rule);
                 from_f64(
                     field.rust,
-                    quote!(::idlc_runtime::fixed_point_from_offset(r, #raw, &#fp)?),
+                    quote!(::idlc_runtime::fixed_point_from_offset(r, #raw, &#fp)#q),
                 )
             }
             other => return Err(CodegenError(format!("internal: {other:?} in a packed run"))),

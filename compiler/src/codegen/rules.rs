@@ -1,12 +1,13 @@
 //! One wire rule as Rust code: the statements that write a value, the expression that reads one.
 //!
 //! Values to write are always given as an expression of type `&T` (a field `&self.x`, a
-//! sequence element `item`); reads are expressions of type `T` that use `?`.
+//! sequence element `item`); reads are expressions of type `T` that use `?`. Every `?` carries
+//! the [`Site`] of the value: what its error adds to the field path on the error path only.
 
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::idents::{f64_lit, int_lit, rust_type, u32_lit, u64_lit};
+use super::idents::{f64_lit, int_lit, u32_lit, u64_lit};
 use super::{CodegenError, Ctx};
 use crate::ir::cost::min_bits;
 use crate::ir::{RustType, Style, Type, VlqMapping, WireRule, is_default_length};
@@ -37,6 +38,8 @@ impl Val {
     pub fn receiver(&self) -> TokenStream {
         match self {
             Val::Place(place) => place.clone(),
+            // `&**boxed` binds looser than a method call.
+            Val::Ref(reference) if reference.to_string().starts_with('&') => quote!((#reference)),
             Val::Ref(reference) => reference.clone(),
             Val::Expr(expr) => quote!((#expr)),
         }
@@ -49,6 +52,95 @@ impl Val {
             Val::Ref(reference) => quote!(*#reference),
             Val::Expr(expr) => expr.clone(),
         }
+    }
+}
+
+/// Where a read or write sits, for its error: the calls that name the place on the way out,
+/// innermost first (`e.at_index(index).in_field("Player.buffs")`). Every `?` of the code of a
+/// value becomes `.map_err(|e| e.at_index(index).in_field("Player.buffs"))?`: only the error
+/// path runs them (they are `#[cold]` in the runtime), the success path is a plain `?`.
+///
+/// Paths are those of the IR interpreter: the codec of a struct names its own fields
+/// (`Struct.field`); the struct that holds it replaces that name by its own field, so that the
+/// top-level struct's name begins the path. An element adds `[index]`; an OPTIONAL's value adds
+/// nothing.
+#[derive(Clone, Default)]
+pub struct Site {
+    /// Calls on the error, innermost first.
+    calls: Vec<TokenStream>,
+    /// How many element loops of an encoder enclose the value (names their index variables).
+    loops: usize,
+}
+
+impl Site {
+    /// Errors leave as they are: the code of a closure whose result the caller names.
+    pub fn bare() -> Site {
+        Site::default()
+    }
+
+    /// The field `field` of the IDL struct `owner`: `in_field("Owner.field")`.
+    pub fn field(owner: &str, field: &str) -> Site {
+        Site::named(&format!("{owner}.{field}"))
+    }
+
+    /// An item of the struct itself (`Owner`, `Owner (ALIGN)`): `in_field(at)`.
+    pub fn named(at: &str) -> Site {
+        Site {
+            calls: vec![quote!(in_field(#at))],
+            loops: 0,
+        }
+    }
+
+    /// The element `item` of the sequence `collection` (expressions): its index is found on the
+    /// error path (`at_item`), for the elements of a DELTA SEQUENCE that the runtime visits.
+    pub fn item_of(collection: TokenStream, item: TokenStream) -> Site {
+        Site {
+            calls: vec![quote!(at_item(#collection, #item))],
+            loops: 0,
+        }
+    }
+
+    /// The element at `index` (an expression) of a sequence or array held at this site.
+    pub fn element(&self, index: TokenStream) -> Site {
+        let mut calls = vec![quote!(at_index(#index))];
+        calls.extend(self.calls.iter().cloned());
+        Site {
+            calls,
+            loops: self.loops,
+        }
+    }
+
+    /// Then moves the error to the bit `offset` (an expression).
+    pub fn at_bit(mut self, offset: TokenStream) -> Site {
+        self.calls.push(quote!(at_bit(#offset)));
+        self
+    }
+
+    /// The name of the index of the next element loop of an encoder, and the site of its
+    /// elements (`index`, then `index_1`, ... when loops nest).
+    fn next_loop(&self) -> (proc_macro2::Ident, Site) {
+        let index = match self.loops {
+            0 => quote::format_ident!("index"),
+            n => quote::format_ident!("index_{n}"),
+        };
+        let mut inner = self.element(quote!(#index));
+        inner.loops = self.loops + 1;
+        (index, inner)
+    }
+
+    /// `.map_err(|e| e...)`, or nothing: for an expression of type `Result` that is returned.
+    pub fn map(&self) -> TokenStream {
+        if self.calls.is_empty() {
+            return quote!();
+        }
+        let calls = &self.calls;
+        quote!(.map_err(|e| e #(.#calls)*))
+    }
+
+    /// What follows a fallible call: `?`, or `.map_err(|e| e...)?`.
+    pub fn q(&self) -> TokenStream {
+        let map = self.map();
+        quote!(#map?)
     }
 }
 
@@ -75,37 +167,40 @@ fn vlq_mode(mapping: VlqMapping) -> TokenStream {
     }
 }
 
-/// The statements that write `*v` (`v: &T`, T the field's Rust type) with `rule`.
+/// The statements that write `*v` (`v: &T`, T the field's Rust type) with `rule`; their errors
+/// name `site`.
 pub fn encode(
     ctx: &Ctx<'_>,
     rule: &WireRule,
     idl: &Type,
     rust: &RustType,
     v: Val,
+    site: &Site,
 ) -> Result<TokenStream, CodegenError> {
     let rt = rt();
     if let RustType::Boxed(inner) = rust {
         let inner_ref = v.by_ref();
-        return encode(ctx, rule, idl, inner, Val::Ref(quote!(&**#inner_ref)));
+        return encode(ctx, rule, idl, inner, Val::Ref(quote!(&**#inner_ref)), site);
     }
     let (r, c, recv) = (v.by_ref(), v.by_val(), v.receiver());
+    let q = site.q();
     Ok(match rule {
         WireRule::Bool { bits } if !is_native_bool(ctx, *bits) => {
             let bits = u32_lit(*bits);
-            quote!(#rt::write_wide_bool(w, #c, #bits)?;)
+            quote!(#rt::write_wide_bool(w, #c, #bits)#q;)
         }
-        WireRule::Bool { .. } => quote!(w.write_bool(#c)?;),
+        WireRule::Bool { .. } => quote!(w.write_bool(#c)#q;),
         WireRule::Ranged { min, max, bits } => {
             let (min, max, bits) = (int_lit(*min), int_lit(*max), u32_lit(*bits));
             match idl {
-                Type::Enum(_) => quote!(#rt::write_ranged(w, #recv.index(), #min, #max, #bits)?;),
-                _ => quote!(#rt::write_ranged(w, #c, #min, #max, #bits)?;),
+                Type::Enum(_) => quote!(#rt::write_ranged(w, #recv.index(), #min, #max, #bits)#q;),
+                _ => quote!(#rt::write_ranged(w, #c, #min, #max, #bits)#q;),
             }
         }
         WireRule::Fixed { bits, signed } => {
             let (min, max) = idl.int_range().unwrap_or((0, 0));
             let (min, max, bits) = (int_lit(min), int_lit(max), u32_lit(*bits));
-            quote!(#rt::write_fixed(w, #c, #min, #max, #bits, #signed)?;)
+            quote!(#rt::write_fixed(w, #c, #min, #max, #bits, #signed)#q;)
         }
         WireRule::Vlq {
             group_bits,
@@ -120,24 +215,24 @@ pub fn encode(
                 Type::Enum(_) => quote!(#recv.index()),
                 _ => c.clone(),
             };
-            quote!(#rt::write_vlq_int(w, #value, #mode, #min, #max, #group)?;)
+            quote!(#rt::write_vlq_int(w, #value, #mode, #min, #max, #group)#q;)
         }
         WireRule::EnumIndex { count, bits } => {
             let (count, bits) = (u64_lit(u64::from(*count)), u32_lit(*bits));
-            quote!(#rt::write_enum(w, #recv.index(), #count, #bits)?;)
+            quote!(#rt::write_enum(w, #recv.index(), #count, #bits)#q;)
         }
         WireRule::Huffman { codes } => {
             let codes = huffman_table(codes);
-            quote!(#rt::write_huffman(w, #recv.index(), #codes)?;)
+            quote!(#rt::write_huffman(w, #recv.index(), #codes)#q;)
         }
         WireRule::FixedPoint { .. } => {
             let value = as_f64(rust, &c);
             let fp = fixed_point_const(rule);
-            quote!(w.write_quantized(&#fp, #value)?;)
+            quote!(w.write_quantized(&#fp, #value)#q;)
         }
-        WireRule::Float32 | WireRule::Float64 => encode_float(rule, idl, rust, &c),
+        WireRule::Float32 | WireRule::Float64 => encode_float(rule, idl, rust, &c, &q),
         WireRule::Bytes { length, utf8, max } => {
-            encode_bytes(ctx, length, *utf8, *max, &v.receiver())?
+            encode_bytes(ctx, length, *utf8, *max, &v.receiver(), site)?
         }
         WireRule::Sequence {
             count,
@@ -156,12 +251,13 @@ pub fn encode(
                 count,
                 *max,
                 Val::Expr(quote!(#rt::Collection::len(#r) as u64)),
+                site,
             )?;
             if is_plain_bool(ctx, element, element_rust) {
                 let write = if matches!(rust, RustType::Vec(_)) {
-                    quote!(w.write_bool_slice(#r)?;)
+                    quote!(w.write_bool_slice(#r)#q;)
                 } else {
-                    quote!(w.write_bools(#rt::Collection::iter(#r).copied())?;)
+                    quote!(w.write_bools(#rt::Collection::iter(#r).copied())#q;)
                 };
                 return Ok(quote! {
                     #bind
@@ -169,17 +265,19 @@ pub fn encode(
                     #write
                 });
             }
+            let (index, item_site) = site.next_loop();
             let item = encode(
                 ctx,
                 element,
                 element_idl,
                 element_rust,
                 Val::Ref(quote!(item)),
+                &item_site,
             )?;
             quote! {
                 #bind
                 #count_code
-                for item in #rt::Collection::iter(#r) {
+                for (#index, item) in #rt::Collection::iter(#r).enumerate() {
                     #item
                 }
             }
@@ -195,15 +293,17 @@ pub fn encode(
             else {
                 return Err(mismatch(rule, idl, rust));
             };
+            let (index, item_site) = site.next_loop();
             let item = encode(
                 ctx,
                 element,
                 element_idl,
                 element_rust,
                 Val::Ref(quote!(item)),
+                &item_site,
             )?;
             quote! {
-                for item in #r {
+                for (#index, item) in #recv.iter().enumerate() {
                     #item
                 }
             }
@@ -212,47 +312,57 @@ pub fn encode(
             let (Type::Optional(inner_idl), RustType::Option(inner_rust)) = (idl, rust) else {
                 return Err(mismatch(rule, idl, rust));
             };
-            let present = encode(ctx, inner, inner_idl, inner_rust, Val::Ref(quote!(value)))?;
+            let present = encode(
+                ctx,
+                inner,
+                inner_idl,
+                inner_rust,
+                Val::Ref(quote!(value)),
+                site,
+            )?;
             quote! {
                 match #r {
                     Some(value) => {
-                        w.write_presence(true)?;
+                        w.write_presence(true)#q;
                         #present
                     }
-                    None => w.write_presence(false)?,
+                    None => w.write_presence(false)#q,
                 }
             }
         }
         WireRule::Struct(name) => {
             let marker = &ctx.marker;
             if ctx.nested_fenced.contains(name.as_str()) {
-                quote!(#rt::Codec::<#marker>::encode_nested_to(#r, w)?;)
+                quote!(#rt::Codec::<#marker>::encode_nested_to(#r, w)#q;)
             } else {
-                quote!(#rt::Codec::<#marker>::encode_to(#r, w)?;)
+                quote!(#rt::Codec::<#marker>::encode_to(#r, w)#q;)
             }
         }
     })
 }
 
-/// The expression (of the field's Rust type) that reads a value written with `rule`.
+/// The expression (of the field's Rust type) that reads a value written with `rule`; its errors
+/// name `site`.
 pub fn decode(
     ctx: &Ctx<'_>,
     rule: &WireRule,
     idl: &Type,
     rust: &RustType,
+    site: &Site,
 ) -> Result<TokenStream, CodegenError> {
     let rt = rt();
     if let RustType::Boxed(inner) = rust {
-        let inner = decode(ctx, rule, idl, inner)?;
+        let inner = decode(ctx, rule, idl, inner, site)?;
         let boxed = ctx.prelude.path("Box");
         return Ok(quote!(#boxed::new(#inner)));
     }
+    let q = site.q();
     Ok(match rule {
         WireRule::Bool { bits } if !is_native_bool(ctx, *bits) => {
             let bits = u32_lit(*bits);
-            quote!(#rt::read_wide_bool(r, #bits)?)
+            quote!(#rt::read_wide_bool(r, #bits)#q)
         }
-        WireRule::Bool { .. } => quote!(r.read_bool()?),
+        WireRule::Bool { .. } => quote!(r.read_bool()#q),
         WireRule::Ranged { min, max, bits } => {
             let (min, max, bits) = (int_lit(*min), int_lit(*max), u32_lit(*bits));
             match idl {
@@ -260,15 +370,16 @@ pub fn decode(
                     ctx,
                     idl,
                     rust,
-                    quote!(#rt::read_ranged::<_, u64>(r, #min, #max, #bits)?),
+                    quote!(#rt::read_ranged::<_, u64>(r, #min, #max, #bits)#q),
+                    &q,
                 )?,
-                _ => quote!(#rt::read_ranged(r, #min, #max, #bits)?),
+                _ => quote!(#rt::read_ranged(r, #min, #max, #bits)#q),
             }
         }
         WireRule::Fixed { bits, signed } => {
             let (min, max) = idl.int_range().unwrap_or((0, 0));
             let (min, max, bits) = (int_lit(min), int_lit(max), u32_lit(*bits));
-            quote!(#rt::read_fixed(r, #min, #max, #bits, #signed)?)
+            quote!(#rt::read_fixed(r, #min, #max, #bits, #signed)#q)
         }
         WireRule::Vlq {
             group_bits,
@@ -289,25 +400,32 @@ pub fn decode(
                     ctx,
                     idl,
                     rust,
-                    quote!(#rt::read_vlq_int::<_, u64>(r, #mode, #min, #max, #group, #groups)?),
+                    quote!(#rt::read_vlq_int::<_, u64>(r, #mode, #min, #max, #group, #groups)#q),
+                    &q,
                 )?,
-                _ => quote!(#rt::read_vlq_int(r, #mode, #min, #max, #group, #groups)?),
+                _ => quote!(#rt::read_vlq_int(r, #mode, #min, #max, #group, #groups)#q),
             }
         }
         WireRule::EnumIndex { count, bits } => {
             let (count, bits) = (u64_lit(u64::from(*count)), u32_lit(*bits));
-            enum_from_index(ctx, idl, rust, quote!(#rt::read_enum(r, #count, #bits)?))?
+            enum_from_index(
+                ctx,
+                idl,
+                rust,
+                quote!(#rt::read_enum(r, #count, #bits)#q),
+                &q,
+            )?
         }
         WireRule::Huffman { codes } => {
             let codes = huffman_table(codes);
-            enum_from_index(ctx, idl, rust, quote!(#rt::read_huffman(r, #codes)?))?
+            enum_from_index(ctx, idl, rust, quote!(#rt::read_huffman(r, #codes)#q), &q)?
         }
         WireRule::FixedPoint { .. } => {
             let fp = fixed_point_const(rule);
-            from_f64(rust, quote!(r.read_dequantized(&#fp)?))
+            from_f64(rust, quote!(r.read_dequantized(&#fp)#q))
         }
-        WireRule::Float32 | WireRule::Float64 => decode_float(rule, idl, rust),
-        WireRule::Bytes { length, utf8, max } => decode_bytes(ctx, length, *utf8, *max)?,
+        WireRule::Float32 | WireRule::Float64 => decode_float(rule, idl, rust, &q),
+        WireRule::Bytes { length, utf8, max } => decode_bytes(ctx, length, *utf8, *max, site)?,
         WireRule::Sequence {
             count,
             max,
@@ -315,20 +433,21 @@ pub fn decode(
             ..
         } => {
             let (element_idl, element_rust) = sequence_parts(idl, rust)?;
-            let count_code = decode_length(ctx, count, *max)?;
+            let count_code = decode_length(ctx, count, *max, site)?;
             let min = u64_lit(min_bits(ctx.ir, ctx.encoding, element));
             let collection = ctx.prelude.rust_type(rust)?;
             if is_plain_bool(ctx, element, element_rust) {
                 return Ok(quote!({
                     let count = #count_code;
-                    #rt::read_bool_elements::<_, #collection>(r, count, #min)?
+                    #rt::read_bool_elements::<_, #collection>(r, count, #min)#q
                 }));
             }
             let item = element_reader(ctx, element, element_idl, element_rust)?;
             let bound = opt_u64(*max);
             quote!({
                 let count = #count_code;
-                #rt::read_elements::<_, #collection, _>(r, count, #bound, #min, #item)?
+                let mut next = 0usize;
+                #rt::read_elements::<_, #collection, _>(r, count, #bound, #min, #item)#q
             })
         }
         WireRule::Array { element, len } => {
@@ -346,39 +465,42 @@ pub fn decode(
             let min = u64_lit(min_bits(ctx.ir, ctx.encoding, element));
             let len =
                 proc_macro2::Literal::usize_unsuffixed(usize::try_from(*len).unwrap_or(usize::MAX));
-            quote!(#rt::read_array::<_, _, _, #len>(r, #min, #item)?)
+            quote!({
+                let mut next = 0usize;
+                #rt::read_array::<_, _, _, #len>(r, #min, #item)#q
+            })
         }
         WireRule::Optional(inner) => {
             let (Type::Optional(inner_idl), RustType::Option(inner_rust)) = (idl, rust) else {
                 return Err(mismatch(rule, idl, rust));
             };
-            let value = decode(ctx, inner, inner_idl, inner_rust)?;
-            quote!(if r.read_presence()? { Some(#value) } else { None })
+            let value = decode(ctx, inner, inner_idl, inner_rust, site)?;
+            quote!(if r.read_presence()#q { Some(#value) } else { None })
         }
         WireRule::Struct(name) => {
             let marker = &ctx.marker;
             let ty = ctx.prelude.rust_type(rust)?;
             let read = ctx.struct_reader(name);
-            quote!(<#ty as #rt::Codec<#marker>>::#read(r)?)
+            quote!(<#ty as #rt::Codec<#marker>>::#read(r)#q)
         }
     })
 }
 
-/// What reads one element: a struct's own `decode_from`, or a closure.
+/// The closure that reads one element and names its index (counted in `next`, which the
+/// caller declares) on the error path.
 fn element_reader(
     ctx: &Ctx<'_>,
     rule: &WireRule,
     idl: &Type,
     rust: &RustType,
 ) -> Result<TokenStream, CodegenError> {
-    if let (WireRule::Struct(name), RustType::Named(path)) = (rule, rust) {
-        let marker = &ctx.marker;
-        let ty = rust_type(path)?;
-        let read = ctx.struct_reader(name);
-        return Ok(quote!(<#ty as ::idlc_runtime::Codec<#marker>>::#read));
-    }
-    let body = closure_result(decode(ctx, rule, idl, rust)?);
-    Ok(quote!(|r| #body))
+    let site = Site::bare().element(quote!(index));
+    let body = closure_result(decode(ctx, rule, idl, rust, &site)?);
+    Ok(quote!(|r| {
+        let index = next;
+        next += 1;
+        #body
+    }))
 }
 
 /// A closure body returning `Result<T, _>` from a read expression of type `T`: `read(r)?`
@@ -443,6 +565,7 @@ fn enum_from_index(
     idl: &Type,
     rust: &RustType,
     index: TokenStream,
+    q: &TokenStream,
 ) -> Result<TokenStream, CodegenError> {
     let rt = rt();
     if !matches!(idl, Type::Enum(_)) {
@@ -453,8 +576,8 @@ fn enum_from_index(
     }
     let ty = ctx.prelude.rust_type(rust)?;
     Ok(quote!({
-        let index = #index;
-        #rt::enumerator(r, <#ty>::from_index(index))?
+        let ordinal = #index;
+        #rt::enumerator(r, <#ty>::from_index(ordinal))#q
     }))
 }
 
@@ -502,7 +625,13 @@ pub fn fixed_point_const(rule: &WireRule) -> TokenStream {
     })
 }
 
-fn encode_float(rule: &WireRule, idl: &Type, rust: &RustType, c: &TokenStream) -> TokenStream {
+fn encode_float(
+    rule: &WireRule,
+    idl: &Type,
+    rust: &RustType,
+    c: &TokenStream,
+    q: &TokenStream,
+) -> TokenStream {
     let rt = rt();
     let single = matches!(rule, WireRule::Float32);
     if let Type::Numeric {
@@ -515,30 +644,30 @@ fn encode_float(rule: &WireRule, idl: &Type, rust: &RustType, c: &TokenStream) -
         let value = as_f64(rust, c);
         let (min, max) = (f64_lit(*min), f64_lit(*max));
         let write = if single {
-            quote!(w.write_f32(checked as f32)?;)
+            quote!(w.write_f32(checked as f32)#q;)
         } else {
-            quote!(w.write_f64(checked)?;)
+            quote!(w.write_f64(checked)#q;)
         };
         return quote! {
-            let checked = #rt::check_numeric(w, #value, #min, #max, #min_inclusive, #max_inclusive)?;
+            let checked = #rt::check_numeric(w, #value, #min, #max, #min_inclusive, #max_inclusive)#q;
             #write
         };
     }
     match (single, rust) {
-        (true, RustType::F32) => quote!(w.write_f32(#c)?;),
-        (true, _) => quote!(w.write_f32(#c as f32)?;),
-        (false, RustType::F32) => quote!(w.write_f64(f64::from(#c))?;),
-        (false, _) => quote!(w.write_f64(#c)?;),
+        (true, RustType::F32) => quote!(w.write_f32(#c)#q;),
+        (true, _) => quote!(w.write_f32(#c as f32)#q;),
+        (false, RustType::F32) => quote!(w.write_f64(f64::from(#c))#q;),
+        (false, _) => quote!(w.write_f64(#c)#q;),
     }
 }
 
-fn decode_float(rule: &WireRule, idl: &Type, rust: &RustType) -> TokenStream {
+fn decode_float(rule: &WireRule, idl: &Type, rust: &RustType, q: &TokenStream) -> TokenStream {
     let rt = rt();
     let single = matches!(rule, WireRule::Float32);
     let raw = if single {
-        quote!(f64::from(r.read_f32()?))
+        quote!(f64::from(r.read_f32()#q))
     } else {
-        quote!(r.read_f64()?)
+        quote!(r.read_f64()#q)
     };
     if let Type::Numeric {
         min,
@@ -552,15 +681,15 @@ fn decode_float(rule: &WireRule, idl: &Type, rust: &RustType) -> TokenStream {
             rust,
             quote!({
                 let raw = #raw;
-                #rt::numeric_in_range(r, raw, #min, #max, #min_inclusive, #max_inclusive)?
+                #rt::numeric_in_range(r, raw, #min, #max, #min_inclusive, #max_inclusive)#q
             }),
         );
     }
     match (single, rust) {
-        (true, RustType::F32) => quote!(r.read_f32()?),
-        (true, _) => quote!(f64::from(r.read_f32()?)),
-        (false, RustType::F32) => quote!(r.read_f64()? as f32),
-        (false, _) => quote!(r.read_f64()?),
+        (true, RustType::F32) => quote!(r.read_f32()#q),
+        (true, _) => quote!(f64::from(r.read_f32()#q)),
+        (false, RustType::F32) => quote!(r.read_f64()#q as f32),
+        (false, _) => quote!(r.read_f64()#q),
     }
 }
 
@@ -577,15 +706,17 @@ pub fn encode_length(
     length: &WireRule,
     max: Option<u64>,
     v: Val,
+    site: &Site,
 ) -> Result<TokenStream, CodegenError> {
+    let q = site.q();
     if is_default_length(length, max) {
         let max = opt_u64(max);
         let count = v.by_val();
-        return Ok(quote!(w.write_count(#count, #max)?;));
+        return Ok(quote!(w.write_count(#count, #max)#q;));
     }
     if let (WireRule::Ranged { min: 0, bits, .. }, Some(bound)) = (length, max) {
         let (count, bound, bits) = (v.by_val(), u64_lit(bound), u32_lit(*bits));
-        return Ok(quote!(::idlc_runtime::write_bounded_length(w, #count, #bound, #bits)?;));
+        return Ok(quote!(::idlc_runtime::write_bounded_length(w, #count, #bound, #bits)#q;));
     }
     encode(
         ctx,
@@ -593,6 +724,7 @@ pub fn encode_length(
         &length_type(max),
         &RustType::Int("u64".into()),
         v,
+        site,
     )
 }
 
@@ -601,16 +733,24 @@ pub fn decode_length(
     ctx: &Ctx<'_>,
     length: &WireRule,
     max: Option<u64>,
+    site: &Site,
 ) -> Result<TokenStream, CodegenError> {
+    let q = site.q();
     if is_default_length(length, max) {
         let max = opt_u64(max);
-        return Ok(quote!(r.read_length(#max)?));
+        return Ok(quote!(r.read_length(#max)#q));
     }
     if let (WireRule::Ranged { min: 0, bits, .. }, Some(bound)) = (length, max) {
         let (bound, bits) = (u64_lit(bound), u32_lit(*bits));
-        return Ok(quote!(::idlc_runtime::read_bounded_length(r, #bound, #bits)?));
+        return Ok(quote!(::idlc_runtime::read_bounded_length(r, #bound, #bits)#q));
     }
-    decode(ctx, length, &length_type(max), &RustType::Int("u64".into()))
+    decode(
+        ctx,
+        length,
+        &length_type(max),
+        &RustType::Int("u64".into()),
+        site,
+    )
 }
 
 fn encode_bytes(
@@ -619,21 +759,23 @@ fn encode_bytes(
     utf8: bool,
     max: Option<u64>,
     v: &TokenStream,
+    site: &Site,
 ) -> Result<TokenStream, CodegenError> {
     let bytes = if utf8 {
         quote!(#v.as_bytes())
     } else {
         quote!(#v.as_slice())
     };
+    let q = site.q();
     if is_default_length(length, max) {
         let max = opt_u64(max);
-        return Ok(quote!(w.write_bytes(#bytes, #max)?;));
+        return Ok(quote!(w.write_bytes(#bytes, #max)#q;));
     }
     let rt = rt();
-    let length_code = encode_length(ctx, length, max, Val::Expr(quote!(#v.len() as u64)))?;
+    let length_code = encode_length(ctx, length, max, Val::Expr(quote!(#v.len() as u64)), site)?;
     Ok(quote! {
         #length_code
-        #rt::write_aligned_bytes(w, #bytes)?;
+        #rt::write_aligned_bytes(w, #bytes)#q;
     })
 }
 
@@ -642,22 +784,24 @@ fn decode_bytes(
     length: &WireRule,
     utf8: bool,
     max: Option<u64>,
+    site: &Site,
 ) -> Result<TokenStream, CodegenError> {
     let rt = rt();
+    let q = site.q();
     let raw = if is_default_length(length, max) {
         let max = opt_u64(max);
-        quote!(r.read_bytes(#max)?)
+        quote!(r.read_bytes(#max)#q)
     } else {
-        let length_code = decode_length(ctx, length, max)?;
+        let length_code = decode_length(ctx, length, max, site)?;
         quote!({
             let len = #length_code;
-            #rt::read_aligned_bytes(r, len)?
+            #rt::read_aligned_bytes(r, len)#q
         })
     };
     Ok(if utf8 {
         quote!({
             let bytes = #raw;
-            #rt::utf8(r, bytes)?.to_owned()
+            #rt::utf8(r, bytes)#q.to_owned()
         })
     } else {
         quote!(#raw.to_vec())

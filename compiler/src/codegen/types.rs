@@ -31,6 +31,7 @@ fn kind_name(kind: StructKind) -> &'static str {
         StructKind::Publishable => "PUBLISHABLE_STRUCT",
         StructKind::Message => "MESSAGE",
         StructKind::RpcParams => "RPC parameters",
+        StructKind::RpcResponse => "RPC response",
     }
 }
 

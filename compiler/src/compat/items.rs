@@ -42,7 +42,14 @@ impl Checker<'_> {
     /// Structs and enums of OLD against NEW's.
     pub(super) fn items(&mut self) {
         let (old, new) = (self.old, self.new);
-        for (name, old_def) in &old.schema.structs {
+        // An RPC's response struct is checked with its RPC (the protocol's check compares the
+        // response types).
+        let structs = old
+            .schema
+            .structs
+            .iter()
+            .filter(|(_, def)| def.kind != crate::ir::StructKind::RpcResponse);
+        for (name, old_def) in structs {
             match new.schema.structs.get(name) {
                 Some(new_def) => {
                     if new_def.kind != old_def.kind {
@@ -236,7 +243,10 @@ impl Checker<'_> {
         for (name, def) in &new.schema.structs {
             if item_of(&old.schema, name).is_none()
                 && !appended.contains(name)
-                && def.kind != crate::ir::StructKind::RpcParams
+                && !matches!(
+                    def.kind,
+                    crate::ir::StructKind::RpcParams | crate::ir::StructKind::RpcResponse
+                )
             {
                 added.push((kind_name(def.kind), name.clone()));
             }

@@ -75,6 +75,7 @@ pub(super) fn kind_name(kind: StructKind) -> &'static str {
         StructKind::Publishable => "PUBLISHABLE_STRUCT",
         StructKind::Message => "MESSAGE",
         StructKind::RpcParams => "RPC",
+        StructKind::RpcResponse => "RPC response",
     }
 }
 

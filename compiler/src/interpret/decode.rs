@@ -39,9 +39,11 @@ macro_rules! read_int {
 
 /// One decoding run: the context, the path of the field being read, the trace for `explain`.
 pub(super) struct Decoder<'c, 'a, 't> {
-    ctx: &'c Context<'a>,
-    trace: Option<&'t mut Vec<Entry>>,
-    path: Vec<String>,
+    pub(super) ctx: &'c Context<'a>,
+    /// Where every read is recorded, for `explain`.
+    pub(super) trace: Option<&'t mut Vec<Entry>>,
+    /// The path of the field being read, one part per level (`Character`, `.x`, `[2]`).
+    pub(super) path: Vec<String>,
     failure: Option<String>,
     recursive: HashMap<String, bool>,
 }
@@ -66,45 +68,72 @@ impl<'c, 'a, 't> Decoder<'c, 'a, 't> {
         self.path.push(name.to_string());
         match self.struct_value(r, name, false) {
             Ok(value) => Ok(value),
-            Err(error) => {
-                let path = self.failure.take().unwrap_or_else(|| self.path.concat());
-                if let Some(trace) = self.trace.as_deref_mut() {
-                    trace.push(Entry::failure(&path, error));
-                }
-                Err(DecodeError {
-                    path,
-                    kind: DecodeErrorKind::Wire(error),
-                })
-            }
+            Err(error) => Err(self.into_error(error)),
+        }
+    }
+
+    /// The error to report for `error`, at the first failure's path (recorded in the trace).
+    pub(super) fn into_error(mut self, error: rt::DecodeError) -> DecodeError {
+        let path = self.failure.take().unwrap_or_else(|| self.path.concat());
+        if let Some(trace) = self.trace.as_deref_mut() {
+            trace.push(Entry::failure(&path, error.clone()));
+        }
+        DecodeError {
+            path,
+            kind: DecodeErrorKind::Wire(error),
         }
     }
 
     /// Records where the first (innermost) error happened.
-    fn wire<T>(&mut self, result: Read<T>) -> Read<T> {
+    pub(super) fn wire<T>(&mut self, result: Read<T>) -> Read<T> {
         if result.is_err() && self.failure.is_none() {
             self.failure = Some(self.path.concat());
         }
         result
     }
 
-    fn note(&mut self, suffix: &str, start: u64, end: u64, value: String) {
+    /// Records a read of the bits `start..end` in the trace, at the current path + `suffix`.
+    pub(super) fn note(&mut self, suffix: &str, start: u64, end: u64, value: String) {
         self.note_raw(suffix, start, end, value, false);
     }
 
     fn note_raw(&mut self, suffix: &str, start: u64, end: u64, value: String, bytes: bool) {
+        let at = self.trace_len();
+        self.note_at(at, suffix, start, end, value, bytes);
+    }
+
+    /// How many entries the trace holds (0 without a trace).
+    pub(super) fn trace_len(&self) -> usize {
+        self.trace.as_deref().map_or(0, Vec::len)
+    }
+
+    /// Records a read in the trace at position `at` (before what was read after it).
+    pub(super) fn note_at(
+        &mut self,
+        at: usize,
+        suffix: &str,
+        start: u64,
+        end: u64,
+        value: String,
+        bytes: bool,
+    ) {
         if let Some(trace) = self.trace.as_deref_mut() {
-            trace.push(Entry {
-                path: format!("{}{suffix}", self.path.concat()),
-                start,
-                end,
-                value,
-                error: None,
-                bytes,
-            });
+            trace.insert(
+                at.min(trace.len()),
+                Entry {
+                    path: format!("{}{suffix}", self.path.concat()),
+                    start,
+                    end,
+                    value,
+                    error: None,
+                    bytes,
+                },
+            );
         }
     }
 
-    fn is_recursive(&mut self, name: &str) -> bool {
+    /// Whether the struct `name` can contain itself (its decoder counts its nesting).
+    pub(super) fn is_recursive(&mut self, name: &str) -> bool {
         if let Some(known) = self.recursive.get(name) {
             return *known;
         }
@@ -331,7 +360,8 @@ impl<'c, 'a, 't> Decoder<'c, 'a, 't> {
         }
     }
 
-    fn field<'d, R: WireRead<'d>>(
+    /// Reads a field's old slot (the type it was declared with).
+    pub(super) fn field<'d, R: WireRead<'d>>(
         &mut self,
         r: &mut R,
         def: &StructDef,
@@ -354,7 +384,9 @@ impl<'c, 'a, 't> Decoder<'c, 'a, 't> {
         Ok(value)
     }
 
-    fn extend<'d, R: WireRead<'d>>(
+    /// Reads the extension of a widened field in segment `segment`, joining it to the old slot
+    /// read into `fields`.
+    pub(super) fn extend<'d, R: WireRead<'d>>(
         &mut self,
         r: &mut R,
         def: &StructDef,
@@ -407,7 +439,12 @@ impl<'c, 'a, 't> Decoder<'c, 'a, 't> {
     }
 
     /// Reads a value of IDL type `ty` written with `rule`, as codegen/rules.rs `decode` does.
-    fn rule<'d, R: WireRead<'d>>(&mut self, r: &mut R, rule: &WireRule, ty: &Type) -> Read<Value> {
+    pub(super) fn rule<'d, R: WireRead<'d>>(
+        &mut self,
+        r: &mut R,
+        rule: &WireRule,
+        ty: &Type,
+    ) -> Read<Value> {
         let start = r.bits_read();
         let value = match rule {
             WireRule::Bool { bits } if *bits != native_bool_bits(self.ctx.encoding.style) => {
@@ -626,7 +663,7 @@ impl<'c, 'a, 't> Decoder<'c, 'a, 't> {
     }
 
     /// A length or count, as codegen/rules.rs `decode_length` reads it.
-    fn length<'d, R: WireRead<'d>>(
+    pub(super) fn length<'d, R: WireRead<'d>>(
         &mut self,
         r: &mut R,
         rule: &WireRule,

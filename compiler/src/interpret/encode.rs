@@ -37,10 +37,13 @@ const NESTED_OPTIONAL: &str = "expected null or a one-element array (an OPTIONAL
 
 /// One encoding run: the context, the path of the field being written, the first failure.
 pub(super) struct Encoder<'c, 'a> {
-    ctx: &'c Context<'a>,
-    path: Vec<String>,
-    failure: Option<(String, EncodeErrorKind)>,
-    depth: u32,
+    pub(super) ctx: &'c Context<'a>,
+    /// The path of the field being written, one part per level (`Character`, `.x`, `[2]`).
+    pub(super) path: Vec<String>,
+    /// The first failure recorded (the innermost): its path and kind.
+    pub(super) failure: Option<(String, EncodeErrorKind)>,
+    /// How deep the struct being written nests.
+    pub(super) depth: u32,
 }
 
 impl<'c, 'a> Encoder<'c, 'a> {
@@ -63,28 +66,41 @@ impl<'c, 'a> Encoder<'c, 'a> {
         self.path.push(name.to_string());
         match self.struct_value(w, name, value, false) {
             Ok(()) => Ok(()),
-            Err(error) => Err(match self.failure {
-                Some((path, kind)) => EncodeError { path, kind },
-                None => EncodeError {
-                    path: self.path.concat(),
-                    kind: EncodeErrorKind::Wire(error),
-                },
-            }),
+            Err(error) => Err(self.into_error(error)),
+        }
+    }
+
+    /// The error to report for `error`: the first failure recorded, else `error` at the
+    /// current path.
+    pub(super) fn into_error(self, error: rt::EncodeError) -> EncodeError {
+        match self.failure {
+            Some((path, kind)) => EncodeError { path, kind },
+            None => EncodeError {
+                path: self.path.concat(),
+                kind: EncodeErrorKind::Wire(error),
+            },
         }
     }
 
     /// Records the runtime's error (the first one wins: it is the innermost).
-    fn wire<T>(&mut self, result: Result<T, rt::EncodeError>) -> Result<T, rt::EncodeError> {
+    pub(super) fn wire<T>(
+        &mut self,
+        result: Result<T, rt::EncodeError>,
+    ) -> Result<T, rt::EncodeError> {
         if let Err(error) = &result {
             if self.failure.is_none() {
-                self.failure = Some((self.path.concat(), EncodeErrorKind::Wire(*error)));
+                self.failure = Some((self.path.concat(), EncodeErrorKind::Wire(error.clone())));
             }
         }
         result
     }
 
     /// Records a value that does not fit its type.
-    fn shape<T, W: WireWrite>(&mut self, w: &W, message: String) -> Result<T, rt::EncodeError> {
+    pub(super) fn shape<T, W: WireWrite>(
+        &mut self,
+        w: &W,
+        message: String,
+    ) -> Result<T, rt::EncodeError> {
         if self.failure.is_none() {
             self.failure = Some((self.path.concat(), EncodeErrorKind::Shape(message)));
         }
@@ -107,6 +123,25 @@ impl<'c, 'a> Encoder<'c, 'a> {
         if self.depth >= MAX_ENCODE_DEPTH {
             return self.shape(w, format!("nested deeper than {MAX_ENCODE_DEPTH} levels"));
         }
+        self.fields_of(w, def, value)?;
+        self.depth += 1;
+        let result = if nested && self.ctx.nested_fenced.contains(name) {
+            self.nested_form(w, def, layout, value)
+        } else {
+            self.top_level_form(w, def, layout, value)
+        };
+        self.depth -= 1;
+        result
+    }
+
+    /// The fields of `value`, a value of the struct `def`: exactly its fields, or a shape error.
+    pub(super) fn fields_of<'v, W: WireWrite>(
+        &mut self,
+        w: &W,
+        def: &StructDef,
+        value: &'v Value,
+    ) -> Result<&'v indexmap::IndexMap<String, Value>, rt::EncodeError> {
+        let name = &def.name;
         let Value::Struct(fields) = value else {
             return self.shape(w, format!("expected an object (struct `{name}`)"));
         };
@@ -120,14 +155,7 @@ impl<'c, 'a> Encoder<'c, 'a> {
                 return self.shape(w, format!("`{name}` has no field `{key}`"));
             }
         }
-        self.depth += 1;
-        let result = if nested && self.ctx.nested_fenced.contains(name) {
-            self.nested_form(w, def, layout, value)
-        } else {
-            self.top_level_form(w, def, layout, value)
-        };
-        self.depth -= 1;
-        result
+        Ok(fields)
     }
 
     /// Every segment after a FENCE behind a present bit; the open end's 0 bit.
@@ -258,7 +286,7 @@ impl<'c, 'a> Encoder<'c, 'a> {
     }
 
     /// A field's old slot: the value narrowed to the declared type when it was widened since.
-    fn field<W: WireWrite>(
+    pub(super) fn field<W: WireWrite>(
         &mut self,
         w: &mut W,
         def: &StructDef,
@@ -285,7 +313,7 @@ impl<'c, 'a> Encoder<'c, 'a> {
     }
 
     /// The extension of an EXTENDed field in segment `segment`.
-    fn extend<W: WireWrite>(
+    pub(super) fn extend<W: WireWrite>(
         &mut self,
         w: &mut W,
         def: &StructDef,
@@ -512,7 +540,13 @@ impl<'c, 'a> Encoder<'c, 'a> {
     }
 
     /// Writes `value` of IDL type `ty` with `rule`, as codegen/rules.rs `encode` does.
-    fn rule<W: WireWrite>(&mut self, w: &mut W, rule: &WireRule, ty: &Type, value: &Value) -> Step {
+    pub(super) fn rule<W: WireWrite>(
+        &mut self,
+        w: &mut W,
+        rule: &WireRule,
+        ty: &Type,
+        value: &Value,
+    ) -> Step {
         match rule {
             WireRule::Bool { bits } => match value {
                 Value::Bool(b) => {
@@ -709,7 +743,7 @@ impl<'c, 'a> Encoder<'c, 'a> {
     }
 
     /// A length or count, as codegen/rules.rs `encode_length` writes it.
-    fn length<W: WireWrite>(
+    pub(super) fn length<W: WireWrite>(
         &mut self,
         w: &mut W,
         rule: &WireRule,

@@ -5,7 +5,8 @@
 //! makes the same `idlc-runtime` calls that generated code makes, so it writes the same bytes
 //! and accepts and rejects the same inputs (ranges, enumerators, UTF-8, bounds, CHECK, the
 //! nesting depth), returning errors and never panicking. The value is dynamic ([`Value`], JSON in
-//! and out); errors name the field path (`Character.inventory[2].item_id`).
+//! and out); errors name the field path (`Character.inventory[2].item_id`). A PUBLISHABLE_STRUCT
+//! also has its delta form against a baseline ([`encode_delta`], [`decode_delta`]).
 //!
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -22,8 +23,10 @@
 //! ```
 
 mod decode;
+mod delta;
 mod encode;
 pub mod explain;
+mod packet;
 pub mod sample;
 mod value;
 
@@ -34,6 +37,8 @@ use idlc_runtime::{BitReader, BitWriter, ByteReader, ByteWriter, WireWrite};
 
 use crate::ir::{Encoding, Extend, Field, Ir, StructDef, StructEncoding, Style, Type};
 
+pub use delta::{decode_delta, decode_delta_traced, encode_delta};
+pub use packet::decode_packet;
 pub use value::{Value, default_value};
 
 /// Why a value could not be encoded, and in which field.

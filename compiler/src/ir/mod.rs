@@ -10,6 +10,7 @@ pub mod delta_cost;
 mod encoding;
 mod mapping;
 pub mod nesting;
+pub mod protocol;
 mod schema;
 
 pub use encoding::*;

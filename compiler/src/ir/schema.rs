@@ -31,7 +31,20 @@ pub enum StructKind {
     Message,
     /// The parameter list of an RPC, as a struct named after the RPC.
     RpcParams,
+    /// The response of an RPC `f(..) -> T`: a struct named [`response_struct_name`]`(f)` with
+    /// one field, `value: T`, so that the response is encoded like any struct (by the
+    /// encoding's DEFAULTS).
+    RpcResponse,
 }
+
+/// The IDL name of the struct that carries the response of the RPC `rpc`: `rpc.response` (a
+/// name no IDL item can take; its Rust name is `<Rpc>Response`).
+pub fn response_struct_name(rpc: &str) -> String {
+    format!("{rpc}.response")
+}
+
+/// The one field of an RPC's response struct.
+pub const RESPONSE_FIELD: &str = "value";
 
 /// A struct, message, publishable struct or RPC parameter list.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -812,6 +812,7 @@ fn kind_keyword(kind: crate::ir::StructKind) -> &'static str {
         crate::ir::StructKind::Publishable => "PUBLISHABLE_STRUCT",
         crate::ir::StructKind::Message => "MESSAGE",
         crate::ir::StructKind::RpcParams => "RPC",
+        crate::ir::StructKind::RpcResponse => "RPC response",
     }
 }
 
@@ -821,5 +822,6 @@ fn kind_phrase(kind: crate::ir::StructKind) -> &'static str {
         crate::ir::StructKind::Publishable => "a PUBLISHABLE_STRUCT",
         crate::ir::StructKind::Message => "a MESSAGE",
         crate::ir::StructKind::RpcParams => "an RPC",
+        crate::ir::StructKind::RpcResponse => "an RPC response",
     }
 }

@@ -156,7 +156,7 @@ fn kind_keyword(kind: StructKind) -> &'static str {
     match kind {
         StructKind::Struct => "STRUCT",
         StructKind::Publishable => "PUBLISHABLE_STRUCT",
-        StructKind::Message | StructKind::RpcParams => "MESSAGE",
+        StructKind::Message | StructKind::RpcParams | StructKind::RpcResponse => "MESSAGE",
     }
 }
 

@@ -1,11 +1,12 @@
 //! Helpers shared by the integration tests: proptest strategies for valid seed Characters,
 //! conversions between the two sides' Rust types, hand-built valid arena values (seeds for
-//! mutation), and the byte mutations of the hostile-input tests.
+//! mutation), the byte mutations of the hostile-input tests, and [`reencode`], the generic end
+//! of the properties over every (encoding, type) pair.
 //!
 //! Every test file includes this module and uses a part of it.
 #![allow(dead_code)]
 
-use idlc_runtime::{Codec, Collection, Encoding};
+use idlc_runtime::{Codec, Collection, DecodeError, EncodeError, Encoding, from_bytes, to_bytes};
 use idlc_tests::collections::MyInventory;
 use idlc_tests::{arena_client as ac, character_client as cc, character_server as cs};
 use proptest::collection::vec;
@@ -734,6 +735,34 @@ fn mutate_once(rng: &mut impl Rng, out: &mut Vec<u8>) {
 pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
+
+// ---------------------------------------------------------------------------------------------
+// Type-erased codecs
+// ---------------------------------------------------------------------------------------------
+
+/// Why bytes did not come back re-encoded: the decoder refused them, or the encoder refused
+/// the value they decoded to.
+#[derive(Debug)]
+pub enum Refused {
+    /// The decoder's error on the bytes.
+    Decode(DecodeError),
+    /// The encoder's error on the decoded value.
+    Encode(EncodeError),
+}
+
+/// Decodes `bytes` as a `T` in `E` and encodes the value again.
+///
+/// The thin generic end of the properties over every (encoding, type) pair: their drivers
+/// (proptest runners, mutation loops, assertions, messages) take this as a plain `fn` pointer,
+/// so that they are compiled once, not once per pair (with the `#[inline]` generated codec
+/// compiled again into each).
+pub fn reencode<E: Encoding, T: Codec<E>>(bytes: &[u8]) -> Result<Vec<u8>, Refused> {
+    let value = from_bytes::<E, T>(bytes).map_err(Refused::Decode)?;
+    to_bytes::<E, T>(&value).map_err(Refused::Encode)
+}
+
+/// [`reencode`] of `T` in `E`, with the generics erased.
+pub type Reencode = fn(&[u8]) -> Result<Vec<u8>, Refused>;
 
 /// Random bytes, or a valid seed with a few bits flipped and some random bytes appended: the
 /// inputs of the properties that decode whatever comes.

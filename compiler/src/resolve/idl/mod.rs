@@ -93,6 +93,7 @@ impl<'a> Resolver<'a> {
                 }
             }
         }
+        add_response_structs(&mut schema);
         recursion::check(&schema, &mut self.diagnostics);
         schema
     }
@@ -245,5 +246,46 @@ impl<'a> Resolver<'a> {
             loc: Loc::new(file, decl.name.span),
             fence_locs,
         }
+    }
+}
+
+/// One [`ir::StructKind::RpcResponse`] struct per RPC with a response type, after the RPC's
+/// parameter struct.
+fn add_response_structs(schema: &mut ir::Schema) {
+    let mut responses = Vec::new();
+    for protocol in schema.protocols.values() {
+        for entry in &protocol.entries {
+            let EntryKind::Rpc {
+                name,
+                returns: Some(ty),
+            } = &entry.kind
+            else {
+                continue;
+            };
+            let Some(params) = schema.structs.get(name) else {
+                continue;
+            };
+            let field = ir::Field {
+                name: ir::RESPONSE_FIELD.to_string(),
+                ty: ty.clone(),
+                default: None,
+                loc: params.loc,
+            };
+            responses.push(ir::StructDef {
+                name: ir::response_struct_name(name),
+                kind: ir::StructKind::RpcResponse,
+                segments: vec![ir::Segment {
+                    extends: Vec::new(),
+                    fields: vec![field],
+                }],
+                open_end: false,
+                protocol: Some(protocol.name.clone()),
+                loc: params.loc,
+                fence_locs: Vec::new(),
+            });
+        }
+    }
+    for def in responses {
+        schema.structs.insert(def.name.clone(), def);
     }
 }

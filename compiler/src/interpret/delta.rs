@@ -1,0 +1,1181 @@
+//! DELTA and DEAD_RECKONING: a PUBLISHABLE_STRUCT written and read against a baseline, as the
+//! generated `encode_delta` / `decode_delta` do (codegen/delta.rs and codegen/mirror.rs;
+//! WIRE_FORMAT.md section 5; docs/REPLICATION.md).
+//!
+//! The encoder walks the wire items of each segment in order. Before an item it decides what the
+//! item's changed-bits will say, writing nothing (the plan): every field's value *as sent* (the
+//! candidate, what the receiver will hold), compared with the baseline's; a dead-reckoning block
+//! compares the true positions with the extrapolation. Then it writes the item and builds the
+//! mirror, the state the receiver reconstructs. The decoder reads the same bits and builds the
+//! same state. Both share the "not sent" branch ([`unsent`]): a field keeps the baseline's
+//! value, a dead-reckoning position is extrapolated from the baseline's steps with the runtime's
+//! `DeadReckoningAxis`. A `DELTA SEQUENCE` goes through the runtime's `write_delta_sequence` /
+//! `read_delta_sequence` (count, index gaps, listed elements), a PUBLISHABLE_STRUCT element
+//! delta-coded against the baseline's element at its index.
+//!
+//! "As sent" is computed by writing the value with the full-form encoder into a scratch buffer
+//! and reading it back: exactly what the receiver gets, in the form the decoder gives it.
+//! Values are compared as generated code compares its Rust values ([`same`]): numbers by value
+//! whatever their JSON form, a NaN equal to nothing.
+
+use std::collections::HashMap;
+
+use idlc_runtime::{
+    self as rt, BitReader, BitWriter, ByteReader, ByteWriter, DeadReckoningAxis, DeltaContext,
+    FixedPoint, WireRead, WireWrite,
+};
+use indexmap::IndexMap;
+
+use super::decode::Decoder;
+use super::encode::Encoder;
+use super::explain::Entry;
+use super::{
+    Context, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, FieldView, Value,
+};
+use crate::ir::cost::min_bits;
+use crate::ir::{
+    DeadReckoning, FieldEncoding, Ir, StructDef, StructKind, Style, Type, WireItem, WireRule,
+};
+
+/// Encodes `value`, a PUBLISHABLE_STRUCT `type_name`, as a delta against `baseline` (the state
+/// the receiver holds) in the encoding `encoding`, `elapsed` seconds after the baseline (for
+/// dead reckoning): what generated `to_delta_bytes_with` / `encode_delta` write. Returns the
+/// bytes and the **mirror**, the state the receiver reconstructs from them: the next baseline.
+///
+/// The baseline must be a valid value of the type (it is checked by encoding it in full);
+/// an error there has a path ending in ` (baseline)`.
+pub fn encode_delta(
+    ir: &Ir,
+    encoding: &str,
+    type_name: &str,
+    value: &Value,
+    baseline: &Value,
+    elapsed: f64,
+) -> Result<(Vec<u8>, Value), EncodeError> {
+    let ctx = delta_context(ir, encoding, type_name).map_err(|message| EncodeError {
+        path: type_name.to_string(),
+        kind: EncodeErrorKind::Schema(message),
+    })?;
+    super::encode(ir, encoding, type_name, baseline).map_err(|e| EncodeError {
+        path: format!("{} (baseline)", e.path),
+        kind: e.kind,
+    })?;
+    let dctx = DeltaContext::new(elapsed);
+    match ctx.encoding.style {
+        Style::Bitstream => {
+            let mut w = BitWriter::new();
+            let mirror = DeltaEncoder::new(&ctx, dctx).top(&mut w, type_name, value, baseline)?;
+            Ok((w.into_bytes(), mirror))
+        }
+        Style::Bytestream => {
+            let mut w = ByteWriter::new();
+            let mirror = DeltaEncoder::new(&ctx, dctx).top(&mut w, type_name, value, baseline)?;
+            Ok((w.into_bytes(), mirror))
+        }
+    }
+}
+
+/// Decodes a delta of the PUBLISHABLE_STRUCT `type_name` against `baseline`, `elapsed` seconds
+/// after it: what generated `from_delta_bytes_with` / `decode_delta` read. Returns the state
+/// the receiver reconstructs (equal to the sender's mirror).
+pub fn decode_delta(
+    ir: &Ir,
+    encoding: &str,
+    type_name: &str,
+    bytes: &[u8],
+    baseline: &Value,
+    elapsed: f64,
+) -> Result<Value, DecodeError> {
+    decode_delta_traced(ir, encoding, type_name, bytes, baseline, elapsed, None)
+}
+
+/// [`decode_delta`], recording every field and changed-bit read into `trace` (for
+/// `idlc decode --baseline --format explain` and `idlc measure --delta`).
+pub fn decode_delta_traced(
+    ir: &Ir,
+    encoding: &str,
+    type_name: &str,
+    bytes: &[u8],
+    baseline: &Value,
+    elapsed: f64,
+    trace: Option<&mut Vec<Entry>>,
+) -> Result<Value, DecodeError> {
+    let schema_error = |message: String| DecodeError {
+        path: type_name.to_string(),
+        kind: DecodeErrorKind::Schema(message),
+    };
+    let ctx = delta_context(ir, encoding, type_name).map_err(schema_error)?;
+    if let Err(e) = super::encode(ir, encoding, type_name, baseline) {
+        return Err(schema_error(format!(
+            "the baseline is not a valid `{type_name}` in `{encoding}`: {e}"
+        )));
+    }
+    let dctx = DeltaContext::new(elapsed);
+    match ctx.encoding.style {
+        Style::Bitstream => {
+            let mut r = BitReader::new(bytes);
+            DeltaDecoder::new(&ctx, dctx, trace).top(&mut r, type_name, baseline)
+        }
+        Style::Bytestream => {
+            let mut r = ByteReader::new(bytes);
+            DeltaDecoder::new(&ctx, dctx, trace).top(&mut r, type_name, baseline)
+        }
+    }
+}
+
+/// The context of an encoding, for a type that has a delta form.
+fn delta_context<'a>(ir: &'a Ir, encoding: &str, type_name: &str) -> Result<Context<'a>, String> {
+    let ctx = Context::new(ir, encoding, type_name)?;
+    match ir.schema.structs.get(type_name).map(|s| s.kind) {
+        Some(StructKind::Publishable) => Ok(ctx),
+        _ => Err(format!(
+            "`{type_name}` is not a PUBLISHABLE_STRUCT: it has no delta form"
+        )),
+    }
+}
+
+/// The PUBLISHABLE_STRUCT a sequence element of this rule is, if it is one (then a listed
+/// element with a baseline element is delta-coded against it).
+fn publishable_element<'a>(ctx: &Context<'a>, rule: &'a WireRule) -> Option<&'a str> {
+    match rule {
+        WireRule::Struct(name)
+            if ctx
+                .ir
+                .schema
+                .structs
+                .get(name)
+                .is_some_and(|s| s.kind == StructKind::Publishable) =>
+        {
+            Some(name)
+        }
+        _ => None,
+    }
+}
+
+/// Whether a field is an element-wise `DELTA SEQUENCE`.
+fn is_delta_sequence(encoded: &FieldEncoding) -> bool {
+    encoded.delta
+        && matches!(
+            encoded.rule,
+            WireRule::Sequence {
+                element_delta: true,
+                ..
+            }
+        )
+}
+
+/// A value as a number, whatever its JSON form (`"NaN"`, `"inf"` and `"-inf"` included).
+fn number(value: &Value) -> Option<f64> {
+    match value {
+        Value::Float(v) => Some(*v),
+        Value::Float32(v) => Some(f64::from(*v)),
+        Value::Int(v) => Some(*v as f64),
+        Value::Str(s) if s == "NaN" => Some(f64::NAN),
+        Value::Str(s) if s == "inf" => Some(f64::INFINITY),
+        Value::Str(s) if s == "-inf" => Some(f64::NEG_INFINITY),
+        _ => None,
+    }
+}
+
+/// Whether two values of one type are equal as generated code compares its Rust values
+/// (`!=`): numbers by value whatever their form (`3` and `3.0`, an f32 and its f64), a NaN
+/// equal to nothing; enumerators by name; byte strings by content; lists and structs element
+/// by element.
+pub(super) fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Null, Value::Null) => true,
+        (Value::Bool(x), Value::Bool(y)) => x == y,
+        (Value::Int(x), Value::Int(y)) => x == y,
+        (Value::Float32(x), Value::Float32(y)) => x == y,
+        (Value::Str(x) | Value::Enum(x), Value::Str(y) | Value::Enum(y)) => x == y,
+        (Value::Bytes(x), Value::Bytes(y)) => x == y,
+        (Value::Bytes(x), Value::List(y)) | (Value::List(y), Value::Bytes(x)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .zip(y)
+                    .all(|(x, y)| matches!(y, Value::Int(y) if *y == i128::from(*x)))
+        }
+        (Value::List(x), Value::List(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same(x, y))
+        }
+        (Value::Struct(x), Value::Struct(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(name, x)| y.get(name).is_some_and(|y| same(x, y)))
+        }
+        _ => match (number(a), number(b)) {
+            (Some(x), Some(y)) => x == y,
+            _ => false,
+        },
+    }
+}
+
+/// A sequence element, compared with [`same`] (the runtime's delta-sequence code compares
+/// elements with `==`).
+#[derive(Debug, Clone)]
+struct Item(Value);
+
+impl PartialEq for Item {
+    fn eq(&self, other: &Self) -> bool {
+        same(&self.0, &other.0)
+    }
+}
+
+/// The index of `item` in `items` (by address, as generated code's `at_item` finds it).
+fn index_of(items: &[Item], item: &Item) -> usize {
+    items
+        .iter()
+        .position(|candidate| std::ptr::eq(candidate, item))
+        .unwrap_or(0)
+}
+
+/// Why a value cannot be sent: the path below the value, and the kind.
+type SentError = (String, EncodeErrorKind);
+
+/// The value the receiver holds once `value` is sent with `rule` (generated `Codec::sent` and
+/// `sent_value`): the value written into a scratch buffer and read back. A rule that keeps
+/// every value (no FIXED_POINT, no FLOAT32 inside) keeps `value` as it is when it cannot be
+/// written, as generated code does (the write reports it, when the field is written).
+fn sent_value(
+    ctx: &Context<'_>,
+    rule: &WireRule,
+    ty: &Type,
+    value: &Value,
+) -> Result<Value, SentError> {
+    let result = match ctx.encoding.style {
+        Style::Bitstream => {
+            let mut w = BitWriter::new();
+            written(ctx, &mut w, rule, ty, value)
+                .and_then(|()| read_back(ctx, &mut BitReader::new(&w.into_bytes()), rule, ty))
+        }
+        Style::Bytestream => {
+            let mut w = ByteWriter::new();
+            written(ctx, &mut w, rule, ty, value)
+                .and_then(|()| read_back(ctx, &mut ByteReader::new(&w.into_bytes()), rule, ty))
+        }
+    };
+    match result {
+        Err(_) if keeps_every_value(ctx, rule, &mut Vec::new()) => Ok(value.clone()),
+        other => other,
+    }
+}
+
+fn written<W: WireWrite>(
+    ctx: &Context<'_>,
+    w: &mut W,
+    rule: &WireRule,
+    ty: &Type,
+    value: &Value,
+) -> Result<(), SentError> {
+    let mut encoder = Encoder::new(ctx);
+    match encoder.rule(w, rule, ty, value) {
+        Ok(()) => Ok(()),
+        Err(error) => {
+            let error = encoder.into_error(error);
+            Err((error.path, error.kind))
+        }
+    }
+}
+
+fn read_back<'d, R: WireRead<'d>>(
+    ctx: &Context<'_>,
+    r: &mut R,
+    rule: &WireRule,
+    ty: &Type,
+) -> Result<Value, SentError> {
+    Decoder::new(ctx, None).rule(r, rule, ty).map_err(|e| {
+        let message = format!("internal: the value does not read back ({})", e.kind);
+        (String::new(), EncodeErrorKind::Shape(message))
+    })
+}
+
+/// Whether every value survives `rule` exactly (codegen/mirror.rs `is_lossless`, on the IDL:
+/// FLOAT32 counts as lossy).
+fn keeps_every_value<'a>(ctx: &Context<'a>, rule: &'a WireRule, seen: &mut Vec<&'a str>) -> bool {
+    match rule {
+        WireRule::FixedPoint { .. } | WireRule::Float32 => false,
+        WireRule::Sequence { element, .. } | WireRule::Array { element, .. } => {
+            keeps_every_value(ctx, element, seen)
+        }
+        WireRule::Optional(inner) => keeps_every_value(ctx, inner, seen),
+        WireRule::Struct(name) => {
+            if seen.contains(&name.as_str()) {
+                return true;
+            }
+            seen.push(name);
+            let Some(layout) = ctx.encoding.structs.get(name) else {
+                return false;
+            };
+            let mut rules = Vec::new();
+            for segment in &layout.segments {
+                collect_rules(&segment.items, &mut rules);
+            }
+            rules
+                .into_iter()
+                .all(|rule| keeps_every_value(ctx, rule, seen))
+        }
+        _ => true,
+    }
+}
+
+fn collect_rules<'a>(items: &'a [WireItem], out: &mut Vec<&'a WireRule>) {
+    for item in items {
+        match item {
+            WireItem::Field(f) => out.push(&f.rule),
+            WireItem::Extend(e) => out.push(&e.rule),
+            WireItem::DeltaBlock(inner) => collect_rules(inner, out),
+            WireItem::DeadReckoning(dr) => {
+                out.extend(dr.positions.iter().chain(&dr.velocities).map(|f| &f.rule));
+            }
+            WireItem::Align | WireItem::Check => {}
+        }
+    }
+}
+
+/// The fields of one struct as the receiver holds them, while they are written or read.
+#[derive(Default)]
+struct Fields<'a> {
+    /// Each field's value: sent, read, kept from the baseline or extrapolated.
+    values: HashMap<&'a str, Value>,
+    /// Whether a field's old slot was sent (then its EXTEND's extension follows).
+    sent: HashMap<&'a str, bool>,
+}
+
+impl<'a> Fields<'a> {
+    /// A field that was not sent: the baseline's value.
+    fn keep(&mut self, name: &'a str, baseline: &IndexMap<String, Value>) {
+        let value = baseline.get(name).cloned().unwrap_or(Value::Null);
+        self.values.insert(name, value);
+        self.sent.insert(name, false);
+    }
+
+    /// A field that was sent (or read), with the value the receiver holds.
+    fn sent(&mut self, name: &'a str, value: Value) {
+        self.values.insert(name, value);
+        self.sent.insert(name, true);
+    }
+
+    fn was_sent(&self, name: &str) -> bool {
+        self.sent.get(name).copied().unwrap_or(false)
+    }
+
+    /// The struct's value, its fields in declaration order (any not assigned: the baseline's).
+    fn into_value(mut self, def: &StructDef, baseline: &IndexMap<String, Value>) -> Value {
+        let mut out = IndexMap::new();
+        for field in def.fields() {
+            let value = self
+                .values
+                .remove(field.name.as_str())
+                .or_else(|| baseline.get(&field.name).cloned())
+                .unwrap_or(Value::Null);
+            out.insert(field.name.clone(), value);
+        }
+        Value::Struct(out)
+    }
+}
+
+/// The items that were not sent, on both sides: fields keep the baseline's values, positions
+/// of a dead-reckoning block are extrapolated (velocities kept).
+fn unsent<'a>(
+    items: &'a [WireItem],
+    baseline: &IndexMap<String, Value>,
+    dctx: &DeltaContext,
+    fields: &mut Fields<'a>,
+) -> Result<(), String> {
+    for item in items {
+        match item {
+            WireItem::Field(encoded) => fields.keep(&encoded.field, baseline),
+            WireItem::DeltaBlock(inner) => unsent(inner, baseline, dctx, fields)?,
+            WireItem::DeadReckoning(dr) => {
+                for (position, velocity) in dr.positions.iter().zip(&dr.velocities) {
+                    let predicted = predict(position, velocity, baseline, dctx)?;
+                    fields
+                        .values
+                        .insert(&position.field, Value::Float(predicted));
+                }
+                for velocity in &dr.velocities {
+                    fields.keep(&velocity.field, baseline);
+                }
+            }
+            WireItem::Extend(_) | WireItem::Align | WireItem::Check => {}
+        }
+    }
+    Ok(())
+}
+
+/// The FIXED_POINT of a dead-reckoned field's rule.
+fn fixed_point(rule: &WireRule) -> Result<FixedPoint, String> {
+    match rule {
+        WireRule::FixedPoint {
+            min,
+            max,
+            min_inclusive,
+            max_inclusive,
+            resolution,
+            ..
+        } => FixedPoint::with_ends(*min, *max, *resolution, *min_inclusive, *max_inclusive)
+            .ok_or_else(|| "internal: invalid FIXED_POINT parameters".to_string()),
+        _ => Err("internal: a dead-reckoned field without FIXED_POINT".to_string()),
+    }
+}
+
+/// The extrapolated position of one axis, from the baseline's position and velocity
+/// (`DeadReckoningAxis::predict_from`, as generated code calls it).
+fn predict(
+    position: &FieldEncoding,
+    velocity: &FieldEncoding,
+    baseline: &IndexMap<String, Value>,
+    dctx: &DeltaContext,
+) -> Result<f64, String> {
+    let axis = DeadReckoningAxis::new(fixed_point(&position.rule)?, fixed_point(&velocity.rule)?);
+    let base = |name: &str| {
+        baseline
+            .get(name)
+            .and_then(number)
+            .ok_or_else(|| format!("the baseline's `{name}` is not a number"))
+    };
+    Ok(axis.predict_from(base(&position.field)?, base(&velocity.field)?, dctx))
+}
+
+/// What the encoder decided for one wire item (codegen/delta.rs `Plan`).
+enum Plan {
+    /// Written in full whenever its block is (a field without DELTA, an EXTEND, ALIGN, CHECK).
+    Plain,
+    /// A DELTA field or a dead-reckoning block, with what its changed-bit says.
+    Bit(bool),
+    /// A `DELTA { ... }` block: its changed-bit and the plans of its items.
+    Block(bool, Vec<Plan>),
+    /// A `DELTA SEQUENCE`: the runtime decides and writes its changed-bit.
+    Sequence,
+}
+
+type Step<T> = Result<T, rt::EncodeError>;
+
+/// One delta encoding run: the full-form encoder (for the writes, the path, the first failure)
+/// and the context.
+struct DeltaEncoder<'c, 'a> {
+    enc: Encoder<'c, 'a>,
+    dctx: DeltaContext,
+}
+
+/// The encoder's state of one struct: the candidates (values as sent) and the mirror.
+#[derive(Default)]
+struct Written<'a> {
+    candidates: HashMap<&'a str, Value>,
+    mirror: Fields<'a>,
+}
+
+/// A struct's value and its baseline's, by field.
+struct Pair<'v> {
+    now: &'v IndexMap<String, Value>,
+    base: &'v IndexMap<String, Value>,
+}
+
+impl<'c, 'a> DeltaEncoder<'c, 'a> {
+    fn new(ctx: &'c Context<'a>, dctx: DeltaContext) -> Self {
+        DeltaEncoder {
+            enc: Encoder::new(ctx),
+            dctx,
+        }
+    }
+
+    fn top<W: WireWrite>(
+        mut self,
+        w: &mut W,
+        name: &str,
+        value: &Value,
+        baseline: &Value,
+    ) -> Result<Value, EncodeError> {
+        self.enc.path.push(name.to_string());
+        match self.delta_struct(w, name, value, baseline) {
+            Ok(mirror) => Ok(mirror),
+            Err(error) => Err(self.enc.into_error(error)),
+        }
+    }
+
+    /// Records a failure at `offset` (path: the current one + `suffix`); the runtime's error.
+    fn fail_at(&mut self, offset: u64, suffix: &str, kind: EncodeErrorKind) -> rt::EncodeError {
+        let (kind, error) = match kind {
+            EncodeErrorKind::Wire(e) => {
+                let e = e.at_bit(offset);
+                (EncodeErrorKind::Wire(e.clone()), e)
+            }
+            other => (
+                other,
+                rt::EncodeError::new(rt::EncodeErrorKind::InvalidArgument, offset),
+            ),
+        };
+        if self.enc.failure.is_none() {
+            self.enc.failure = Some((format!("{}{suffix}", self.enc.path.concat()), kind));
+        }
+        error
+    }
+
+    /// `encode_delta_to` of the struct `name`: every segment (a present bit before each after
+    /// the first), each item planned then written; the open end's 0 bit. Returns the mirror.
+    fn delta_struct<W: WireWrite>(
+        &mut self,
+        w: &mut W,
+        name: &str,
+        value: &Value,
+        baseline: &Value,
+    ) -> Step<Value> {
+        let ctx = self.enc.ctx;
+        let Some((def, layout)) = ctx.layout(name) else {
+            return self
+                .enc
+                .shape(w, format!("internal: no layout of `{name}`"));
+        };
+        if self.enc.depth >= 256 {
+            return self
+                .enc
+                .shape(w, "nested deeper than 256 levels".to_string());
+        }
+        let now = self.enc.fields_of(w, def, value)?;
+        let base = self.enc.fields_of(w, def, baseline)?;
+        let pair = Pair { now, base };
+        self.enc.depth += 1;
+        let mut state = Written::default();
+        for (index, segment) in layout.segments.iter().enumerate() {
+            if index > 0 {
+                let written = w.write_presence(true);
+                self.enc.wire(written)?;
+            }
+            for item in &segment.items {
+                let (plan, _) = self.plan(w, def, item, &pair, &mut state.candidates, false)?;
+                self.write_item(w, def, index, item, &plan, &pair, &mut state)?;
+            }
+        }
+        if def.open_end {
+            let written = w.write_presence(false);
+            self.enc.wire(written)?;
+        }
+        self.enc.depth -= 1;
+        Ok(state.mirror.into_value(def, pair.base))
+    }
+
+    /// The plan of one item, and whether it differs from the baseline (for a block around it).
+    /// Computes every field's candidate; a value that cannot be sent fails here, at the bit
+    /// before the item.
+    fn plan<W: WireWrite>(
+        &mut self,
+        w: &W,
+        def: &'a StructDef,
+        item: &'a WireItem,
+        pair: &Pair<'_>,
+        candidates: &mut HashMap<&'a str, Value>,
+        in_block: bool,
+    ) -> Step<(Plan, bool)> {
+        Ok(match item {
+            WireItem::Field(encoded) if is_delta_sequence(encoded) => {
+                // Only a block around it needs to know whether it changed.
+                let differs = in_block && {
+                    let sent = self.sent_field(w, def, encoded, pair.now)?;
+                    !pair
+                        .base
+                        .get(&encoded.field)
+                        .is_some_and(|b| same(&sent, b))
+                };
+                (Plan::Sequence, differs)
+            }
+            WireItem::Field(encoded) => {
+                let sent = self.sent_field(w, def, encoded, pair.now)?;
+                let differs = !pair
+                    .base
+                    .get(&encoded.field)
+                    .is_some_and(|b| same(&sent, b));
+                candidates.insert(&encoded.field, sent);
+                if encoded.delta {
+                    (Plan::Bit(differs), differs)
+                } else {
+                    (Plan::Plain, differs)
+                }
+            }
+            WireItem::DeltaBlock(inner) => {
+                let mut plans = Vec::with_capacity(inner.len());
+                let mut any = false;
+                for item in inner {
+                    let (plan, differs) = self.plan(w, def, item, pair, candidates, true)?;
+                    any |= differs;
+                    plans.push(plan);
+                }
+                (Plan::Block(any, plans), any)
+            }
+            WireItem::DeadReckoning(dr) => {
+                let send = self.plan_dead_reckoning(w, def, dr, pair, candidates)?;
+                (Plan::Bit(send), send)
+            }
+            WireItem::Extend(_) | WireItem::Align | WireItem::Check => (Plan::Plain, false),
+        })
+    }
+
+    /// The candidates of a dead-reckoning block's fields, and whether some true position is
+    /// more than the limit from the extrapolation.
+    fn plan_dead_reckoning<W: WireWrite>(
+        &mut self,
+        w: &W,
+        def: &'a StructDef,
+        dr: &'a DeadReckoning,
+        pair: &Pair<'_>,
+        candidates: &mut HashMap<&'a str, Value>,
+    ) -> Step<bool> {
+        for encoded in dr.positions.iter().chain(&dr.velocities) {
+            let sent = self.sent_field(w, def, encoded, pair.now)?;
+            candidates.insert(&encoded.field, sent);
+        }
+        let mut send = false;
+        for (position, velocity) in dr.positions.iter().zip(&dr.velocities) {
+            let actual = pair.now.get(&position.field).and_then(number);
+            let predicted = predict(position, velocity, pair.base, &self.dctx);
+            let (Some(actual), Ok(predicted)) = (actual, predicted) else {
+                let message = format!("`{}`: expected a number", position.field);
+                return self.enc.shape(w, message);
+            };
+            send |= rt::exceeds_deviation(actual, predicted, dr.limit);
+        }
+        Ok(send)
+    }
+
+    /// The candidate of a field: its value as sent (a widened field's as it is). Its error is
+    /// at the bit before the item.
+    fn sent_field<W: WireWrite>(
+        &mut self,
+        w: &W,
+        def: &StructDef,
+        encoded: &FieldEncoding,
+        now: &IndexMap<String, Value>,
+    ) -> Step<Value> {
+        let name = &encoded.field;
+        let (Some(value), Some(view)) = (now.get(name), FieldView::of(def, name)) else {
+            return self.enc.shape(w, format!("missing field `{name}`"));
+        };
+        if !view.extends.is_empty() {
+            return Ok(value.clone());
+        }
+        sent_value(self.enc.ctx, &encoded.rule, &view.field.ty, value)
+            .map_err(|(path, kind)| self.fail_at(w.bits_written(), &format!(".{name}{path}"), kind))
+    }
+
+    /// The writes of one item as planned, building the mirror.
+    #[allow(clippy::too_many_arguments)]
+    fn write_item<W: WireWrite>(
+        &mut self,
+        w: &mut W,
+        def: &'a StructDef,
+        segment: usize,
+        item: &'a WireItem,
+        plan: &Plan,
+        pair: &Pair<'_>,
+        state: &mut Written<'a>,
+    ) -> Step<()> {
+        match (item, plan) {
+            (WireItem::Field(encoded), Plan::Sequence) => {
+                let mirror = self.delta_sequence(w, def, encoded, pair)?;
+                state.mirror.sent(&encoded.field, mirror);
+            }
+            (WireItem::Field(encoded), Plan::Bit(send)) => {
+                self.changed_bit(w, *send)?;
+                if *send {
+                    self.send(w, def, encoded, pair, state)?;
+                } else {
+                    state.mirror.keep(&encoded.field, pair.base);
+                }
+            }
+            (WireItem::Field(encoded), _) => self.send(w, def, encoded, pair, state)?,
+            (WireItem::DeltaBlock(inner), Plan::Block(send, plans)) => {
+                self.changed_bit(w, *send)?;
+                if *send {
+                    for (item, plan) in inner.iter().zip(plans) {
+                        self.write_item(w, def, segment, item, plan, pair, state)?;
+                    }
+                } else {
+                    self.unsent(w, inner, pair, &mut state.mirror)?;
+                }
+            }
+            (WireItem::DeadReckoning(dr), Plan::Bit(send)) => {
+                self.changed_bit(w, *send)?;
+                if *send {
+                    for encoded in dr.positions.iter().chain(&dr.velocities) {
+                        self.send(w, def, encoded, pair, state)?;
+                    }
+                } else {
+                    self.unsent(w, std::slice::from_ref(item), pair, &mut state.mirror)?;
+                }
+            }
+            (WireItem::Extend(extend), _) => {
+                if state.mirror.was_sent(&extend.field) {
+                    let value = pair.now.get(&extend.field);
+                    self.enc
+                        .extend(w, def, segment, &extend.field, &extend.rule, value)?;
+                }
+            }
+            (WireItem::Align, _) => {
+                let written = w.align();
+                self.enc.wire(written)?;
+            }
+            (WireItem::Check, _) => {
+                let written = w.write_check();
+                self.enc.wire(written)?;
+            }
+            _ => {
+                return self
+                    .enc
+                    .shape(w, "internal: delta plan out of step".to_string());
+            }
+        }
+        Ok(())
+    }
+
+    fn changed_bit<W: WireWrite>(&mut self, w: &mut W, send: bool) -> Step<()> {
+        let written = w.write_bool(send);
+        self.enc.wire(written)
+    }
+
+    /// Writes a field in full; its candidate becomes the mirror's.
+    fn send<W: WireWrite>(
+        &mut self,
+        w: &mut W,
+        def: &'a StructDef,
+        encoded: &'a FieldEncoding,
+        pair: &Pair<'_>,
+        state: &mut Written<'a>,
+    ) -> Step<()> {
+        let name = encoded.field.as_str();
+        let value = pair.now.get(name);
+        self.enc.field(w, def, name, &encoded.rule, value)?;
+        let mirror = match state.candidates.remove(name) {
+            Some(candidate) => candidate,
+            None => value.cloned().unwrap_or(Value::Null),
+        };
+        state.mirror.sent(name, mirror);
+        Ok(())
+    }
+
+    fn unsent<W: WireWrite>(
+        &mut self,
+        w: &W,
+        items: &'a [WireItem],
+        pair: &Pair<'_>,
+        mirror: &mut Fields<'a>,
+    ) -> Step<()> {
+        match unsent(items, pair.base, &self.dctx, mirror) {
+            Ok(()) => Ok(()),
+            Err(message) => self.enc.shape(w, message),
+        }
+    }
+
+    /// A `DELTA SEQUENCE` through the runtime's `write_delta_sequence`: its count with the
+    /// field's length rule, a listed element delta-coded against the baseline's element when
+    /// it is a PUBLISHABLE_STRUCT, else in full. Returns the receiver's sequence.
+    fn delta_sequence<W: WireWrite>(
+        &mut self,
+        w: &mut W,
+        def: &'a StructDef,
+        encoded: &'a FieldEncoding,
+        pair: &Pair<'_>,
+    ) -> Step<Value> {
+        let ctx = self.enc.ctx;
+        let name = &encoded.field;
+        let view = FieldView::of(def, name);
+        let (
+            WireRule::Sequence {
+                count,
+                max,
+                element,
+                ..
+            },
+            Some(Type::Sequence {
+                element: element_ty,
+                ..
+            }),
+        ) = (&encoded.rule, view.map(|v| &v.field.ty))
+        else {
+            return self
+                .enc
+                .shape(w, format!("internal: `{name}` is no sequence"));
+        };
+        self.enc.path.push(format!(".{name}"));
+        let (Some(Value::List(now)), Some(Value::List(base))) =
+            (pair.now.get(name), pair.base.get(name))
+        else {
+            return self.enc.shape(w, "expected an array".to_string());
+        };
+        let now: Vec<Item> = now.iter().cloned().map(Item).collect();
+        let base: Vec<Item> = base.iter().cloned().map(Item).collect();
+        let publishable = publishable_element(ctx, element);
+        let start = w.bits_written();
+        let mut sent_failure = None;
+        let mut sent_index = 0usize;
+        let result = rt::write_delta_sequence(
+            w,
+            &base,
+            &now,
+            |w, n| Encoder::new(ctx).length(w, count, *max, n),
+            |item| {
+                let index = sent_index;
+                sent_index += 1;
+                sent_value(ctx, element, element_ty, &item.0)
+                    .map(Item)
+                    .map_err(|(path, kind)| {
+                        let error = match &kind {
+                            EncodeErrorKind::Wire(e) => e.clone().at_bit(start),
+                            _ => rt::EncodeError::new(rt::EncodeErrorKind::InvalidArgument, start),
+                        };
+                        sent_failure = Some((format!("[{index}]{path}"), kind));
+                        error
+                    })
+            },
+            |w, item, base_item| {
+                let index = index_of(&now, item);
+                self.element(w, index, element, element_ty, publishable, item, base_item)
+            },
+        );
+        match result {
+            Ok(mirror) => {
+                self.enc.path.pop();
+                Ok(Value::List(mirror.into_iter().map(|item| item.0).collect()))
+            }
+            Err(error) => Err(match sent_failure {
+                Some((path, kind)) => self.fail_at(start, &path, kind),
+                None => match self.enc.wire(Err(error)) {
+                    Err(error) => error,
+                    Ok(()) => rt::EncodeError::new(rt::EncodeErrorKind::InvalidArgument, start),
+                },
+            }),
+        }
+    }
+
+    /// One listed element of a `DELTA SEQUENCE`: its delta against `base` when it is a
+    /// PUBLISHABLE_STRUCT with one, else in full; returns what the receiver holds.
+    #[allow(clippy::too_many_arguments)]
+    fn element<W: WireWrite>(
+        &mut self,
+        w: &mut W,
+        index: usize,
+        rule: &WireRule,
+        ty: &Type,
+        publishable: Option<&str>,
+        item: &Item,
+        base: Option<&Item>,
+    ) -> Step<Item> {
+        self.enc.path.push(format!("[{index}]"));
+        let mirror = match (publishable, base) {
+            (Some(name), Some(base)) => self.delta_struct(w, name, &item.0, &base.0)?,
+            _ => {
+                self.enc.rule(w, rule, ty, &item.0)?;
+                let at = w.bits_written();
+                sent_value(self.enc.ctx, rule, ty, &item.0)
+                    .map_err(|(path, kind)| self.fail_at(at, &path, kind))?
+            }
+        };
+        self.enc.path.pop();
+        Ok(Item(mirror))
+    }
+}
+
+type Read<T> = Result<T, rt::DecodeError>;
+
+/// One delta decoding run: the full-form decoder (for the reads, the path, the trace) and the
+/// context.
+struct DeltaDecoder<'c, 'a, 't> {
+    dec: Decoder<'c, 'a, 't>,
+    dctx: DeltaContext,
+}
+
+impl<'c, 'a, 't> DeltaDecoder<'c, 'a, 't> {
+    fn new(ctx: &'c Context<'a>, dctx: DeltaContext, trace: Option<&'t mut Vec<Entry>>) -> Self {
+        DeltaDecoder {
+            dec: Decoder::new(ctx, trace),
+            dctx,
+        }
+    }
+
+    fn top<'d, R: WireRead<'d>>(
+        mut self,
+        r: &mut R,
+        name: &str,
+        baseline: &Value,
+    ) -> Result<Value, DecodeError> {
+        self.dec.path.push(name.to_string());
+        match self.delta_struct(r, name, baseline) {
+            Ok(value) => Ok(value),
+            Err(error) => Err(self.dec.into_error(error)),
+        }
+    }
+
+    /// An error of the interpreter itself (a baseline of the wrong shape: never, once checked).
+    fn invalid<'d, T, R: WireRead<'d>>(&mut self, r: &R) -> Read<T> {
+        let error = r.error(rt::DecodeErrorKind::InvalidArgument);
+        self.dec.wire(Err(error))
+    }
+
+    /// `decode_delta_from` of the struct `name`: segment by segment (a later segment an older
+    /// writer did not send keeps the baseline's values), then the open end's extension.
+    fn delta_struct<'d, R: WireRead<'d>>(
+        &mut self,
+        r: &mut R,
+        name: &str,
+        baseline: &Value,
+    ) -> Read<Value> {
+        let ctx = self.dec.ctx;
+        let (Some((def, layout)), Value::Struct(base)) = (ctx.layout(name), baseline) else {
+            return self.invalid(r);
+        };
+        let recursive = self.dec.is_recursive(name);
+        if recursive {
+            let entered = r.enter();
+            self.dec.wire(entered)?;
+        }
+        let mut fields = Fields::default();
+        let mut present = true;
+        for (index, segment) in layout.segments.iter().enumerate() {
+            if index > 0 && present {
+                let start = r.bits_read();
+                let read = r.read_fence_present();
+                present = self.dec.wire(read)?;
+                let label = if present { "present" } else { "absent" };
+                let end = r.bits_read();
+                self.dec.note(
+                    &format!(" (segment {index})"),
+                    start,
+                    end,
+                    label.to_string(),
+                );
+            }
+            if index == 0 || present {
+                self.read_items(r, def, index, &segment.items, base, &mut fields)?;
+            } else if unsent(&segment.items, base, &self.dctx, &mut fields).is_err() {
+                return self.invalid(r);
+            }
+        }
+        if def.open_end {
+            let start = r.bits_read();
+            let skipped = rt::skip_extension(r);
+            self.dec.wire(skipped)?;
+            let end = r.bits_read();
+            self.dec
+                .note(" (open end)", start, end, "skipped".to_string());
+        }
+        if recursive {
+            r.leave();
+        }
+        Ok(fields.into_value(def, base))
+    }
+
+    /// Reads a changed-bit (its path: the current one + `suffix`).
+    fn changed<'d, R: WireRead<'d>>(&mut self, r: &mut R, suffix: &str, label: &str) -> Read<bool> {
+        self.dec.path.push(suffix.to_string());
+        let start = r.bits_read();
+        let read = r.read_bool();
+        let changed = self.dec.wire(read)?;
+        self.dec.path.pop();
+        let what = if changed { "changed" } else { "unchanged" };
+        let end = r.bits_read();
+        self.dec
+            .note(&format!("{suffix} ({label})"), start, end, what.to_string());
+        Ok(changed)
+    }
+
+    fn read_items<'d, R: WireRead<'d>>(
+        &mut self,
+        r: &mut R,
+        def: &'a StructDef,
+        segment: usize,
+        items: &'a [WireItem],
+        base: &IndexMap<String, Value>,
+        fields: &mut Fields<'a>,
+    ) -> Read<()> {
+        for item in items {
+            match item {
+                WireItem::Field(encoded) if is_delta_sequence(encoded) => {
+                    let value = self.delta_sequence(r, def, encoded, base)?;
+                    fields.sent(&encoded.field, value);
+                }
+                WireItem::Field(encoded) => {
+                    let suffix = format!(".{}", encoded.field);
+                    if !encoded.delta || self.changed(r, &suffix, "changed-bit")? {
+                        let value = self.dec.field(r, def, &encoded.field, &encoded.rule)?;
+                        fields.sent(&encoded.field, value);
+                    } else {
+                        fields.keep(&encoded.field, base);
+                    }
+                }
+                WireItem::DeltaBlock(inner) => {
+                    if self.changed(r, "", "DELTA block")? {
+                        self.read_items(r, def, segment, inner, base, fields)?;
+                    } else if unsent(inner, base, &self.dctx, fields).is_err() {
+                        return self.invalid(r);
+                    }
+                }
+                WireItem::DeadReckoning(_) => {
+                    if self.changed(r, "", "DEAD_RECKONING block")? {
+                        self.read_dead_reckoning(r, def, item, fields)?;
+                    } else if unsent(std::slice::from_ref(item), base, &self.dctx, fields).is_err()
+                    {
+                        return self.invalid(r);
+                    }
+                }
+                WireItem::Extend(extend) => {
+                    if fields.was_sent(&extend.field) {
+                        let (name, rule) = (&extend.field, &extend.rule);
+                        self.dec
+                            .extend(r, def, segment, name, rule, &mut fields.values)?;
+                    }
+                }
+                WireItem::Align => {
+                    let start = r.bits_read();
+                    self.dec.path.push(" (ALIGN)".to_string());
+                    let read = r.align();
+                    self.dec.wire(read)?;
+                    self.dec.path.pop();
+                    let end = r.bits_read();
+                    if end > start {
+                        self.dec.note(" (ALIGN)", start, end, "padding".to_string());
+                    }
+                }
+                WireItem::Check => {
+                    let start = r.bits_read();
+                    self.dec.path.push(" (CHECK)".to_string());
+                    let read = r.read_check();
+                    self.dec.wire(read)?;
+                    self.dec.path.pop();
+                    let end = r.bits_read();
+                    self.dec
+                        .note(" (CHECK)", start, end, "0x1D1CC0DE".to_string());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn read_dead_reckoning<'d, R: WireRead<'d>>(
+        &mut self,
+        r: &mut R,
+        def: &'a StructDef,
+        item: &'a WireItem,
+        fields: &mut Fields<'a>,
+    ) -> Read<()> {
+        if let WireItem::DeadReckoning(dr) = item {
+            for encoded in dr.positions.iter().chain(&dr.velocities) {
+                let value = self.dec.field(r, def, &encoded.field, &encoded.rule)?;
+                fields.sent(&encoded.field, value);
+            }
+        }
+        Ok(())
+    }
+
+    /// A `DELTA SEQUENCE` through the runtime's `read_delta_sequence`; its changed-bit, count
+    /// and index gaps appear in the trace as one entry.
+    fn delta_sequence<'d, R: WireRead<'d>>(
+        &mut self,
+        r: &mut R,
+        def: &'a StructDef,
+        encoded: &'a FieldEncoding,
+        base: &IndexMap<String, Value>,
+    ) -> Read<Value> {
+        let ctx = self.dec.ctx;
+        let name = &encoded.field;
+        let view = FieldView::of(def, name);
+        let (
+            WireRule::Sequence {
+                count,
+                max,
+                element,
+                ..
+            },
+            Some(Type::Sequence {
+                element: element_ty,
+                ..
+            }),
+            Some(Value::List(base)),
+        ) = (&encoded.rule, view.map(|v| &v.field.ty), base.get(name))
+        else {
+            return self.invalid(r);
+        };
+        self.dec.path.push(format!(".{name}"));
+        let then: Vec<Item> = base.iter().cloned().map(Item).collect();
+        let publishable = publishable_element(ctx, element);
+        // A listed element delta-coded against the baseline's may cost nothing but its
+        // changed-bits: bound it by its index gap's bit alone (the runtime adds that bit).
+        let min = match publishable {
+            Some(_) => 0,
+            None => min_bits(ctx.ir, ctx.encoding, element),
+        };
+        let (start, at) = (r.bits_read(), self.dec.trace_len());
+        let mut first_element = None;
+        let mut next = then.len();
+        let result = rt::read_delta_sequence(
+            r,
+            &then,
+            |r| Decoder::new(ctx, None).length(r, count, *max),
+            min,
+            |r, base_item: Option<&Item>| {
+                first_element.get_or_insert(r.bits_read());
+                let index = match base_item {
+                    Some(item) => index_of(&then, item),
+                    None => {
+                        next += 1;
+                        next - 1
+                    }
+                };
+                self.element(r, index, element, element_ty, publishable, base_item)
+            },
+        );
+        let (changed, label) = match self.dec.wire(result)? {
+            Some(items) => {
+                let label = format!("changed: {} elements", items.len());
+                (items.into_iter().map(|item| item.0).collect(), label)
+            }
+            None => (base.clone(), "unchanged".to_string()),
+        };
+        let header_end = first_element.unwrap_or_else(|| r.bits_read());
+        self.dec.note_at(
+            at,
+            " (changed-bit, count, indices)",
+            start,
+            header_end,
+            label,
+            false,
+        );
+        self.dec.path.pop();
+        Ok(Value::List(changed))
+    }
+
+    fn element<'d, R: WireRead<'d>>(
+        &mut self,
+        r: &mut R,
+        index: usize,
+        rule: &WireRule,
+        ty: &Type,
+        publishable: Option<&str>,
+        base: Option<&Item>,
+    ) -> Read<Item> {
+        self.dec.path.push(format!("[{index}]"));
+        let value = match (publishable, base) {
+            (Some(name), Some(base)) => self.delta_struct(r, name, &base.0)?,
+            _ => self.dec.rule(r, rule, ty)?,
+        };
+        self.dec.path.pop();
+        Ok(Item(value))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_compare_as_generated_code_compares_them() {
+        assert!(same(&Value::Int(3), &Value::Float(3.0)));
+        assert!(same(&Value::Float32(0.5), &Value::Float(0.5)));
+        assert!(!same(&Value::Float(f64::NAN), &Value::Float(f64::NAN)));
+        assert!(!same(&Value::Str("NaN".into()), &Value::Float(f64::NAN)));
+        assert!(same(&Value::Enum("A".into()), &Value::Str("A".into())));
+        assert!(same(
+            &Value::Bytes(vec![1, 2]),
+            &Value::List(vec![Value::Int(1), Value::Int(2)])
+        ));
+        assert!(!same(&Value::Int(1), &Value::Bool(true)));
+        assert!(same(&Value::Float(-0.0), &Value::Float(0.0)));
+    }
+}

@@ -1,0 +1,125 @@
+//! Protocol ids: one 64-bit id per version prefix of a protocol in one encoding (WIRE.md,
+//! "Packets"), so that two peers find the newest version they share.
+//!
+//! Version `k` of a protocol is its list cut at its k-th FENCE. Its id is the FNV-1a hash
+//! ([`idlc_runtime::protocol_hash`]) of a canonical text: the encoding's style, the entries of
+//! segments `0..=k` (id, kind, name, response type), then every struct and enum their first
+//! segments reach, by name, with the fields and wire items of that first segment. What later
+//! segments of a struct add is not part of the id: a struct extends itself on the wire (its
+//! FENCE segments are skipped or defaulted by the other version) without a new protocol version.
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+
+use super::{EntryKind, Ir, ProtocolDef, Style, Type, response_struct_name};
+
+/// The ids of every version of `protocol` in the encoding `encoding`, oldest first (one more
+/// than the protocol has FENCEs). Empty when the encoding is unknown.
+pub fn version_ids(ir: &Ir, protocol: &ProtocolDef, encoding: &str) -> Vec<u64> {
+    (0..=protocol.fences)
+        .map(|version| {
+            idlc_runtime::protocol_hash(canonical_text(ir, protocol, encoding, version).as_bytes())
+        })
+        .collect()
+}
+
+/// The text whose hash is the id of `version` of `protocol` in `encoding`.
+pub fn canonical_text(ir: &Ir, protocol: &ProtocolDef, encoding: &str, version: usize) -> String {
+    let mut out = String::from("idlc protocol 1\n");
+    let style = ir.encodings.get(encoding).map(|e| match e.style {
+        Style::Bitstream => "BITSTREAM",
+        Style::Bytestream => "BYTESTREAM",
+    });
+    let _ = writeln!(
+        out,
+        "PROTOCOL {} {}",
+        protocol.name,
+        style.unwrap_or("unknown")
+    );
+    let mut structs = BTreeSet::new();
+    for entry in protocol.entries.iter().filter(|e| e.segment <= version) {
+        match &entry.kind {
+            EntryKind::Message(name) => {
+                let _ = writeln!(out, "{} MESSAGE {name}", entry.id);
+                structs.insert(name.clone());
+            }
+            EntryKind::Rpc { name, returns } => {
+                let returns = returns.as_ref().map(Type::describe).unwrap_or_default();
+                let _ = writeln!(out, "{} RPC {name} -> {returns}", entry.id);
+                structs.insert(name.clone());
+                if returns.is_empty() {
+                    continue;
+                }
+                structs.insert(response_struct_name(name));
+            }
+        }
+    }
+    let (structs, enums) = reachable(ir, structs);
+    for name in &structs {
+        let Some(def) = ir.schema.structs.get(name) else {
+            continue;
+        };
+        let _ = writeln!(out, "STRUCT {name} {:?}", def.kind);
+        if let Some(segment) = def.segments.first() {
+            for field in &segment.fields {
+                let _ = writeln!(out, "  {} {}", field.name, json(&field.ty));
+            }
+        }
+        let items = ir
+            .encodings
+            .get(encoding)
+            .and_then(|e| e.structs.get(name))
+            .and_then(|layout| layout.segments.first());
+        if let Some(items) = items {
+            let _ = writeln!(out, "  wire {}", json(&items.items));
+        }
+    }
+    for name in &enums {
+        if let Some(def) = ir.schema.enums.get(name) {
+            let _ = writeln!(out, "ENUM {name} {}", json(&def.enumerators));
+        }
+    }
+    out
+}
+
+/// The structs and enums the first segments of `roots` reach, by name.
+fn reachable(ir: &Ir, roots: BTreeSet<String>) -> (BTreeSet<String>, BTreeSet<String>) {
+    let mut structs = BTreeSet::new();
+    let mut enums = BTreeSet::new();
+    let mut todo: Vec<String> = roots.into_iter().collect();
+    while let Some(name) = todo.pop() {
+        if !structs.insert(name.clone()) {
+            continue;
+        }
+        let Some(segment) = ir
+            .schema
+            .structs
+            .get(&name)
+            .and_then(|d| d.segments.first())
+        else {
+            continue;
+        };
+        for field in &segment.fields {
+            named_types(&field.ty, &mut todo, &mut enums);
+        }
+    }
+    (structs, enums)
+}
+
+fn named_types(ty: &Type, structs: &mut Vec<String>, enums: &mut BTreeSet<String>) {
+    match ty {
+        Type::Struct(name) => structs.push(name.clone()),
+        Type::Enum(name) => {
+            enums.insert(name.clone());
+        }
+        Type::Sequence { element, .. } | Type::Array { element, .. } | Type::Optional(element) => {
+            named_types(element, structs, enums);
+        }
+        _ => {}
+    }
+}
+
+/// The IR's own JSON of a value: every detail the wire depends on, in a fixed order.
+fn json<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_string(value).unwrap_or_default()
+}

@@ -1,0 +1,109 @@
+// The game code of the UDP demo, written once and compiled once per encoding: the module that
+// includes this file (tests/src/arena_udp/mod.rs) imports its generated modules as `server_net`
+// and `client_net`; nothing here names an encoding.
+
+use std::thread;
+use std::time::Instant;
+
+use crate::arena_udp::{ClientReport, Config, Report};
+
+/// A `use_item` as both sides saw it: the item asked for, whether it was used, what is left.
+type UseRecord = (u32, bool, u8);
+
+/// The server: the World, the peers, the ticks.
+mod server {
+    use super::server_net as net;
+    include!("game_server.rs");
+}
+
+/// A client: joins, acknowledges, steers, uses items.
+mod client {
+    use super::client_net as net;
+    include!("game_client.rs");
+}
+
+/// Runs the demo: binds the server on 127.0.0.1 (a port the OS picks), starts it and
+/// `config.clients` clients on threads, waits for every thread (each stops by itself by
+/// `config.deadline`), and compares what each side holds: the server's mirror of every tick a
+/// client acknowledged against the World that client decoded, and the `use_item` results.
+pub fn run(config: &Config) -> Result<Report, String> {
+    let started = Instant::now();
+    let socket = crate::arena_udp::udp::bind_loopback()?;
+    let address = socket
+        .local_addr()
+        .map_err(|e| format!("the server's address: {e}"))?;
+    let server = {
+        let config = config.clone();
+        thread::spawn(move || server::serve(socket, &config))
+    };
+    let clients: Vec<_> = (0..config.clients)
+        .map(|index| {
+            let config = config.clone();
+            thread::spawn(move || client::play(address, &config, index))
+        })
+        .collect();
+    let clients: Vec<client::Outcome> = clients
+        .into_iter()
+        .map(|c| c.join().map_err(|_| "a client thread panicked".to_string()))
+        .collect::<Result<_, _>>()?;
+    let mut server = server
+        .join()
+        .map_err(|_| "the server thread panicked".to_string())?;
+    let mut report = Report {
+        encoding: <server_net::DefaultEncoding as idlc_runtime::Encoding>::NAME,
+        config: config.clone(),
+        ticks: server.ticks,
+        characters: server.characters,
+        clients: Vec::new(),
+        elapsed: started.elapsed(),
+        errors: server
+            .errors
+            .iter()
+            .map(|e| format!("server: {e}"))
+            .collect(),
+    };
+    for client in clients {
+        let Some(id) = client.character_id else {
+            report
+                .errors
+                .extend(client.errors.iter().map(|e| format!("a client: {e}")));
+            continue;
+        };
+        let Some(at) = server.peers.iter().position(|p| p.character_id == id) else {
+            report
+                .errors
+                .push(format!("client {id}: the server has no such peer"));
+            continue;
+        };
+        let peer = server.peers.swap_remove(at);
+        report.clients.push(compare(peer, client));
+    }
+    report.clients.sort_by_key(|c| c.character_id);
+    Ok(report)
+}
+
+/// One client's report: the server's and the client's counts, and what they hold compared.
+fn compare(peer: server::PeerOutcome, client: client::Outcome) -> ClientReport {
+    let mut report = ClientReport {
+        character_id: peer.character_id,
+        version: client.version,
+        server: peer.counts,
+        client: client.counts,
+        uses_agree: peer.uses == client.uses,
+        errors: client.errors,
+        ..ClientReport::default()
+    };
+    for (tick, mirror) in &peer.acked {
+        report.ticks_compared += 1;
+        // The two sides' types come from two generated modules: they are compared through their
+        // Debug text, which prints every f64 and f32 exactly (shortest round-trip form).
+        let same = client
+            .worlds
+            .get(tick)
+            .is_some_and(|world| format!("{world:?}") == format!("{mirror:?}"));
+        if !same {
+            report.ticks_differing += 1;
+        }
+    }
+    report
+}
