@@ -305,7 +305,8 @@ impl fmt::Display for EncodeErrorKind {
 /// element of a sequence or array (fields that generated code packs into one word included: each
 /// reports its own place in the word). A delta encoder decides a changed-bit from the values as
 /// they will be sent before it writes that bit: a value that cannot be sent is reported there
-/// (before the field's changed-bit, or before the DELTA block that holds it). `quantized_with`
+/// (before the field's changed-bit, or before the DELTA or DEAD_RECKONING block that holds it;
+/// an element of a DELTA SEQUENCE: before the sequence's changed-bit). `quantized_with`
 /// (`Codec::sent`) writes nothing: its errors are at bit 0.
 ///
 /// ```

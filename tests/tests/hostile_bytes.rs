@@ -284,12 +284,15 @@ fn check_fuzz(name: &str, decode: Decoder, seeds: &[Vec<u8>], iterations: usize,
             )
         });
         let b2 = v2.encode().expect("a decoded value re-encodes");
-        assert_eq!(
-            common::hex(&b2),
-            common::hex(&b1),
-            "{name}: {} re-encodes unstably",
-            common::hex(&input)
-        );
+        // In hex for the message only: formatting every accepted input took most of the time.
+        if b2 != b1 {
+            assert_eq!(
+                common::hex(&b2),
+                common::hex(&b1),
+                "{name}: {} re-encodes unstably",
+                common::hex(&input)
+            );
+        }
     }
     eprintln!("{name}: {accepted} of {iterations} inputs accepted");
     // The mutations must reach past the first field now and then, or this tests little.

@@ -62,6 +62,11 @@ pub struct CompatArgs {
     /// Print a unified diff of the canonical text of OLD and NEW on stdout.
     #[arg(long)]
     pub diff: bool,
+    /// When compatible, cross N random values of every shared struct and encoding both ways
+    /// through the IR interpreter (OLD writes, NEW reads; NEW writes, OLD reads); any
+    /// disagreement fails the check.
+    #[arg(long, value_name = "N")]
+    pub prove: Option<usize>,
 }
 
 /// The two versions' inputs, and where OLD's files come from.
@@ -177,7 +182,12 @@ impl CompatArgs {
             .changes
             .iter()
             .try_for_each(|change| writeln!(err, "  {change}"));
-        Status::Success
+        match self.prove {
+            Some(values) => {
+                report_proof(&mut err, &super::prove::prove(&pair.old, &pair.new, values))
+            }
+            None => Status::Success,
+        }
     }
 
     /// Works out both versions' inputs; prints what is wrong (exit 2) when it cannot.
@@ -419,4 +429,42 @@ fn git(dir: Option<&Path>, args: &[&str]) -> io::Result<Vec<u8>> {
             said
         }))
     }
+}
+
+/// Prints what `--prove` found; exit 1 on a disagreement.
+fn report_proof(
+    err: &mut dyn codespan_reporting::term::termcolor::WriteColor,
+    proof: &super::prove::Proof,
+) -> Status {
+    if proof.failures.is_empty() {
+        let refused = if proof.refused > 0 {
+            format!(
+                " ({} random values of NEW could not be sent and were skipped)",
+                proof.refused
+            )
+        } else {
+            String::new()
+        };
+        let _ = write_headed(
+            err,
+            Severity::Note,
+            &format!(
+                "proved: {} values crossed both ways through the interpreter, {} structs x encodings{refused}",
+                proof.crossed, proof.cases
+            ),
+        );
+        return Status::Success;
+    }
+    for failure in proof.failures.iter().take(20) {
+        let _ = write_headed(err, Severity::Error, failure);
+    }
+    let _ = write_headed(
+        err,
+        Severity::Error,
+        &format!(
+            "--prove: {} values disagree between OLD and NEW",
+            proof.failures.len()
+        ),
+    );
+    Status::InputErrors
 }
