@@ -650,3 +650,78 @@ fn measure_runs_over_the_bundled_mk48_trace() {
     }
     assert!(text.contains("   1  MK48_LOSSY        78141"), "{text}");
 }
+
+/// The interpreter's output on the bundled inputs, snapshotted: decode (JSON and explain),
+/// encode, measure (full and --delta), and check-compat --prove.
+#[test]
+fn outputs_on_the_bundled_inputs() {
+    let f = files();
+    let text = |args: &[&str]| {
+        let out = run(args, None);
+        assert_eq!(out.code, 0, "{args:?}: {}", out.stderr);
+        out.text()
+    };
+    insta::assert_snapshot!(
+        "decode_json",
+        text(&["decode", &f.idl, "-e", &f.enc, "--type", "S", "--hex", HEX])
+    );
+    insta::assert_snapshot!(
+        "decode_explain",
+        text(&[
+            "decode", &f.idl, "-e", &f.enc, "--type", "S", "--hex", HEX, "--format", "explain",
+        ])
+    );
+    insta::assert_snapshot!(
+        "encode_hex",
+        text(&["encode", &f.idl, "-e", &f.enc, "--type", "S", &f.value])
+    );
+    let (character, item) = (seed("character.idl"), schema("item.idl"));
+    let (e1, e2) = (seed("myencoding1.enc"), seed("myencoding2.enc"));
+    let trace = schema("traces/character.jsonl");
+    let text_of_trace = |args: &[&str]| text(args).replace(&trace, "TRACE");
+    insta::assert_snapshot!(
+        "measure_character",
+        text_of_trace(&[
+            "measure",
+            &character,
+            &item,
+            "-e",
+            &e1,
+            "-e",
+            &e2,
+            "--type",
+            "Character",
+            &trace,
+        ])
+    );
+    insta::assert_snapshot!(
+        "measure_character_delta",
+        text_of_trace(&[
+            "measure",
+            &character,
+            &item,
+            "-e",
+            &e1,
+            "-e",
+            &e2,
+            "--type",
+            "Character",
+            "--delta",
+            "--key",
+            "character_id",
+            "--tick-rate",
+            "20",
+            &trace,
+        ])
+    );
+    let (v1, v3) = (
+        schema("versions/squad_v1.idl"),
+        schema("versions/squad_v3.idl"),
+    );
+    let out = run(&["check-compat", &v1, &v3, "--prove", "25"], None);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    insta::assert_snapshot!(
+        "check_compat_prove",
+        out.stderr.replace(&v1, "OLD").replace(&v3, "NEW")
+    );
+}
