@@ -221,7 +221,8 @@ impl<E: Encoding> PacketWriter<E> {
         }
         let needed = self.packet_bytes();
         if needed > self.mtu {
-            let alone = needed - bytes_of(start) + FRAME_HEADER_BYTES + 1;
+            // The item alone in a packet: the same bits, from bit 0.
+            let alone = bytes_of(self.writer.bits_written() - start);
             self.writer.truncate(start);
             return Err(if self.items == 0 || alone > self.mtu {
                 SendError::MessageTooLarge {

@@ -437,10 +437,10 @@ fn report_proof(
     proof: &super::prove::Proof,
 ) -> Status {
     if proof.failures.is_empty() {
-        let refused = if proof.refused > 0 {
+        let refused = if !proof.refused.is_empty() {
             format!(
                 " ({} random values of NEW could not be sent and were skipped)",
-                proof.refused
+                proof.refused.len()
             )
         } else {
             String::new()

@@ -13,8 +13,8 @@ pub struct Proof {
     pub crossed: usize,
     /// Structs × encodings crossed.
     pub cases: usize,
-    /// Values NEW's writer refused (so not crossed): a random value of NEW that it cannot send.
-    pub refused: usize,
+    /// Random values of NEW that its own writer refused (so not crossed), with the reason.
+    pub refused: Vec<String>,
     /// Every disagreement: the struct, the encoding, the direction and what went wrong.
     pub failures: Vec<String>,
 }
@@ -68,9 +68,12 @@ fn cross(old: &Ir, new: &Ir, name: &str, encoding: &str, rng: &mut sample::Rng, 
     let Some(value) = sample::random_struct(new, name, rng) else {
         return;
     };
-    let Ok(bytes) = interpret::encode(new, encoding, name, &value) else {
-        proof.refused += 1;
-        return;
+    let bytes = match interpret::encode(new, encoding, name, &value) {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            proof.refused.push(format!("{case}: {e}"));
+            return;
+        }
     };
     if let Err(e) = interpret::decode(old, encoding, name, &bytes) {
         proof.failures.push(format!(

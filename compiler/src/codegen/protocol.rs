@@ -154,7 +154,7 @@ fn entries(ir: &Ir, protocol: &ProtocolDef) -> Result<Vec<Entry>, CodegenError> 
         }
         out.push(Entry {
             id: entry.id,
-            is_message: what == "a MESSAGE",
+            is_message: matches!(entry.kind, EntryKind::Message(_)),
             what,
             ty: rust_type(&mapping.rust_name)?,
             variant: checked_ident(&variant)?,
