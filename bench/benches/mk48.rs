@@ -13,12 +13,12 @@ fn mk48(c: &mut Criterion) {
     let encoded = or_exit(prepare_all(&data));
     let mut group = c.benchmark_group("mk48 x1000");
     for (i, mut job) in all_jobs(&data, &encoded).into_iter().enumerate() {
-        let (name, _) = NAMES[i / 2];
-        let op = if i % 2 == 0 {
-            "serialize"
-        } else {
-            "deserialize"
-        };
+        let (name, _) = NAMES[i / 3];
+        let op = [
+            "serialize",
+            "deserialize",
+            "deserialize into a reused value",
+        ][i % 3];
         group.bench_function(format!("{name}/{op}"), |b| b.iter(|| (job.run)()));
     }
     group.finish();

@@ -23,6 +23,18 @@ pub trait Format {
 
     /// Decodes one message into an owned value (validated as far as the format validates).
     fn decode(r: &mut Self::Reader, bytes: &[u8]) -> Result<Self::Value, BenchError>;
+
+    /// Decodes one message into `out`, a value reused from message to message, reusing the
+    /// memory it owns where the crate has an API for that (idlc's `from_bytes_in_place`,
+    /// prost's `clear` + `merge`); by default a new value replaces it.
+    fn decode_into(
+        r: &mut Self::Reader,
+        bytes: &[u8],
+        out: &mut Self::Value,
+    ) -> Result<(), BenchError> {
+        *out = Self::decode(r, bytes)?;
+        Ok(())
+    }
 }
 
 /// Messages stored back to back: the concatenated bytes and each message's range.
@@ -104,6 +116,25 @@ where
     Ok(())
 }
 
+/// [`verify`] through [`Format::decode_into`], every message into one reused value.
+pub fn verify_into<F: Format>(encoded: &Encoded, expected: &[F::Value]) -> Result<(), BenchError>
+where
+    F::Value: PartialEq + std::fmt::Debug + Default,
+{
+    let mut r = F::Reader::default();
+    let mut held = F::Value::default();
+    for (i, (message, want)) in encoded.messages().zip(expected).enumerate() {
+        F::decode_into(&mut r, message, &mut held)?;
+        if &held != want {
+            return Err(BenchError::new(format!(
+                "{}: value {i} decodes into a reused value as something else",
+                F::NAME
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Encodes `values` ([`encode_all`]) and checks that they decode to `expected` ([`verify`]).
 pub fn prepare<F: Format>(values: &[F::Value], expected: &[F::Value]) -> Result<Encoded, BenchError>
 where
@@ -136,6 +167,44 @@ pub fn decode_each<F: Format>(r: &mut F::Reader, encoded: &Encoded) -> usize {
         }
     }
     ok
+}
+
+/// Decodes every message into one reused value (what the timed loops of [`jobs_in_place`]
+/// run); returns how many decoded.
+pub fn decode_each_into<F: Format>(
+    r: &mut F::Reader,
+    encoded: &Encoded,
+    held: &mut F::Value,
+) -> usize {
+    let mut ok = 0;
+    for message in encoded.messages() {
+        if F::decode_into(r, std::hint::black_box(message), held).is_ok() {
+            ok += 1;
+        }
+        std::hint::black_box(&held);
+    }
+    ok
+}
+
+/// [`jobs`], then a third: decoding every message into one reused value
+/// ([`decode_each_into`]).
+pub fn jobs_in_place<'a, F: Format + 'a>(
+    values: &'a [F::Value],
+    encoded: &'a Encoded,
+) -> [Job<'a>; 3]
+where
+    F::Value: Default,
+{
+    let [encode, decode] = jobs::<F>(values, encoded);
+    let mut r = F::Reader::default();
+    let mut held = F::Value::default();
+    [
+        encode,
+        decode,
+        Job::new(encoded.len(), move || {
+            decode_each_into::<F>(&mut r, encoded, &mut held);
+        }),
+    ]
 }
 
 /// The timed jobs of one serializer: encoding every value ([`encode_each`]) and decoding every

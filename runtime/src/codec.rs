@@ -80,6 +80,30 @@ pub trait Codec<E: Encoding>: Sized {
         Self::decode_from(r)
     }
 
+    /// Reads a value in encoding `E` into `self`, reusing the memory it owns (its `Vec`s,
+    /// `String`s and those of the structs it holds): a receiver that decodes every packet into
+    /// one value allocates only when a collection grows. On an error `self` holds a mix of its
+    /// old fields and the ones read, each a valid value. Generated code overrides this default
+    /// (which decodes a new value) for the structs that own memory.
+    #[inline]
+    fn decode_in_place_from(
+        &mut self,
+        r: &mut <E::Style as Style>::Reader<'_>,
+    ) -> Result<(), DecodeError> {
+        *self = Self::decode_from(r)?;
+        Ok(())
+    }
+
+    /// [`Codec::decode_in_place_from`] for a value written by [`Codec::encode_nested_to`].
+    #[inline]
+    fn decode_nested_in_place_from(
+        &mut self,
+        r: &mut <E::Style as Style>::Reader<'_>,
+    ) -> Result<(), DecodeError> {
+        *self = Self::decode_nested_from(r)?;
+        Ok(())
+    }
+
     /// The value the receiver holds after `self` is sent in encoding `E` (quantized fields on
     /// their steps): what a delta encoder compares with the baseline and keeps as its mirror.
     /// Generated code computes it field by field; this default encodes and decodes.

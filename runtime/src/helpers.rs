@@ -542,6 +542,19 @@ where
     C: Collection + Default,
     F: FnMut(&mut R) -> Result<C::Item, DecodeError>,
 {
+    let count = fitting_count(r, count, max, min_element_bits)?;
+    crate::collection::collect(r, count, min_element_bits, read_item)
+}
+
+/// `count` as a `usize` when `count * min_element_bits` fits in the bits left (zero-size elements
+/// of an unbounded sequence counting one bit each), else [`DecodeErrorKind::LengthOverBound`].
+#[inline(always)]
+pub(crate) fn fitting_count<'a, R: WireRead<'a>>(
+    r: &R,
+    count: u64,
+    max: Option<u64>,
+    min_element_bits: u64,
+) -> Result<usize, DecodeError> {
     let per = if max.is_none() {
         min_element_bits.max(1)
     } else {
@@ -551,7 +564,7 @@ where
         .checked_mul(per)
         .is_some_and(|need| need <= r.bits_remaining());
     match usize::try_from(count) {
-        Ok(count) if fits => crate::collection::collect(r, count, min_element_bits, read_item),
+        Ok(count) if fits => Ok(count),
         _ => Err(r.error(DecodeErrorKind::LengthOverBound)),
     }
 }
@@ -604,6 +617,23 @@ where
     R: WireRead<'a>,
     C: Collection<Item = bool> + Default,
 {
+    let mut out = C::default();
+    push_bools(r, &mut out, count, min_element_bits)?;
+    Ok(out)
+}
+
+/// Appends `count` BOOLs to `out` after the check of [`read_bool_elements`].
+#[inline]
+pub(crate) fn push_bools<'a, R, C>(
+    r: &mut R,
+    out: &mut C,
+    count: u64,
+    min_element_bits: u64,
+) -> Result<(), DecodeError>
+where
+    R: WireRead<'a>,
+    C: Collection<Item = bool>,
+{
     let fits = count
         .checked_mul(min_element_bits.max(1))
         .is_some_and(|need| need <= r.bits_remaining());
@@ -611,7 +641,6 @@ where
         Ok(count) if fits => count,
         _ => return Err(r.error(DecodeErrorKind::LengthOverBound)),
     };
-    let mut out = C::default();
     out.reserve(count);
     let mut left = count;
     while left > 0 {
@@ -629,7 +658,7 @@ where
         }
         left -= run;
     }
-    Ok(out)
+    Ok(())
 }
 
 /// The eight bits of `bits` as eight bytes 0 or 1, bit i in byte i: a multiply copies the byte

@@ -65,6 +65,7 @@ mod extend;
 mod fixed;
 mod framing;
 mod helpers;
+mod in_place;
 mod int;
 mod packed;
 mod packet;
@@ -92,6 +93,10 @@ pub use helpers::{
     read_bool_elements, read_bounded_length, read_elements, read_enum, read_fixed, read_huffman,
     read_ranged, read_vlq_int, read_wide_bool, utf8, write_aligned_bytes, write_bounded_length,
     write_enum, write_fixed, write_huffman, write_ranged, write_vlq_int, write_wide_bool,
+};
+pub use in_place::{
+    assign_bytes, assign_text, from_bytes_in_place, read_bool_elements_in_place,
+    read_elements_in_place,
 };
 pub use int::{
     bits_required, bits_required_i128, bits_required_signed, byte_width, zigzag_decode,

@@ -8,7 +8,9 @@
 //! the encoder refuses, such as one outside its IDL range); and what the decoded value holds is bounded by the input's size: at most
 //! 8 elements (sequence elements, string and byte lengths, boxes, counted by capacity, so an
 //! over-eager reservation shows) per input byte, and at most 64 heap bytes per input byte, plus
-//! a small constant (the DEFAULTs of absent fields: "foundry", "eu-west").
+//! a small constant (the DEFAULTs of absent fields: "foundry", "eu-west"). Every input is also
+//! decoded in place into one value kept from input to input (`from_bytes_in_place`): the same
+//! error, or a value that encodes to the same bytes.
 
 mod common;
 
@@ -16,7 +18,10 @@ use std::marker::PhantomData;
 use std::mem::size_of;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use idlc_runtime::{Codec, Collection, DecodeError, EncodeError, Encoding, from_bytes, to_bytes};
+use idlc_runtime::{
+    Codec, Collection, DecodeError, EncodeError, Encoding, from_bytes, from_bytes_in_place,
+    to_bytes,
+};
 use idlc_tests::collections::ProjectilePool;
 use idlc_tests::{
     arena_builtin, arena_client as ac, arena_server as asv, character_builtin as cb,
@@ -186,6 +191,8 @@ trait Decoded {
     fn heap_bytes(&self) -> usize;
     /// The value encoded again, in the encoding it was decoded from.
     fn encode(&self) -> Result<Vec<u8>, EncodeError>;
+    /// Decodes `bytes` into this value ([`Codec::decode_in_place_from`]).
+    fn decode_in_place(&mut self, bytes: &[u8]) -> Result<(), DecodeError>;
 }
 
 /// A `T` decoded in `E`.
@@ -200,6 +207,9 @@ impl<E: Encoding, T: Codec<E> + Weight> Decoded for In<E, T> {
     }
     fn encode(&self) -> Result<Vec<u8>, EncodeError> {
         to_bytes::<E, T>(&self.0)
+    }
+    fn decode_in_place(&mut self, bytes: &[u8]) -> Result<(), DecodeError> {
+        from_bytes_in_place::<E, T>(bytes, &mut self.0)
     }
 }
 
@@ -237,6 +247,8 @@ fn check_fuzz(name: &str, decode: Decoder, seeds: &[Vec<u8>], iterations: usize,
             result.err()
         );
     }
+    // One value every input is also decoded into, in place: it must end as a new decode would.
+    let mut held = decode(&seeds[0]).expect("a valid seed decodes");
     let mut rng = ChaCha8Rng::seed_from_u64(rng_seed);
     let mut accepted = 0usize;
     for iteration in 0..iterations {
@@ -252,7 +264,22 @@ fn check_fuzz(name: &str, decode: Decoder, seeds: &[Vec<u8>], iterations: usize,
                 common::hex(&input)
             )
         });
-        let Ok(value) = result else { continue };
+        let in_place = catch_unwind(AssertUnwindSafe(|| held.decode_in_place(&input)))
+            .unwrap_or_else(|_| {
+                panic!(
+                    "{name}: the in-place decoder panicked on input {}",
+                    common::hex(&input)
+                )
+            });
+        let value = match (result, in_place) {
+            (Ok(value), Ok(())) => value,
+            (Err(fresh), Err(reused)) if fresh == reused => continue,
+            (fresh, reused) => panic!(
+                "{name}: decoding {} into a new value gives {:?}, in place {reused:?}",
+                common::hex(&input),
+                fresh.map(|_| ())
+            ),
+        };
         accepted += 1;
         let elements = value.elements();
         assert!(
@@ -284,6 +311,15 @@ fn check_fuzz(name: &str, decode: Decoder, seeds: &[Vec<u8>], iterations: usize,
             )
         });
         let b2 = v2.encode().expect("a decoded value re-encodes");
+        let held_bytes = held.encode().expect("a value decoded in place re-encodes");
+        if held_bytes != b1 {
+            assert_eq!(
+                common::hex(&held_bytes),
+                common::hex(&b1),
+                "{name}: {} decodes in place to another value",
+                common::hex(&input)
+            );
+        }
         // In hex for the message only: formatting every accepted input took most of the time.
         if b2 != b1 {
             assert_eq!(

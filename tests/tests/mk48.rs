@@ -89,6 +89,44 @@ fn every_update_round_trips_in_the_lossless_encodings() {
 }
 
 #[test]
+fn decoding_in_place_gives_the_same_updates_and_keeps_the_memory() {
+    let updates = mk48_data::updates();
+    let mut held = Update::default();
+    let mut plain = Update::default();
+    for u in &updates {
+        held.from_bytes_in_place(&u.to_bytes().expect("valid"))
+            .expect("decodes");
+        assert_eq!(&held, u);
+        plain
+            .from_bytes_in_place_with::<MK48_PLAIN>(
+                &u.to_bytes_with::<MK48_PLAIN>().expect("valid"),
+            )
+            .expect("decodes");
+        assert_eq!(&plain, u);
+    }
+    // Once the held value has seen the longest update, its buffers stay where they are.
+    let longest = updates
+        .iter()
+        .max_by_key(|u| u.contacts.len())
+        .expect("updates");
+    held.from_bytes_in_place(&longest.to_bytes().expect("valid"))
+        .expect("decodes");
+    let buffer = held.contacts.as_ptr();
+    let first_reloads = held.contacts[0].reloads.capacity();
+    for u in updates
+        .iter()
+        .filter(|u| u.contacts.len() < longest.contacts.len())
+        .take(50)
+    {
+        held.from_bytes_in_place(&u.to_bytes().expect("valid"))
+            .expect("decodes");
+        assert_eq!(&held, u);
+        assert_eq!(held.contacts.as_ptr(), buffer);
+        assert!(held.contacts[0].reloads.capacity() >= first_reloads);
+    }
+}
+
+#[test]
 fn the_lossy_encoding_keeps_positions_to_a_centimetre() {
     for u in mk48_data::updates().iter().take(200) {
         let bytes = u.to_bytes_with::<MK48_LOSSY>().expect("valid");

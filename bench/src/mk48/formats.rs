@@ -27,6 +27,11 @@ impl Format for IdlcRanged {
     fn decode(_: &mut (), bytes: &[u8]) -> Result<IdlUpdate, BenchError> {
         IdlUpdate::from_bytes_with::<MK48>(bytes).map_err(BenchError::with(Self::NAME))
     }
+
+    fn decode_into(_: &mut (), bytes: &[u8], out: &mut IdlUpdate) -> Result<(), BenchError> {
+        out.from_bytes_in_place_with::<MK48>(bytes)
+            .map_err(BenchError::with(Self::NAME))
+    }
 }
 
 /// idlc, encoding MK48_PLAIN: the native widths, a byte stream.
@@ -47,6 +52,11 @@ impl Format for IdlcPlain {
     fn decode(_: &mut (), bytes: &[u8]) -> Result<IdlUpdate, BenchError> {
         IdlUpdate::from_bytes_with::<MK48_PLAIN>(bytes).map_err(BenchError::with(Self::NAME))
     }
+
+    fn decode_into(_: &mut (), bytes: &[u8], out: &mut IdlUpdate) -> Result<(), BenchError> {
+        out.from_bytes_in_place_with::<MK48_PLAIN>(bytes)
+            .map_err(BenchError::with(Self::NAME))
+    }
 }
 
 /// idlc, encoding MK48_LOSSY: MK48 with positions and the world radius to 1 cm.
@@ -66,6 +76,11 @@ impl Format for IdlcLossy {
 
     fn decode(_: &mut (), bytes: &[u8]) -> Result<IdlUpdate, BenchError> {
         IdlUpdate::from_bytes_with::<MK48_LOSSY>(bytes).map_err(BenchError::with(Self::NAME))
+    }
+
+    fn decode_into(_: &mut (), bytes: &[u8], out: &mut IdlUpdate) -> Result<(), BenchError> {
+        out.from_bytes_in_place_with::<MK48_LOSSY>(bytes)
+            .map_err(BenchError::with(Self::NAME))
     }
 }
 
@@ -128,6 +143,11 @@ impl Format for Prost {
 
     fn decode(_: &mut (), bytes: &[u8]) -> Result<proto::Update, BenchError> {
         proto::Update::decode(bytes).map_err(BenchError::with(Self::NAME))
+    }
+
+    fn decode_into(_: &mut (), bytes: &[u8], out: &mut proto::Update) -> Result<(), BenchError> {
+        out.clear();
+        out.merge(bytes).map_err(BenchError::with(Self::NAME))
     }
 }
 

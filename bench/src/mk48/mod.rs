@@ -11,7 +11,7 @@ pub mod proto;
 use idlc_tests::mk48::{MK48_LOSSY, Update as IdlUpdate};
 
 use crate::BenchError;
-use crate::format::{Encoded, Format, jobs, prepare};
+use crate::format::{Encoded, Format, jobs_in_place, prepare, verify_into};
 use crate::measure::{Job, medians};
 use formats::{Bincode, Bitcode, IdlcLossy, IdlcPlain, IdlcRanged, Postcard, Prost, SerdeJson};
 
@@ -72,7 +72,7 @@ pub const NAMES: [(&str, bool); 8] = [
 /// Every serializer's messages, checked: each decodes what it encoded back to the values (the
 /// lossy one to what MK48_LOSSY delivers).
 pub fn prepare_all(data: &Dataset) -> Result<[Encoded; 8], BenchError> {
-    Ok([
+    let all = [
         prepare::<IdlcRanged>(&data.idlc, &data.idlc)?,
         prepare::<IdlcPlain>(&data.idlc, &data.idlc)?,
         prepare::<IdlcLossy>(&data.idlc, &data.lossy)?,
@@ -81,10 +81,16 @@ pub fn prepare_all(data: &Dataset) -> Result<[Encoded; 8], BenchError> {
         prepare::<Prost>(&data.proto, &data.proto)?,
         prepare::<Bincode>(&data.model, &data.model)?,
         prepare::<SerdeJson>(&data.model, &data.model)?,
-    ])
+    ];
+    verify_into::<IdlcRanged>(&all[0], &data.idlc)?;
+    verify_into::<IdlcPlain>(&all[1], &data.idlc)?;
+    verify_into::<IdlcLossy>(&all[2], &data.lossy)?;
+    verify_into::<Prost>(&all[5], &data.proto)?;
+    Ok(all)
 }
 
-/// Per serializer of [`NAMES`], its serialize job and its deserialize job.
+/// Per serializer of [`NAMES`], its serialize job, its deserialize job and its job decoding
+/// into a reused value.
 pub fn all_jobs<'a>(data: &'a Dataset, encoded: &'a [Encoded; 8]) -> Vec<Job<'a>> {
     let [
         ranged,
@@ -97,14 +103,14 @@ pub fn all_jobs<'a>(data: &'a Dataset, encoded: &'a [Encoded; 8]) -> Vec<Job<'a>
         json,
     ] = encoded;
     let mut all = Vec::new();
-    all.extend(jobs::<IdlcRanged>(&data.idlc, ranged));
-    all.extend(jobs::<IdlcPlain>(&data.idlc, plain));
-    all.extend(jobs::<IdlcLossy>(&data.idlc, lossy));
-    all.extend(jobs::<Bitcode>(&data.model, bitcode));
-    all.extend(jobs::<Postcard>(&data.model, postcard));
-    all.extend(jobs::<Prost>(&data.proto, prost));
-    all.extend(jobs::<Bincode>(&data.model, bincode));
-    all.extend(jobs::<SerdeJson>(&data.model, json));
+    all.extend(jobs_in_place::<IdlcRanged>(&data.idlc, ranged));
+    all.extend(jobs_in_place::<IdlcPlain>(&data.idlc, plain));
+    all.extend(jobs_in_place::<IdlcLossy>(&data.idlc, lossy));
+    all.extend(jobs_in_place::<Bitcode>(&data.model, bitcode));
+    all.extend(jobs_in_place::<Postcard>(&data.model, postcard));
+    all.extend(jobs_in_place::<Prost>(&data.proto, prost));
+    all.extend(jobs_in_place::<Bincode>(&data.model, bincode));
+    all.extend(jobs_in_place::<SerdeJson>(&data.model, json));
     all
 }
 
@@ -123,6 +129,8 @@ pub struct Row {
     pub serialize_ns: f64,
     /// Median nanoseconds to deserialize one update.
     pub deserialize_ns: f64,
+    /// Median nanoseconds to deserialize one update into a value reused from update to update.
+    pub reused_ns: f64,
 }
 
 /// Checks every serializer ([`prepare_all`]), then times them: `reps` rounds, medians.
@@ -132,7 +140,7 @@ pub fn run(data: &Dataset, reps: usize) -> Result<Vec<Row>, BenchError> {
     NAMES
         .iter()
         .zip(&encoded)
-        .zip(times.chunks(2))
+        .zip(times.chunks(3))
         .map(|(((name, lossy), e), t)| {
             Ok(Row {
                 name,
@@ -141,6 +149,7 @@ pub fn run(data: &Dataset, reps: usize) -> Result<Vec<Row>, BenchError> {
                 zstd: e.zstd_len()?,
                 serialize_ns: t.first().copied().unwrap_or(0.0),
                 deserialize_ns: t.get(1).copied().unwrap_or(0.0),
+                reused_ns: t.get(2).copied().unwrap_or(0.0),
             })
         })
         .collect()

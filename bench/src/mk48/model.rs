@@ -132,6 +132,7 @@ pub struct TerrainUpdate {
 #[derive(
     Debug,
     Clone,
+    Default,
     PartialEq,
     Serialize,
     Deserialize,

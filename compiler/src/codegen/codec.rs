@@ -5,6 +5,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use super::idents::{ident, int_lit, rust_type, u32_lit};
+use super::in_place;
 use super::pack;
 use super::rules::{Site, Val, decode, encode};
 use super::values::default_value;
@@ -84,10 +85,14 @@ pub fn codec_impl(
     // Per segment: its writes and its reads (each gated by `present_k` from segment 1 on).
     let mut segment_writes = Vec::new();
     let mut segment_reads = Vec::new();
+    // The reads of `decode_in_place_from`: the same, but some fields straight into `self`.
+    let mut segment_in_place_reads = Vec::new();
+    let mut read_in_place = Vec::new();
     let mut runs = 0;
     for (index, segment) in encoding.segments.iter().enumerate() {
         let mut writes = Vec::new();
         let mut reads = Vec::new();
+        let mut in_place_reads = Vec::new();
         let steps = flatten(&segment.items);
         let mut position = 0;
         while position < steps.len() {
@@ -95,6 +100,7 @@ pub fn codec_impl(
             if run.len() >= 2 {
                 writes.push(pack::encode_run(&run)?);
                 reads.push(pack::decode_run(ctx.prelude, &run, runs)?);
+                in_place_reads.push(reads[reads.len() - 1].clone());
                 runs += 1;
                 position += run.len();
                 continue;
@@ -108,7 +114,15 @@ pub fn codec_impl(
                         ))
                     })?;
                     writes.push(encode_field(ctx, view, &encoded.rule)?);
-                    reads.push(decode_field(ctx, view, &encoded.rule, index)?);
+                    let read = decode_field(ctx, view, &encoded.rule, index)?;
+                    match in_place::read_field_in_place(ctx, view, &encoded.rule, index)? {
+                        Some(in_place) => {
+                            in_place_reads.push(in_place);
+                            read_in_place.push(view.field.name.as_str());
+                        }
+                        None => in_place_reads.push(read.clone()),
+                    }
+                    reads.push(read);
                 }
                 Flat::Extend(name, rule) => {
                     let view = find(name).ok_or_else(|| {
@@ -116,23 +130,27 @@ pub fn codec_impl(
                     })?;
                     let (e, d) = extension(ctx, view, index, rule)?;
                     writes.push(e);
+                    in_place_reads.push(d.clone());
                     reads.push(d);
                 }
                 Flat::Align => {
                     let q = Site::named(&format!("{} (ALIGN)", def.name)).q();
                     writes.push(quote!(w.align()?;));
                     reads.push(in_segment(index, quote!(r.align()#q;)));
+                    in_place_reads.push(reads[reads.len() - 1].clone());
                 }
                 Flat::Check => {
                     let q = Site::named(&format!("{} (CHECK)", def.name)).q();
                     writes.push(quote!(w.write_check()?;));
                     reads.push(in_segment(index, quote!(r.read_check()#q;)));
+                    in_place_reads.push(reads[reads.len() - 1].clone());
                 }
             }
             position += 1;
         }
         segment_writes.push(writes);
         segment_reads.push(reads);
+        segment_in_place_reads.push(in_place_reads);
     }
     let (encode_body, decode_body) = top_level_form(def, &segment_writes, &segment_reads);
     let ty = rust_type(&mapping.rust_name)?;
@@ -157,6 +175,28 @@ pub fn codec_impl(
     let marker = &ctx.marker;
     let (writer, reader) = ctx.stream_types();
     let constructor = constructor(&ty, &fields);
+    let decode_in_place = if in_place::owns_memory(ctx.ir, &def.name) {
+        let (_, body) = top_level_form(def, &segment_writes, &segment_in_place_reads);
+        let assignments = fields
+            .iter()
+            .filter(|f| !read_in_place.contains(&f.field.name.as_str()))
+            .map(|f| {
+                let (name, local) = (ident(&f.rust.rust_name), f.local());
+                quote!(self.#name = #local;)
+            });
+        quote! {
+            #[inline]
+            fn decode_in_place_from(&mut self, r: &mut #reader) -> #result<(), ::idlc_runtime::DecodeError> {
+                #enter
+                #(#body)*
+                #leave
+                #(#assignments)*
+                Ok(())
+            }
+        }
+    } else {
+        TokenStream::new()
+    };
     let sent = super::mirror::sent_body(ctx, &fields, encoding, &ty)?;
     let style = match ctx.encoding.style {
         crate::ir::Style::Bitstream => "BITSTREAM",
@@ -182,6 +222,8 @@ pub fn codec_impl(
                 #leave
                 Ok(#constructor)
             }
+
+            #decode_in_place
 
             #nested
 

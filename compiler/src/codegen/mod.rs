@@ -7,6 +7,7 @@
 mod codec;
 mod delta;
 mod idents;
+mod in_place;
 mod mirror;
 mod pack;
 mod protocol;
@@ -310,6 +311,15 @@ fn api_impl(
                 ::idlc_runtime::from_bytes::<DefaultEncoding, Self>(bytes)
             }
 
+            /// Decodes a value written by [`Self::to_bytes`] into `self`, reusing the memory it
+            /// owns (its `Vec`s and `String`s): a receiver that decodes every packet into one
+            /// value allocates only when a collection grows. On an error `self` holds a mix of
+            /// its old fields and the ones read, each a valid value.
+            #[inline]
+            pub fn from_bytes_in_place(&mut self, bytes: &[u8]) -> #result<(), ::idlc_runtime::DecodeError> {
+                ::idlc_runtime::from_bytes_in_place::<DefaultEncoding, Self>(bytes, self)
+            }
+
             /// Encodes `self` in the encoding `E`.
             pub fn to_bytes_with<E: ::idlc_runtime::Encoding>(&self) -> #result<#vec<u8>, ::idlc_runtime::EncodeError>
             where
@@ -326,6 +336,14 @@ fn api_impl(
                 ::idlc_runtime::from_bytes::<E, Self>(bytes)
             }
 
+            /// [`Self::from_bytes_in_place`] in the encoding `E`.
+            pub fn from_bytes_in_place_with<E: ::idlc_runtime::Encoding>(&mut self, bytes: &[u8]) -> #result<(), ::idlc_runtime::DecodeError>
+            where
+                Self: ::idlc_runtime::Codec<E>,
+            {
+                ::idlc_runtime::from_bytes_in_place::<E, Self>(bytes, self)
+            }
+
             /// Appends `self` in [`DefaultEncoding`] to a writer you reuse.
             #[inline]
             pub fn encode(&self, w: &mut #writer) -> #result<(), ::idlc_runtime::EncodeError> {
@@ -336,6 +354,13 @@ fn api_impl(
             #[inline]
             pub fn decode(r: &mut #reader) -> #result<Self, ::idlc_runtime::DecodeError> {
                 <Self as ::idlc_runtime::Codec<DefaultEncoding>>::decode_from(r)
+            }
+
+            /// Reads one value in [`DefaultEncoding`] from a reader into `self`, as
+            /// [`Self::from_bytes_in_place`] does.
+            #[inline]
+            pub fn decode_in_place(&mut self, r: &mut #reader) -> #result<(), ::idlc_runtime::DecodeError> {
+                ::idlc_runtime::Codec::<DefaultEncoding>::decode_in_place_from(self, r)
             }
 
             /// The value the receiver gets when `self` is sent in the encoding `E`: quantized

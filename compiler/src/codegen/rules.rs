@@ -144,11 +144,11 @@ impl Site {
     }
 }
 
-fn rt() -> TokenStream {
+pub(super) fn rt() -> TokenStream {
     quote!(::idlc_runtime)
 }
 
-fn opt_u64(value: Option<u64>) -> TokenStream {
+pub(super) fn opt_u64(value: Option<u64>) -> TokenStream {
     match value {
         Some(n) => {
             let n = u64_lit(n);
@@ -537,7 +537,7 @@ fn is_native_bool(ctx: &Ctx<'_>, bits: u32) -> bool {
 
 /// Whether a sequence's elements are native BOOLs held as `bool`, which the runtime reads and
 /// writes as one run (`write_bools`, `read_bool_elements`).
-fn is_plain_bool(ctx: &Ctx<'_>, element: &WireRule, element_rust: &RustType) -> bool {
+pub(super) fn is_plain_bool(ctx: &Ctx<'_>, element: &WireRule, element_rust: &RustType) -> bool {
     matches!(element, WireRule::Bool { bits } if is_native_bool(ctx, *bits))
         && *element_rust == RustType::Bool
 }
@@ -779,6 +779,27 @@ fn encode_bytes(
     })
 }
 
+/// The expression that reads a BYTES or STRING field's bytes as a slice of the input.
+pub(super) fn raw_bytes(
+    ctx: &Ctx<'_>,
+    length: &WireRule,
+    max: Option<u64>,
+    site: &Site,
+) -> Result<TokenStream, CodegenError> {
+    let q = site.q();
+    Ok(if is_default_length(length, max) {
+        let max = opt_u64(max);
+        quote!(r.read_bytes(#max)#q)
+    } else {
+        let rt = rt();
+        let length_code = decode_length(ctx, length, max, site)?;
+        quote!({
+            let len = #length_code;
+            #rt::read_aligned_bytes(r, len)#q
+        })
+    })
+}
+
 fn decode_bytes(
     ctx: &Ctx<'_>,
     length: &WireRule,
@@ -788,16 +809,7 @@ fn decode_bytes(
 ) -> Result<TokenStream, CodegenError> {
     let rt = rt();
     let q = site.q();
-    let raw = if is_default_length(length, max) {
-        let max = opt_u64(max);
-        quote!(r.read_bytes(#max)#q)
-    } else {
-        let length_code = decode_length(ctx, length, max, site)?;
-        quote!({
-            let len = #length_code;
-            #rt::read_aligned_bytes(r, len)#q
-        })
-    };
+    let raw = raw_bytes(ctx, length, max, site)?;
     Ok(if utf8 {
         quote!({
             let bytes = #raw;
