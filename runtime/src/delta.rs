@@ -117,6 +117,11 @@ impl DeadReckoningAxis {
         let (first, steps) = (self.position.first(), self.position.steps());
         let base = pos_step.clamp(first, steps);
         let v = self.velocity.dequantize(vel_step);
+        if v == 0.0 {
+            // What the arithmetic below gives (a zero or NaN displacement), without its division:
+            // a resting entity costs no more than its two steps.
+            return base;
+        }
         let displacement = round_half_away(v * ctx.elapsed / self.position.resolution());
         if !displacement.is_finite() {
             return base;
@@ -356,6 +361,12 @@ mod tests {
         let v_neg = axis.velocity.quantize(-5.0).unwrap();
         let v_zero = axis.velocity.quantize(0.0).unwrap();
         assert_eq!(axis.extrapolate(100, v_zero, &DeltaContext::new(1e9)), 100);
+        for elapsed in [f64::NAN, f64::INFINITY, -1.0] {
+            assert_eq!(
+                axis.extrapolate(100, v_zero, &DeltaContext::new(elapsed)),
+                100
+            );
+        }
         assert_eq!(axis.extrapolate(100, v_neg, &DeltaContext::new(1e9)), 0);
         assert_eq!(
             axis.extrapolate(100, v_neg, &DeltaContext::new(f64::NAN)),

@@ -105,7 +105,7 @@ pub fn delta_impl(
     for (index, segment) in layout.segments.iter().enumerate() {
         let writes = generator.plan_and_write_items(&segment.items, index)?;
         let reads = generator.read_items(&segment.items, index)?;
-        let unsent = generator.unsent_items(&segment.items)?;
+        let unsent = generator.unsent_items(&segment.items, false)?;
         if index == 0 {
             write_code.push(writes);
             read_code.push(reads);
@@ -304,14 +304,29 @@ impl<'a> Gen<'a, '_> {
                         out.push(self.candidate_of(self.view(&field.field)?, &field.rule)?);
                     }
                     let limit = f64_lit(dr.limit);
-                    for (position, velocity) in dr.positions.iter().zip(&dr.velocities) {
+                    // Each prediction is kept for the mirror of an unsent block (every check
+                    // ran then, so every prediction was made).
+                    // The first check always runs; the others only while none exceeded.
+                    for (axis, (position, velocity)) in
+                        dr.positions.iter().zip(&dr.velocities).enumerate()
+                    {
                         let view = self.view(&position.field)?;
                         let name = super::idents::ident(&view.rust.rust_name);
                         let predicted = self.predicted(position, velocity)?;
+                        let kept = Self::prediction(view);
                         let actual = as_f64(&view.rust.ty, &quote!(self.#name));
-                        checks.push(
-                            quote!(::idlc_runtime::exceeds_deviation(#actual, #predicted, #limit)),
-                        );
+                        let check =
+                            quote!(::idlc_runtime::exceeds_deviation(#actual, #kept, #limit));
+                        if axis == 0 {
+                            out.push(quote!(let #kept = #predicted;));
+                            checks.push(check);
+                        } else {
+                            out.push(quote!(let mut #kept = 0.0f64;));
+                            checks.push(quote!({
+                                #kept = #predicted;
+                                #check
+                            }));
+                        }
                     }
                     out.push(quote!(let #flag = #(#checks)||*;));
                     differs.push(quote!(#flag));
@@ -348,6 +363,11 @@ impl<'a> Gen<'a, '_> {
         }
         let flag = Self::sent_flag(view);
         quote!(#flag = true;)
+    }
+
+    /// The local holding a dead-reckoning position's prediction: `predicted_x`.
+    fn prediction(view: &FieldView<'_>) -> proc_macro2::Ident {
+        format_ident!("predicted_{}", view.rust.rust_name.trim_start_matches("r#"))
     }
 
     /// The extrapolated position (as f64) of one dead-reckoning axis, from the baseline.
@@ -409,7 +429,7 @@ impl<'a> Gen<'a, '_> {
                 }
                 (WireItem::DeltaBlock(inner), Plan::Block(flag, inner_plan)) => {
                     let writes = self.write_items(inner, inner_plan, segment)?;
-                    let unsent = self.unsent_items(inner)?;
+                    let unsent = self.unsent_items(inner, true)?;
                     out.push(quote! {
                         w.write_bool(#flag)?;
                         if #flag {
@@ -425,7 +445,7 @@ impl<'a> Gen<'a, '_> {
                         let view = self.view(&field.field)?;
                         writes.push(self.write_field(view, &field.rule)?);
                     }
-                    let unsent = self.unsent_dead_reckoning(dr)?;
+                    let unsent = self.unsent_dead_reckoning(dr, true)?;
                     out.push(quote! {
                         w.write_bool(#flag)?;
                         if #flag {
@@ -478,26 +498,37 @@ impl<'a> Gen<'a, '_> {
     }
 
     /// The state of items that were not sent (shared by encoder and decoder).
-    fn unsent_items(&self, items: &[WireItem]) -> Result<TokenStream, CodegenError> {
+    fn unsent_items(&self, items: &[WireItem], planned: bool) -> Result<TokenStream, CodegenError> {
         let mut out = Vec::new();
         for item in items {
             match item {
                 WireItem::Field(encoded) => out.push(self.keep(self.view(&encoded.field)?)),
-                WireItem::DeltaBlock(inner) => out.push(self.unsent_items(inner)?),
-                WireItem::DeadReckoning(dr) => out.push(self.unsent_dead_reckoning(dr)?),
+                WireItem::DeltaBlock(inner) => out.push(self.unsent_items(inner, planned)?),
+                WireItem::DeadReckoning(dr) => out.push(self.unsent_dead_reckoning(dr, planned)?),
                 WireItem::Extend(_) | WireItem::Align | WireItem::Check => {}
             }
         }
         Ok(quote!(#(#out)*))
     }
 
-    /// A dead-reckoning block that was not sent: positions extrapolated, velocities kept.
-    fn unsent_dead_reckoning(&self, dr: &DeadReckoning) -> Result<TokenStream, CodegenError> {
+    /// A dead-reckoning block that was not sent: positions extrapolated, velocities kept. The
+    /// encoder (`planned`) takes the predictions its checks made; the decoder makes them.
+    fn unsent_dead_reckoning(
+        &self,
+        dr: &DeadReckoning,
+        planned: bool,
+    ) -> Result<TokenStream, CodegenError> {
         let mut out = Vec::new();
         for (position, velocity) in dr.positions.iter().zip(&dr.velocities) {
             let view = self.view(&position.field)?;
             let local = view.local();
-            let predicted = from_f64(&view.rust.ty, self.predicted(position, velocity)?);
+            let prediction = if planned {
+                let kept = Self::prediction(view);
+                quote!(#kept)
+            } else {
+                self.predicted(position, velocity)?
+            };
+            let predicted = from_f64(&view.rust.ty, prediction);
             out.push(quote!(#local = #predicted;));
         }
         for velocity in &dr.velocities {
@@ -646,7 +677,7 @@ impl<'a> Gen<'a, '_> {
                 }
                 WireItem::DeltaBlock(inner) => {
                     let reads = self.read_items(inner, segment)?;
-                    let unsent = self.unsent_items(inner)?;
+                    let unsent = self.unsent_items(inner, false)?;
                     let q = Site::named(self.name).q();
                     out.push(quote! {
                         if r.read_bool()#q {
@@ -661,7 +692,7 @@ impl<'a> Gen<'a, '_> {
                     for field in dr.positions.iter().chain(&dr.velocities) {
                         reads.push(self.read_field(self.view(&field.field)?, &field.rule)?);
                     }
-                    let unsent = self.unsent_dead_reckoning(dr)?;
+                    let unsent = self.unsent_dead_reckoning(dr, false)?;
                     let q = Site::named(self.name).q();
                     out.push(quote! {
                         if r.read_bool()#q {
