@@ -22,7 +22,9 @@ use std::marker::PhantomData;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::OnceLock;
 
-use idlc_runtime::{Codec, DecodeError, EncodeError, Encoding, from_bytes, to_bytes};
+use idlc_runtime::{
+    Codec, DecodeError, EncodeError, Encoding, from_bytes, from_bytes_in_place, to_bytes,
+};
 
 /// `bytes` in lowercase hex, two digits a byte, no separator.
 pub fn hex(bytes: &[u8]) -> String {
@@ -37,6 +39,8 @@ pub fn hex(bytes: &[u8]) -> String {
 trait Decoded: Debug {
     /// The value encoded again, in the encoding it was decoded from.
     fn encode(&self) -> Result<Vec<u8>, EncodeError>;
+    /// Decodes `bytes` into this value ([`Codec::decode_in_place_from`]).
+    fn decode_in_place(&mut self, bytes: &[u8]) -> Result<(), DecodeError>;
 }
 
 /// A `T` decoded in `E`.
@@ -52,10 +56,20 @@ impl<E: Encoding, T: Codec<E> + Debug> Decoded for In<E, T> {
     fn encode(&self) -> Result<Vec<u8>, EncodeError> {
         to_bytes::<E, T>(&self.0)
     }
+    fn decode_in_place(&mut self, bytes: &[u8]) -> Result<(), DecodeError> {
+        from_bytes_in_place::<E, T>(bytes, &mut self.0)
+    }
 }
 
 /// [`decode`] of one type in one encoding, its generics erased.
 type Decoder = fn(&[u8]) -> Result<Box<dyn Decoded>, DecodeError>;
+
+/// The `Default` of one type in one encoding, its generics erased.
+type Fresh = fn() -> Box<dyn Decoded>;
+
+fn fresh<E: Encoding, T: Codec<E> + Debug + Default + 'static>() -> Box<dyn Decoded> {
+    Box::new(In::<E, T>(T::default(), PhantomData))
+}
 
 /// Decodes `bytes` as a `T` in `E`: the thin generic end of [`check_roundtrip`], whose body is
 /// compiled once, not once per (encoding, type) of the tables.
@@ -70,12 +84,34 @@ fn decode<E: Encoding, T: Codec<E> + Debug + 'static>(
 /// same bytes (a fixed point after one round). Never panics on the decoder's behalf: a
 /// violation, or a panic of the decoder, panics with the type, the encoding, the input in hex
 /// and what failed. Returns whether `data` decoded.
-pub fn check_roundtrip<E: Encoding, T: Codec<E> + Debug + 'static>(data: &[u8]) -> bool {
-    roundtrip(type_name::<T>(), E::NAME, decode::<E, T>, data)
+///
+/// Decoding in place (`from_bytes_in_place`) agrees: into the `Default` (every element new)
+/// and into the re-encoded bytes' value (every element kept), `data` gives the same error as
+/// `from_bytes`, or a value that encodes to the same bytes.
+pub fn check_roundtrip<E: Encoding, T: Codec<E> + Debug + Default + 'static>(data: &[u8]) -> bool {
+    roundtrip(
+        type_name::<T>(),
+        E::NAME,
+        decode::<E, T>,
+        fresh::<E, T>,
+        data,
+    )
 }
 
 /// [`check_roundtrip`] of the type `type_name` in `encoding`, which `decode` decodes.
-fn roundtrip(type_name: &str, encoding: &str, decode: Decoder, data: &[u8]) -> bool {
+fn roundtrip(type_name: &str, encoding: &str, decode: Decoder, fresh: Fresh, data: &[u8]) -> bool {
+    // Decoding in place, where a panic also says what was decoded.
+    let in_place = |held: &mut Box<dyn Decoded>, stage: &str| {
+        catch_unwind(AssertUnwindSafe(|| held.decode_in_place(data))).unwrap_or_else(|_| {
+            panic!(
+                "{type_name} in {encoding}: the in-place decoder panicked on the input {} \
+                 ({stage})",
+                hex(data)
+            )
+        })
+    };
+    let mut into_default = fresh();
+    let default_verdict = in_place(&mut into_default, "into the Default");
     // A panic of the decoder becomes a panic that says what was decoded, from which bytes.
     let decode = |bytes: &[u8], stage: &str| {
         catch_unwind(AssertUnwindSafe(|| decode(bytes))).unwrap_or_else(|_| {
@@ -85,8 +121,15 @@ fn roundtrip(type_name: &str, encoding: &str, decode: Decoder, data: &[u8]) -> b
             )
         })
     };
-    let Ok(value) = decode(data, "input") else {
-        return false;
+    let value = match (decode(data, "input"), default_verdict) {
+        (Ok(value), Ok(())) => value,
+        (Err(fresh), Err(reused)) if fresh == reused => return false,
+        (fresh, reused) => panic!(
+            "{type_name} in {encoding}: input {}: from_bytes gives {:?}, decoding into the \
+             Default {reused:?}",
+            hex(data),
+            fresh.map(|_| ())
+        ),
     };
     let what = || format!("{type_name} in {encoding}: input {}", hex(data));
     let bytes = value.encode().unwrap_or_else(|e| {
@@ -95,7 +138,7 @@ fn roundtrip(type_name: &str, encoding: &str, decode: Decoder, data: &[u8]) -> b
             what()
         )
     });
-    let again = decode(&bytes, "re-encoded bytes").unwrap_or_else(|e| {
+    let mut again = decode(&bytes, "re-encoded bytes").unwrap_or_else(|e| {
         panic!(
             "{}: decoded to {value:?}, re-encoded to {}, which does not decode: {e}",
             what(),
@@ -118,6 +161,17 @@ fn roundtrip(type_name: &str, encoding: &str, decode: Decoder, data: &[u8]) -> b
         hex(&bytes),
         hex(&bytes_again)
     );
+    let into_again = in_place(&mut again, "into the value of the re-encoded bytes");
+    for (held, how) in [(into_default, "the Default"), (again, "a decoded value")] {
+        let held_bytes = held.encode();
+        assert!(
+            into_again.is_ok() && held_bytes.as_ref().is_ok_and(|b| *b == bytes),
+            "{}: decoded to {value:?}, encoded {}; decoded in place into {how}: {into_again:?}, \
+             {held:?}, which encodes to {held_bytes:?}",
+            what(),
+            hex(&bytes)
+        );
+    }
     true
 }
 
