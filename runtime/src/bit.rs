@@ -573,7 +573,8 @@ impl<'a> BitReader<'a> {
     }
 
     /// Inlined on purpose: a `&self` passed to an out-of-line function would force the reader
-    /// out of registers on the hot path. `DecodeError::new` is the cold, out-of-line part.
+    /// out of registers on the hot path. `DecodeError::new` is `#[cold]`: the error path stays
+    /// off the hot one.
     #[inline(always)]
     fn end_error(&self) -> DecodeError {
         DecodeError::new(DecodeErrorKind::UnexpectedEnd, self.pos)

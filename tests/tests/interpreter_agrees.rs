@@ -6,9 +6,8 @@
 //!   re-encodes them to the same bytes too;
 //! - hostile bytes (those encodings mutated, truncated, extended; random bytes): generated code
 //!   and the interpreter give the same verdict, the same error kind at the same bit, and when
-//!   both accept, the same re-encoding. (Not always the same bit offset: generated code reads a
-//!   run of fixed-width fields as one word, so it reports an error at the run's start or end,
-//!   where the interpreter names the field.)
+//!   both accept, the same re-encoding. (Generated code reads a run of fixed-width fields as
+//!   one word, and still reports each field's own bit.)
 
 use std::path::{Path, PathBuf};
 
