@@ -542,19 +542,21 @@ where
     C: Collection + Default,
     F: FnMut(&mut R) -> Result<C::Item, DecodeError>,
 {
-    let count = fitting_count(r, count, max, min_element_bits)?;
+    let count = fitting_count(count, max, min_element_bits, r.bits_remaining())
+        .ok_or_else(|| r.error(DecodeErrorKind::LengthOverBound))?;
     crate::collection::collect(r, count, min_element_bits, read_item)
 }
 
-/// `count` as a `usize` when `count * min_element_bits` fits in the bits left (zero-size elements
-/// of an unbounded sequence counting one bit each), else [`DecodeErrorKind::LengthOverBound`].
+/// `count` as a `usize` when `count * min_element_bits` fits in `bits_remaining` (zero-size
+/// elements of an unbounded sequence counting one bit each, so that no count makes a reader loop
+/// past the input); `None` is [`DecodeErrorKind::LengthOverBound`] at the caller's offset.
 #[inline(always)]
-pub(crate) fn fitting_count<'a, R: WireRead<'a>>(
-    r: &R,
+pub(crate) fn fitting_count(
     count: u64,
     max: Option<u64>,
     min_element_bits: u64,
-) -> Result<usize, DecodeError> {
+    bits_remaining: u64,
+) -> Option<usize> {
     let per = if max.is_none() {
         min_element_bits.max(1)
     } else {
@@ -562,11 +564,8 @@ pub(crate) fn fitting_count<'a, R: WireRead<'a>>(
     };
     let fits = count
         .checked_mul(per)
-        .is_some_and(|need| need <= r.bits_remaining());
-    match usize::try_from(count) {
-        Ok(count) if fits => Ok(count),
-        _ => Err(r.error(DecodeErrorKind::LengthOverBound)),
-    }
+        .is_some_and(|need| need <= bits_remaining);
+    usize::try_from(count).ok().filter(|_| fits)
 }
 
 /// Writes a BOOL in `bits` bits (`BIT(n)` of a width the stream does not use for BOOLs), as
@@ -634,13 +633,9 @@ where
     R: WireRead<'a>,
     C: Collection<Item = bool>,
 {
-    let fits = count
-        .checked_mul(min_element_bits.max(1))
-        .is_some_and(|need| need <= r.bits_remaining());
-    let count = match usize::try_from(count) {
-        Ok(count) if fits => count,
-        _ => return Err(r.error(DecodeErrorKind::LengthOverBound)),
-    };
+    // Counted as an unbounded sequence's: at least one bit per BOOL.
+    let count = fitting_count(count, None, min_element_bits, r.bits_remaining())
+        .ok_or_else(|| r.error(DecodeErrorKind::LengthOverBound))?;
     out.reserve(count);
     let mut left = count;
     while left > 0 {

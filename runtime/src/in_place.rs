@@ -61,7 +61,8 @@ where
     F: FnMut(&mut R, usize, &mut T) -> Result<(), DecodeError>,
     G: FnMut(&mut R, usize) -> Result<T, DecodeError>,
 {
-    let count = crate::helpers::fitting_count(r, count, max, min_element_bits)?;
+    let count = crate::helpers::fitting_count(count, max, min_element_bits, r.bits_remaining())
+        .ok_or_else(|| r.error(crate::DecodeErrorKind::LengthOverBound))?;
     out.truncate(count);
     for (index, slot) in out.iter_mut().enumerate() {
         read_in_place(r, index, slot)?;

@@ -1110,18 +1110,8 @@ pub trait WireRead<'a>: Sized {
     ) -> Result<usize, DecodeError> {
         let start = self.bits_read();
         let count = self.read_length(max)?;
-        let per = if max.is_none() {
-            min_element_bits.max(1)
-        } else {
-            min_element_bits
-        };
-        let fits = count
-            .checked_mul(per)
-            .is_some_and(|need| need <= self.bits_remaining());
-        match usize::try_from(count) {
-            Ok(count) if fits => Ok(count),
-            _ => Err(DecodeError::new(DecodeErrorKind::LengthOverBound, start)),
-        }
+        crate::helpers::fitting_count(count, max, min_element_bits, self.bits_remaining())
+            .ok_or_else(|| DecodeError::new(DecodeErrorKind::LengthOverBound, start))
     }
 
     /// Reads BYTES (length, ALIGN, raw bytes), borrowing them from the input. A length over

@@ -91,16 +91,15 @@ pub fn codec_impl(
     let mut runs = 0;
     for (index, segment) in encoding.segments.iter().enumerate() {
         let mut writes = Vec::new();
-        let mut reads = Vec::new();
-        let mut in_place_reads = Vec::new();
+        // Each read, and what `decode_in_place_from` reads instead (when it differs).
+        let mut reads: Vec<(TokenStream, Option<TokenStream>)> = Vec::new();
         let steps = flatten(&segment.items);
         let mut position = 0;
         while position < steps.len() {
             let run = packable_run(ctx, &steps[position..], index, &find);
             if run.len() >= 2 {
                 writes.push(pack::encode_run(&run)?);
-                reads.push(pack::decode_run(ctx.prelude, &run, runs)?);
-                in_place_reads.push(reads[reads.len() - 1].clone());
+                reads.push((pack::decode_run(ctx.prelude, &run, runs)?, None));
                 runs += 1;
                 position += run.len();
                 continue;
@@ -115,14 +114,11 @@ pub fn codec_impl(
                     })?;
                     writes.push(encode_field(ctx, view, &encoded.rule)?);
                     let read = decode_field(ctx, view, &encoded.rule, index)?;
-                    match in_place::read_field_in_place(ctx, view, &encoded.rule, index)? {
-                        Some(in_place) => {
-                            in_place_reads.push(in_place);
-                            read_in_place.push(view.field.name.as_str());
-                        }
-                        None => in_place_reads.push(read.clone()),
+                    let in_place = in_place::read_field_in_place(ctx, view, &encoded.rule, index)?;
+                    if in_place.is_some() {
+                        read_in_place.push(view.field.name.as_str());
                     }
-                    reads.push(read);
+                    reads.push((read, in_place));
                 }
                 Flat::Extend(name, rule) => {
                     let view = find(name).ok_or_else(|| {
@@ -130,27 +126,28 @@ pub fn codec_impl(
                     })?;
                     let (e, d) = extension(ctx, view, index, rule)?;
                     writes.push(e);
-                    in_place_reads.push(d.clone());
-                    reads.push(d);
+                    reads.push((d, None));
                 }
                 Flat::Align => {
                     let q = Site::named(&format!("{} (ALIGN)", def.name)).q();
                     writes.push(quote!(w.align()?;));
-                    reads.push(in_segment(index, quote!(r.align()#q;)));
-                    in_place_reads.push(reads[reads.len() - 1].clone());
+                    reads.push((in_segment(index, quote!(r.align()#q;)), None));
                 }
                 Flat::Check => {
                     let q = Site::named(&format!("{} (CHECK)", def.name)).q();
                     writes.push(quote!(w.write_check()?;));
-                    reads.push(in_segment(index, quote!(r.read_check()#q;)));
-                    in_place_reads.push(reads[reads.len() - 1].clone());
+                    reads.push((in_segment(index, quote!(r.read_check()#q;)), None));
                 }
             }
             position += 1;
         }
         segment_writes.push(writes);
-        segment_reads.push(reads);
-        segment_in_place_reads.push(in_place_reads);
+        let (fresh, in_place): (Vec<_>, Vec<_>) = reads
+            .into_iter()
+            .map(|(read, in_place)| (read.clone(), in_place.unwrap_or(read)))
+            .unzip();
+        segment_reads.push(fresh);
+        segment_in_place_reads.push(in_place);
     }
     let (encode_body, decode_body) = top_level_form(def, &segment_writes, &segment_reads);
     let ty = rust_type(&mapping.rust_name)?;
@@ -175,7 +172,7 @@ pub fn codec_impl(
     let marker = &ctx.marker;
     let (writer, reader) = ctx.stream_types();
     let constructor = constructor(&ty, &fields);
-    let decode_in_place = if in_place::owns_memory(ctx.ir, &def.name) {
+    let decode_in_place = if ctx.memory_owners.contains(def.name.as_str()) {
         let (_, body) = top_level_form(def, &segment_writes, &segment_in_place_reads);
         let assignments = fields
             .iter()

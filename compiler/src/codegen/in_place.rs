@@ -22,30 +22,37 @@ use super::{CodegenError, Ctx};
 use crate::ir::cost::min_bits;
 use crate::ir::{Ir, RustType, Type, WireRule};
 
-/// Whether the struct `name` holds a `Vec`, `String` or BYTES (itself or in a struct field,
-/// however deep): what `decode_in_place_from` can reuse.
-pub(super) fn owns_memory(ir: &Ir, name: &str) -> bool {
-    owns_memory_guarded(ir, name, &mut HashSet::new())
-}
-
-fn owns_memory_guarded<'a>(ir: &'a Ir, name: &'a str, seen: &mut HashSet<&'a str>) -> bool {
-    if !seen.insert(name) {
-        return false;
-    }
-    let (Some(def), Some(mapping)) = (ir.schema.structs.get(name), ir.mapping.structs.get(name))
-    else {
-        return false;
+/// The structs that hold a `Vec`, `String` or BYTES, themselves or in a struct field however
+/// deep: what `decode_in_place_from` can reuse. Computed once per module (a fixpoint: a struct
+/// joins when one of its fields is such a struct).
+pub(super) fn memory_owners(ir: &Ir) -> HashSet<&str> {
+    let fields_of = |name: &str| {
+        let mapping = ir.mapping.structs.get(name);
+        ir.schema.structs[name]
+            .fields()
+            .filter_map(move |field| Some((&field.ty, &mapping?.fields.get(&field.name)?.ty)))
     };
-    def.fields().any(|field| {
-        let Some(rust) = mapping.fields.get(&field.name) else {
-            return false;
-        };
-        match (&field.ty, &rust.ty) {
-            (_, RustType::Vec(_) | RustType::String | RustType::Bytes) => true,
-            (Type::Struct(inner), RustType::Named(_)) => owns_memory_guarded(ir, inner, seen),
-            _ => false,
+    let mut owners: HashSet<&str> = HashSet::new();
+    loop {
+        let joined: Vec<&str> = ir
+            .schema
+            .structs
+            .keys()
+            .map(String::as_str)
+            .filter(|name| !owners.contains(name))
+            .filter(|name| {
+                fields_of(name).any(|(idl, rust)| match (idl, rust) {
+                    (_, RustType::Vec(_) | RustType::String | RustType::Bytes) => true,
+                    (Type::Struct(inner), RustType::Named(_)) => owners.contains(inner.as_str()),
+                    _ => false,
+                })
+            })
+            .collect();
+        if joined.is_empty() {
+            return owners;
         }
-    })
+        owners.extend(joined);
+    }
 }
 
 /// The statement that reads `view` (under `rule`) into `self.field`, or `None` when the field is
@@ -83,7 +90,9 @@ fn read_in_place(
     let rt = rt();
     let q = site.q();
     Ok(Some(match (rule, idl, rust) {
-        (WireRule::Struct(name), _, RustType::Named(_)) if owns_memory(ctx.ir, name) => {
+        (WireRule::Struct(name), _, RustType::Named(_))
+            if ctx.memory_owners.contains(name.as_str()) =>
+        {
             let marker = &ctx.marker;
             let ty = ctx.prelude.rust_type(rust)?;
             let read = if ctx.nested_fenced.contains(name.as_str()) {

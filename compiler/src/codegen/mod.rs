@@ -67,6 +67,8 @@ pub(crate) struct Ctx<'a> {
     prelude: &'a idents::Prelude,
     /// [`crate::ir::nesting::nested_fenced_structs`]: their nested form has its own methods.
     nested_fenced: &'a std::collections::HashSet<&'a str>,
+    /// [`in_place::memory_owners`]: the structs that get their own `decode_in_place_from`.
+    memory_owners: &'a std::collections::HashSet<&'a str>,
 }
 
 impl Ctx<'_> {
@@ -181,6 +183,7 @@ pub fn generate(ir: &Ir, options: &GenOptions) -> Result<String, CodegenError> {
     }
     items.push(encoding_markers(ir)?);
     let nested_fenced = crate::ir::nesting::nested_fenced_structs(&ir.schema);
+    let memory_owners = in_place::memory_owners(ir);
     for encoding in ir.encodings.values() {
         let marker = checked_ident(&marker_name(ir, &encoding.name))?;
         let ctx = Ctx {
@@ -190,6 +193,7 @@ pub fn generate(ir: &Ir, options: &GenOptions) -> Result<String, CodegenError> {
             merge: options.merge_fixed_width,
             prelude: &prelude,
             nested_fenced: &nested_fenced,
+            memory_owners: &memory_owners,
         };
         for (name, def) in &ir.schema.structs {
             let (Some(mapping), Some(layout)) =
