@@ -28,6 +28,23 @@ pub trait DeltaCodec<E: Encoding>: Codec<E> {
         w: &mut WriterOf<E>,
     ) -> Result<Self, EncodeError>;
 
+    /// Writes what changed since `baseline` and stores the mirror in `mirror`, reusing the
+    /// memory its `Vec`s hold (a sender that keeps two mirrors and swaps them allocates nothing
+    /// per tick for elements that stay). `baseline` is never touched; after an error `mirror`
+    /// holds some valid value of no meaning, so keep sending against `baseline`.
+    ///
+    /// The default encodes a new mirror and assigns it; generated code overrides it.
+    fn encode_delta_into(
+        &self,
+        baseline: &Self,
+        ctx: &DeltaContext,
+        w: &mut WriterOf<E>,
+        mirror: &mut Self,
+    ) -> Result<(), EncodeError> {
+        *mirror = self.encode_delta_to(baseline, ctx, w)?;
+        Ok(())
+    }
+
     /// Reads a delta against `baseline` and returns the reconstructed state.
     fn decode_delta_from(
         baseline: &Self,
@@ -148,7 +165,7 @@ pub fn write_delta_sequence<W, C, N, S, F>(
     baseline: &C,
     current: &C,
     write_count: N,
-    mut sent: S,
+    sent: S,
     mut write_item: F,
 ) -> Result<C, EncodeError>
 where
@@ -159,36 +176,15 @@ where
     S: FnMut(&C::Item) -> Result<C::Item, EncodeError>,
     F: FnMut(&mut W, &C::Item, Option<&C::Item>) -> Result<C::Item, EncodeError>,
 {
-    let mut listed: Vec<u64> = Vec::new();
-    let mut base_iter = baseline.iter();
-    for (i, item) in current.iter().enumerate() {
-        let unchanged = match base_iter.next() {
-            Some(base) => sent(item)? == *base,
-            None => false,
-        };
-        if !unchanged {
-            listed.push(i as u64);
-        }
-    }
-    let count = current.len() as u64;
-    if listed.is_empty() && current.len() == baseline.len() {
-        w.write_bool(false)?;
-        let mut mirror = C::default();
+    let mut mirror = C::default();
+    let listed = write_listed(w, baseline.iter(), current.iter(), write_count, sent)?;
+    let Some(listed) = listed else {
         mirror.reserve(baseline.len());
         for item in baseline.iter() {
             mirror.push(item.clone());
         }
         return Ok(mirror);
-    }
-    w.write_bool(true)?;
-    write_count(w, count)?;
-    w.write_bits(listed.len() as u64, bits_required(0, count))?;
-    let mut next = 0u64;
-    for &index in &listed {
-        write_index_gap(w, index - next)?;
-        next = index + 1;
-    }
-    let mut mirror = C::default();
+    };
     mirror.reserve(current.len());
     let mut base_iter = baseline.iter();
     let mut listed_iter = listed.iter().peekable();
@@ -201,6 +197,114 @@ where
         }
     }
     Ok(mirror)
+}
+
+/// [`write_delta_sequence`] of a `Vec` into the `Vec` `mirror` holds, reusing its memory: the
+/// elements not listed are `clone_from` the baseline's, a listed one is written by
+/// `write_item(w, element, baseline's element, slot)` into its slot of the mirror (a slot past
+/// the mirror's end is first a clone of the element). After an error `mirror` holds some valid
+/// sequence of no meaning.
+///
+/// ```
+/// use idlc_runtime::{BitWriter, WireWrite, write_delta_sequence_into};
+/// let (base, now) = (vec![10u64, 20, 30, 40], vec![10u64, 21, 30, 40, 50]);
+/// let mut w = BitWriter::new();
+/// let mut mirror = vec![7u64; 9]; // whatever an earlier tick left
+/// write_delta_sequence_into(
+///     &mut w, &base, &now, &mut mirror,
+///     |w, n| w.write_count(n, Some(15)),
+///     |&x| Ok(x),
+///     |w, &x, _, slot| { *slot = x; w.write_bits(x, 8) },
+/// ).unwrap();
+/// assert_eq!(mirror, now);
+/// assert_eq!(w.into_bytes(), [0x4B, 0x40, 0x54, 0xC8, 0x00]); // as write_delta_sequence
+/// ```
+pub fn write_delta_sequence_into<W, T, N, S, F>(
+    w: &mut W,
+    baseline: &[T],
+    current: &[T],
+    mirror: &mut Vec<T>,
+    write_count: N,
+    sent: S,
+    mut write_item: F,
+) -> Result<(), EncodeError>
+where
+    W: WireWrite,
+    T: Clone + PartialEq,
+    N: FnOnce(&mut W, u64) -> Result<(), EncodeError>,
+    S: FnMut(&T) -> Result<T, EncodeError>,
+    F: FnMut(&mut W, &T, Option<&T>, &mut T) -> Result<(), EncodeError>,
+{
+    let listed = write_listed(w, baseline.iter(), current.iter(), write_count, sent)?;
+    let Some(listed) = listed else {
+        mirror.truncate(baseline.len());
+        for (slot, base) in mirror.iter_mut().zip(baseline) {
+            slot.clone_from(base);
+        }
+        let kept = mirror.len();
+        mirror.extend_from_slice(&baseline[kept..]);
+        return Ok(());
+    };
+    mirror.truncate(current.len());
+    let mut listed_iter = listed.iter().peekable();
+    for (i, item) in current.iter().enumerate() {
+        let base = baseline.get(i);
+        if i == mirror.len() {
+            mirror.push(item.clone());
+        }
+        let slot = &mut mirror[i];
+        if listed_iter.next_if(|&&index| index == i as u64).is_some() {
+            write_item(w, item, base, slot)?;
+        } else if let Some(base) = base {
+            slot.clone_from(base);
+        }
+    }
+    Ok(())
+}
+
+/// The head of a `DELTA SEQUENCE`: its changed-bit, and when set the count, the number of listed
+/// elements and their index gaps. Returns the listed indices, or `None` when the sequence equals
+/// the baseline (as sent) and only the changed-bit 0 was written.
+fn write_listed<'a, W, T, N, S>(
+    w: &mut W,
+    mut baseline: impl Iterator<Item = &'a T>,
+    current: impl Iterator<Item = &'a T>,
+    write_count: N,
+    mut sent: S,
+) -> Result<Option<Vec<u64>>, EncodeError>
+where
+    W: WireWrite,
+    T: PartialEq + 'a,
+    N: FnOnce(&mut W, u64) -> Result<(), EncodeError>,
+    S: FnMut(&T) -> Result<T, EncodeError>,
+{
+    let mut listed: Vec<u64> = Vec::new();
+    let mut current_len = 0;
+    for (i, item) in current.enumerate() {
+        current_len = i + 1;
+        let unchanged = match baseline.next() {
+            Some(base) => sent(item)? == *base,
+            None => false,
+        };
+        if !unchanged {
+            listed.push(i as u64);
+        }
+    }
+    let count = current_len as u64;
+    // The baseline's elements past the current ones are removed: none left means none removed.
+    if listed.is_empty() && baseline.next().is_none() {
+        w.write_bool(false)?;
+        return Ok(None);
+    }
+    w.write_bool(true)?;
+    write_count(w, count)?;
+    w.write_bits(listed.len() as u64, bits_required(0, count))?;
+    let mut next = 0u64;
+    for &index in &listed {
+        write_index_gap(w, index - next)?;
+        next = index + 1;
+    }
+    Ok(Some(listed))
 }
 
 /// Reads a `DELTA SEQUENCE` against `baseline`: `None` when its changed-bit is 0 (the sequence

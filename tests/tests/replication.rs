@@ -20,7 +20,9 @@ use rand_chacha::ChaCha8Rng;
 
 /// Sends `states` one after another (each against the last baseline the receiver
 /// acknowledged; `dropped[i]` loses packet i and its ack), checking the mirror against the
-/// receiver's state, and returns the receiver's states next to the true ones.
+/// receiver's state, and returns the receiver's states next to the true ones. Every state is
+/// also encoded with `encode_delta_into` into a spare mirror holding an older one (as a sender
+/// that swaps two mirrors does), which must give the same bytes and the same mirror.
 fn replicate<E: Encoding, T: DeltaCodec<E> + Clone + PartialEq + std::fmt::Debug + Default>(
     states: &[T],
     elapsed: &[f64],
@@ -30,12 +32,19 @@ fn replicate<E: Encoding, T: DeltaCodec<E> + Clone + PartialEq + std::fmt::Debug
     let mut receiver_base = T::default();
     let mut since = 0.0;
     let mut shown = Vec::new();
+    let mut spare = states.last().cloned().unwrap_or_default();
     for ((state, dt), lost) in states.iter().zip(elapsed).zip(dropped) {
         since += dt;
         let ctx = DeltaContext::new(since);
         let mut w = <E::Style as idlc_runtime::Style>::Writer::default();
         let mirror = state.encode_delta_to(&sender_base, &ctx, &mut w).unwrap();
         let bytes = w.into_bytes();
+        let mut w = <E::Style as idlc_runtime::Style>::Writer::default();
+        state
+            .encode_delta_into(&sender_base, &ctx, &mut w, &mut spare)
+            .unwrap();
+        assert_eq!(w.into_bytes(), bytes, "encode_delta_into wrote other bytes");
+        assert_eq!(spare, mirror, "encode_delta_into built another mirror");
         if *lost {
             continue;
         }
@@ -49,7 +58,7 @@ fn replicate<E: Encoding, T: DeltaCodec<E> + Clone + PartialEq + std::fmt::Debug
             bytes
         );
         shown.push((state.clone(), got.clone()));
-        sender_base = mirror;
+        spare = std::mem::replace(&mut sender_base, mirror);
         receiver_base = got;
         since = 0.0;
     }

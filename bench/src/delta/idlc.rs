@@ -1,5 +1,7 @@
 //! idlc's side of the delta comparison: per tick, one packet (one reused `BitWriter`) holding
-//! every Character delta-encoded against its mirror of the previous tick.
+//! every Character delta-encoded against its mirror of the previous tick. The sender keeps two
+//! sets of mirrors and swaps them: `encode_delta_into` writes the new mirror into the memory of
+//! the one before last.
 
 use idlc_runtime::{
     BitReader, BitStream, BitWriter, DeltaCodec, DeltaContext, Encoding, WireWrite,
@@ -57,15 +59,14 @@ where
     let mut w = BitWriter::new();
     let mut packets = Encoded::default();
     let mut sent = start.to_vec();
+    let mut mirrors = start.to_vec();
     let mut held = start.to_vec();
     for (tick, states) in truth.iter().enumerate() {
         w.clear();
-        let mirrors = states
-            .iter()
-            .zip(&sent)
-            .map(|(c, base)| DeltaCodec::<E>::encode_delta_to(c, base, &ctx, &mut w))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(BenchError::with(E::NAME))?;
+        for ((c, base), mirror) in states.iter().zip(&sent).zip(&mut mirrors) {
+            DeltaCodec::<E>::encode_delta_into(c, base, &ctx, &mut w, mirror)
+                .map_err(BenchError::with(E::NAME))?;
+        }
         let packet = w.finish();
         let mut r = BitReader::new(packet);
         let received = held
@@ -86,7 +87,7 @@ where
             );
         }
         packets.push(packet);
-        sent = mirrors;
+        std::mem::swap(&mut sent, &mut mirrors);
         held = received;
     }
     Ok(packets)
@@ -106,17 +107,14 @@ where
     let ctx = context();
     let mut w = BitWriter::new();
     let encode = Job::new(truth.len(), move || {
-        let mut sent = start.to_vec();
+        let (mut sent, mut mirrors) = (start.to_vec(), start.to_vec());
         for states in truth {
             w.clear();
-            let mut mirrors = Vec::with_capacity(states.len());
-            for (c, base) in states.iter().zip(&sent) {
-                if let Ok(mirror) = DeltaCodec::<E>::encode_delta_to(c, base, &ctx, &mut w) {
-                    mirrors.push(mirror);
-                }
+            for ((c, base), mirror) in states.iter().zip(&sent).zip(&mut mirrors) {
+                let _ = DeltaCodec::<E>::encode_delta_into(c, base, &ctx, &mut w, mirror);
             }
             std::hint::black_box(w.finish());
-            sent = mirrors;
+            std::mem::swap(&mut sent, &mut mirrors);
         }
     });
     let decode = Job::new(packets.len(), move || {
@@ -152,10 +150,10 @@ where
     let ctx = context();
     let mut w = BitWriter::new();
     let mut packets = Encoded::default();
-    let (mut sent, mut held) = (start.clone(), start.clone());
+    let (mut sent, mut mirror, mut held) = (start.clone(), start.clone(), start.clone());
     for (tick, world) in truth.iter().enumerate() {
         w.clear();
-        let mirror = DeltaCodec::<E>::encode_delta_to(world, &sent, &ctx, &mut w)
+        DeltaCodec::<E>::encode_delta_into(world, &sent, &ctx, &mut w, &mut mirror)
             .map_err(BenchError::with(E::NAME))?;
         let packet = w.finish();
         let received =
@@ -174,7 +172,7 @@ where
             );
         }
         packets.push(packet);
-        sent = mirror;
+        std::mem::swap(&mut sent, &mut mirror);
         held = received;
     }
     Ok(packets)
@@ -190,11 +188,11 @@ where
     let ctx = context();
     let mut w = BitWriter::new();
     let encode = Job::new(truth.len(), move || {
-        let mut sent = start.clone();
+        let (mut sent, mut mirror) = (start.clone(), start.clone());
         for world in truth {
             w.clear();
-            if let Ok(mirror) = DeltaCodec::<E>::encode_delta_to(world, &sent, &ctx, &mut w) {
-                sent = mirror;
+            if DeltaCodec::<E>::encode_delta_into(world, &sent, &ctx, &mut w, &mut mirror).is_ok() {
+                std::mem::swap(&mut sent, &mut mirror);
             }
             std::hint::black_box(w.finish());
         }

@@ -23,8 +23,8 @@ use super::rules::{
 use super::{CodegenError, Ctx};
 use crate::ir::cost::min_bits;
 use crate::ir::{
-    DeadReckoning, FieldEncoding, StructDef, StructEncoding, StructKind, StructMapping, Type,
-    WireItem, WireRule,
+    DeadReckoning, FieldEncoding, RustType, StructDef, StructEncoding, StructKind, StructMapping,
+    Type, WireItem, WireRule,
 };
 
 /// The generator's state while it walks one struct's wire items.
@@ -82,6 +82,15 @@ enum Plan {
     Sequence,
 }
 
+/// Where the state a field gets on the receiver is put.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Target {
+    /// The encoder: `mirror.f` of `encode_delta_into`'s `&mut Self`, whose memory is reused.
+    Mirror,
+    /// The decoder: its local `f_f`, gathered into a new value at the end.
+    Local,
+}
+
 /// The `impl DeltaCodec<M> for T` of one PUBLISHABLE_STRUCT, or nothing for other kinds.
 pub fn delta_impl(
     ctx: &Ctx<'_>,
@@ -105,7 +114,7 @@ pub fn delta_impl(
     for (index, segment) in layout.segments.iter().enumerate() {
         let writes = generator.plan_and_write_items(&segment.items, index)?;
         let reads = generator.read_items(&segment.items, index)?;
-        let unsent = generator.unsent_items(&segment.items, false)?;
+        let unsent = generator.unsent_items(&segment.items, Target::Local)?;
         if index == 0 {
             write_code.push(writes);
             read_code.push(reads);
@@ -139,23 +148,29 @@ pub fn delta_impl(
         write_code.push(quote!(w.write_presence(false)?;));
         read_code.push(quote!(::idlc_runtime::skip_extension(r)#q;));
     }
-    let declare = |decoder: bool| -> Result<Vec<TokenStream>, CodegenError> {
-        fields
-            .iter()
-            .map(|view| {
-                let local = view.local();
-                let ty = ctx.prelude.rust_type(&view.rust.ty)?;
-                if view.extends.is_empty() {
-                    return Ok(quote!(let #local: #ty;));
-                }
-                // The decoder joins a widened field's extension into the local.
-                let mutable = if decoder { quote!(mut) } else { quote!() };
-                let flag = Gen::sent_flag(view);
-                Ok(quote!(let #mutable #local: #ty; let #flag: bool;))
-            })
-            .collect()
-    };
-    let (encoder_declarations, decoder_declarations) = (declare(false)?, declare(true)?);
+    // The encoder assigns the mirror's fields; it declares only the flags that say whether a
+    // widened field's old slot was sent (its extension follows).
+    let encoder_declarations: Vec<TokenStream> = fields
+        .iter()
+        .filter(|view| !view.extends.is_empty())
+        .map(|view| {
+            let flag = Gen::sent_flag(view);
+            quote!(let #flag: bool;)
+        })
+        .collect();
+    let decoder_declarations = fields
+        .iter()
+        .map(|view| {
+            let local = view.local();
+            let ty = ctx.prelude.rust_type(&view.rust.ty)?;
+            if view.extends.is_empty() {
+                return Ok(quote!(let #local: #ty;));
+            }
+            // The decoder joins a widened field's extension into the local.
+            let flag = Gen::sent_flag(view);
+            Ok(quote!(let mut #local: #ty; let #flag: bool;))
+        })
+        .collect::<Result<Vec<_>, CodegenError>>()?;
     let (enter, leave) = enter_leave(ctx, def);
     let encoder = &write_code;
     let named = |code: &[TokenStream], name: &str| {
@@ -170,6 +185,7 @@ pub fn delta_impl(
     let (encode_baseline, encode_ctx) = (named(encoder, "baseline"), named(encoder, "ctx"));
     let (decode_baseline, decode_ctx) = (named(&read_code, "baseline"), named(&read_code, "ctx"));
     let (w, r) = (named(encoder, "w"), named(&read_code, "r"));
+    let mirror = named(encoder, "mirror");
     let result = ctx.prelude.path("Result");
     let marker = &ctx.marker;
     let (writer, reader) = ctx.stream_types();
@@ -181,7 +197,7 @@ pub fn delta_impl(
     );
     Ok(quote! {
         #[doc = #doc]
-        // Every field's local is assigned in the branch that sends it or keeps the baseline's.
+        // Every field is assigned in the branch that sends it or keeps the baseline's.
         #[allow(
             clippy::needless_late_init,
             clippy::clone_on_copy,
@@ -191,13 +207,27 @@ pub fn delta_impl(
         impl ::idlc_runtime::DeltaCodec<#marker> for #ty {
             fn encode_delta_to(
                 &self,
+                baseline: &Self,
+                ctx: &::idlc_runtime::DeltaContext,
+                w: &mut #writer,
+            ) -> #result<Self, ::idlc_runtime::EncodeError> {
+                let mut mirror = baseline.clone();
+                ::idlc_runtime::DeltaCodec::<#marker>::encode_delta_into(
+                    self, baseline, ctx, w, &mut mirror,
+                )?;
+                Ok(mirror)
+            }
+
+            fn encode_delta_into(
+                &self,
                 #encode_baseline: &Self,
                 #encode_ctx: &::idlc_runtime::DeltaContext,
                 #w: &mut #writer,
-            ) -> #result<Self, ::idlc_runtime::EncodeError> {
+                #mirror: &mut Self,
+            ) -> #result<(), ::idlc_runtime::EncodeError> {
                 #(#encoder_declarations)*
                 #(#write_code)*
-                Ok(#build)
+                Ok(())
             }
 
             fn decode_delta_from(
@@ -414,7 +444,7 @@ impl<'a> Gen<'a, '_> {
                     let write = self.write_field(view, &encoded.rule)?;
                     match plan {
                         Plan::Bit(flag) => {
-                            let keep = self.keep(view);
+                            let keep = self.keep(view, Target::Mirror);
                             out.push(quote! {
                                 w.write_bool(#flag)?;
                                 if #flag {
@@ -429,7 +459,7 @@ impl<'a> Gen<'a, '_> {
                 }
                 (WireItem::DeltaBlock(inner), Plan::Block(flag, inner_plan)) => {
                     let writes = self.write_items(inner, inner_plan, segment)?;
-                    let unsent = self.unsent_items(inner, true)?;
+                    let unsent = self.unsent_items(inner, Target::Mirror)?;
                     out.push(quote! {
                         w.write_bool(#flag)?;
                         if #flag {
@@ -445,7 +475,7 @@ impl<'a> Gen<'a, '_> {
                         let view = self.view(&field.field)?;
                         writes.push(self.write_field(view, &field.rule)?);
                     }
-                    let unsent = self.unsent_dead_reckoning(dr, true)?;
+                    let unsent = self.unsent_dead_reckoning(dr, Target::Mirror)?;
                     out.push(quote! {
                         w.write_bool(#flag)?;
                         if #flag {
@@ -469,42 +499,66 @@ impl<'a> Gen<'a, '_> {
         Ok(quote!(#(#out)*))
     }
 
-    /// Writes one field in full and makes its candidate the mirror.
+    /// Writes one field in full and makes its candidate the mirror's.
     fn write_field(
         &self,
         view: &FieldView<'_>,
         rule: &WireRule,
     ) -> Result<TokenStream, CodegenError> {
         let write = encode_field(self.ctx, view, rule)?;
-        let (local, candidate) = (view.local(), Self::candidate(view));
+        let (place, candidate) = (Self::place(view, Target::Mirror), Self::candidate(view));
         let flag = Self::mark_sent(view);
         Ok(quote! {
             #write
-            #local = #candidate;
+            #place = #candidate;
             #flag
         })
     }
 
-    /// A field that was not sent: the baseline's value.
-    fn keep(&self, view: &FieldView<'_>) -> TokenStream {
-        let local = view.local();
-        let baseline = self.baseline(view);
+    /// Where `target` puts a field: `mirror.f` or the local `f_f`.
+    fn place(view: &FieldView<'_>, target: Target) -> TokenStream {
+        match target {
+            Target::Mirror => {
+                let name = super::idents::ident(&view.rust.rust_name);
+                quote!(mirror.#name)
+            }
+            Target::Local => {
+                let local = view.local();
+                quote!(#local)
+            }
+        }
+    }
+
+    /// A field that was not sent: the baseline's value (in the mirror, into the memory it has).
+    fn keep(&self, view: &FieldView<'_>, target: Target) -> TokenStream {
+        let place = Self::place(view, target);
+        let assign = if target == Target::Mirror && !is_copy(&view.field.ty, &view.rust.ty) {
+            let name = super::idents::ident(&view.rust.rust_name);
+            quote!(#place.clone_from(&baseline.#name);)
+        } else {
+            let baseline = self.baseline(view);
+            quote!(#place = #baseline;)
+        };
         if view.extends.is_empty() {
-            quote!(#local = #baseline;)
+            assign
         } else {
             let flag = Self::sent_flag(view);
-            quote!(#local = #baseline; #flag = false;)
+            quote!(#assign #flag = false;)
         }
     }
 
     /// The state of items that were not sent (shared by encoder and decoder).
-    fn unsent_items(&self, items: &[WireItem], planned: bool) -> Result<TokenStream, CodegenError> {
+    fn unsent_items(
+        &self,
+        items: &[WireItem],
+        target: Target,
+    ) -> Result<TokenStream, CodegenError> {
         let mut out = Vec::new();
         for item in items {
             match item {
-                WireItem::Field(encoded) => out.push(self.keep(self.view(&encoded.field)?)),
-                WireItem::DeltaBlock(inner) => out.push(self.unsent_items(inner, planned)?),
-                WireItem::DeadReckoning(dr) => out.push(self.unsent_dead_reckoning(dr, planned)?),
+                WireItem::Field(encoded) => out.push(self.keep(self.view(&encoded.field)?, target)),
+                WireItem::DeltaBlock(inner) => out.push(self.unsent_items(inner, target)?),
+                WireItem::DeadReckoning(dr) => out.push(self.unsent_dead_reckoning(dr, target)?),
                 WireItem::Extend(_) | WireItem::Align | WireItem::Check => {}
             }
         }
@@ -512,32 +566,34 @@ impl<'a> Gen<'a, '_> {
     }
 
     /// A dead-reckoning block that was not sent: positions extrapolated, velocities kept. The
-    /// encoder (`planned`) takes the predictions its checks made; the decoder makes them.
+    /// encoder takes the predictions its checks made; the decoder makes them.
     fn unsent_dead_reckoning(
         &self,
         dr: &DeadReckoning,
-        planned: bool,
+        target: Target,
     ) -> Result<TokenStream, CodegenError> {
         let mut out = Vec::new();
         for (position, velocity) in dr.positions.iter().zip(&dr.velocities) {
             let view = self.view(&position.field)?;
-            let local = view.local();
-            let prediction = if planned {
-                let kept = Self::prediction(view);
-                quote!(#kept)
-            } else {
-                self.predicted(position, velocity)?
+            let place = Self::place(view, target);
+            let prediction = match target {
+                Target::Mirror => {
+                    let kept = Self::prediction(view);
+                    quote!(#kept)
+                }
+                Target::Local => self.predicted(position, velocity)?,
             };
             let predicted = from_f64(&view.rust.ty, prediction);
-            out.push(quote!(#local = #predicted;));
+            out.push(quote!(#place = #predicted;));
         }
         for velocity in &dr.velocities {
-            out.push(self.keep(self.view(&velocity.field)?));
+            out.push(self.keep(self.view(&velocity.field)?, target));
         }
         Ok(quote!(#(#out)*))
     }
 
-    /// `f = write_delta_sequence(...)`: listed elements delta-coded against the baseline's
+    /// `write_delta_sequence_into(.., &mut mirror.f, ..)` (or `mirror.f = write_delta_sequence(..)`
+    /// for a collection other than `Vec`): listed elements delta-coded against the baseline's
     /// element when they are PUBLISHABLE_STRUCTs, else in full. An element's error names its
     /// index (found from the element's address, on the error path); one found while deciding
     /// which elements changed (before the runtime writes anything of the field) is at the
@@ -545,12 +601,12 @@ impl<'a> Gen<'a, '_> {
     fn write_delta_sequence(&self, encoded: &FieldEncoding) -> Result<TokenStream, CodegenError> {
         let DeltaSequence {
             name,
-            local,
             count,
             max,
             element,
             element_idl,
             element_rust,
+            ..
         } = self.delta_sequence(encoded)?;
         let field_site = self.view(&encoded.field)?.site();
         let write_count =
@@ -587,29 +643,60 @@ impl<'a> Gen<'a, '_> {
             (quote!(let start = w.bits_written();), closure_result(sent))
         };
         let marker = &self.ctx.marker;
-        let element_delta = if self.is_publishable(element) {
-            let map = element_site.map();
-            quote!(Some(base) => ::idlc_runtime::DeltaCodec::<#marker>::encode_delta_to(element, base, ctx, w)#map,)
+        let publishable = self.is_publishable(element);
+        let map = element_site.map();
+        let q = field_site.q();
+        if !matches!(self.view(&encoded.field)?.rust.ty, RustType::Vec(_)) {
+            // Another collection is built anew and assigned.
+            let element_delta = if publishable {
+                quote!(Some(base) => ::idlc_runtime::DeltaCodec::<#marker>::encode_delta_to(element, base, ctx, w)#map,)
+            } else {
+                quote!()
+            };
+            return Ok(quote! {
+                #start
+                mirror.#name = ::idlc_runtime::write_delta_sequence(
+                    w,
+                    &baseline.#name,
+                    &self.#name,
+                    |w, n| {
+                        #write_count
+                        Ok(())
+                    },
+                    |element| #sent_item,
+                    |w, element, base| match base {
+                        #element_delta
+                        _ => {
+                            #write_full
+                            Ok(#element_mirror)
+                        }
+                    },
+                )#q;
+            });
+        }
+        let element_delta = if publishable {
+            quote!(Some(base) => ::idlc_runtime::DeltaCodec::<#marker>::encode_delta_into(element, base, ctx, w, slot)#map,)
         } else {
             quote!()
         };
-        let q = field_site.q();
         Ok(quote! {
             #start
-            #local = ::idlc_runtime::write_delta_sequence(
+            ::idlc_runtime::write_delta_sequence_into(
                 w,
                 &baseline.#name,
                 &self.#name,
+                &mut mirror.#name,
                 |w, n| {
                     #write_count
                     Ok(())
                 },
                 |element| #sent_item,
-                |w, element, base| match base {
+                |w, element, base, slot| match base {
                     #element_delta
                     _ => {
                         #write_full
-                        Ok(#element_mirror)
+                        *slot = #element_mirror;
+                        Ok(())
                     }
                 },
             )#q;
@@ -662,7 +749,7 @@ impl<'a> Gen<'a, '_> {
                     let view = self.view(&encoded.field)?;
                     let read = self.read_field(view, &encoded.rule)?;
                     if encoded.delta {
-                        let keep = self.keep(view);
+                        let keep = self.keep(view, Target::Local);
                         let q = view.site().q();
                         out.push(quote! {
                             if r.read_bool()#q {
@@ -677,7 +764,7 @@ impl<'a> Gen<'a, '_> {
                 }
                 WireItem::DeltaBlock(inner) => {
                     let reads = self.read_items(inner, segment)?;
-                    let unsent = self.unsent_items(inner, false)?;
+                    let unsent = self.unsent_items(inner, Target::Local)?;
                     let q = Site::named(self.name).q();
                     out.push(quote! {
                         if r.read_bool()#q {
@@ -692,7 +779,7 @@ impl<'a> Gen<'a, '_> {
                     for field in dr.positions.iter().chain(&dr.velocities) {
                         reads.push(self.read_field(self.view(&field.field)?, &field.rule)?);
                     }
-                    let unsent = self.unsent_dead_reckoning(dr, false)?;
+                    let unsent = self.unsent_dead_reckoning(dr, Target::Local)?;
                     let q = Site::named(self.name).q();
                     out.push(quote! {
                         if r.read_bool()#q {

@@ -404,6 +404,20 @@ fn delta_api_impl(
                 ::idlc_runtime::DeltaCodec::<DefaultEncoding>::encode_delta_to(self, baseline, ctx, w)
             }
 
+            /// [`Self::encode_delta`] with the mirror written into `mirror`, reusing the memory
+            /// its `Vec`s hold (keep two mirrors and swap them). `baseline` is never touched;
+            /// after an error `mirror` holds no meaningful state.
+            #[inline]
+            pub fn encode_delta_into(
+                &self,
+                baseline: &Self,
+                ctx: &::idlc_runtime::DeltaContext,
+                w: &mut #writer,
+                mirror: &mut Self,
+            ) -> #result<(), ::idlc_runtime::EncodeError> {
+                ::idlc_runtime::DeltaCodec::<DefaultEncoding>::encode_delta_into(self, baseline, ctx, w, mirror)
+            }
+
             /// Reads a delta written by [`Self::encode_delta`] against the same baseline.
             #[inline]
             pub fn decode_delta(
