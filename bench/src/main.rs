@@ -57,11 +57,14 @@ fn document() -> Result<String, BenchError> {
          own model types (f64 and f32 as the Rust types are).\n\n{}\n\
          ## Delta ({} Characters, {} ticks at 60 Hz, no loss)\n\n\
          The simulation's movement model (`idlc_tests::simulation::trajectory`); per tick, \
-         every Character against the previous tick's state. idlc: one packet per tick, the \
-         sender keeps the mirrors `encode_delta` returns, the receiver decodes against its \
-         previous state (checked equal to the mirrors; MYENCODING2 with `elapsed` = 1/60 s). \
-         delta-pack 0.3: f32 fields at `precision = 0.01` (it has no f64), the receiver applies \
-         each diff to its previous state (checked equal to the quantized truth); per Character \
+         every Character against the previous tick's state. idlc: one packet per tick; the \
+         sender writes each tick's mirrors into the memory of the mirrors before last \
+         (`encode_delta_into`, two sets swapped), the receiver decodes against its previous \
+         state into the memory of the state before last (`decode_delta_into`), checked equal \
+         to the mirrors; MYENCODING2 with `elapsed` = 1/60 s. delta-pack 0.3 (no such API: \
+         `encode_diff` returns a new buffer, `decode_diff` a new value): f32 fields at \
+         `precision = 0.01` (it has no f64), the receiver applies each diff to its previous \
+         state (checked equal to the quantized truth); per Character \
          its sizes leave out the framing a packet of such messages needs.\n\n{}",
         report::mk48(&mk48),
         thousands(character.with_items as u64),

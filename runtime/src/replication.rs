@@ -51,6 +51,22 @@ pub trait DeltaCodec<E: Encoding>: Codec<E> {
         ctx: &DeltaContext,
         r: &mut ReaderOf<'_, E>,
     ) -> Result<Self, DecodeError>;
+
+    /// Reads a delta against `baseline` into `state`, reusing the memory its `Vec`s hold (a
+    /// receiver that keeps two states and swaps them allocates nothing per tick for elements
+    /// that stay). `baseline` is never touched; after an error `state` holds some valid value of
+    /// no meaning, so keep `baseline` as the receiver's state.
+    ///
+    /// The default decodes a new state and assigns it; generated code overrides it.
+    fn decode_delta_into(
+        baseline: &Self,
+        ctx: &DeltaContext,
+        r: &mut ReaderOf<'_, E>,
+        state: &mut Self,
+    ) -> Result<(), DecodeError> {
+        *state = Self::decode_delta_from(baseline, ctx, r)?;
+        Ok(())
+    }
 }
 
 /// Encodes `value` against `baseline` in encoding `E` into a new buffer (padded to a byte).
@@ -237,12 +253,7 @@ where
 {
     let listed = write_listed(w, baseline.iter(), current.iter(), write_count, sent)?;
     let Some(listed) = listed else {
-        mirror.truncate(baseline.len());
-        for (slot, base) in mirror.iter_mut().zip(baseline) {
-            slot.clone_from(base);
-        }
-        let kept = mirror.len();
-        mirror.extend_from_slice(&baseline[kept..]);
+        assign_slice(mirror, baseline);
         return Ok(());
     };
     mirror.truncate(current.len());
@@ -325,13 +336,139 @@ where
     N: FnOnce(&mut R) -> Result<u64, DecodeError>,
     F: FnMut(&mut R, Option<&C::Item>) -> Result<C::Item, DecodeError>,
 {
+    let Some(head) = read_listed(r, baseline.len(), read_count, min_element_bits)? else {
+        return Ok(None);
+    };
+    let (start, count, listed) = (head.start, head.count, head.listed);
+    let mut out = C::default();
+    out.reserve(count);
+    let mut base_iter = baseline.iter();
+    let mut listed_iter = listed.iter().peekable();
+    for i in 0..count {
+        let base = base_iter.next();
+        let item = if listed_iter.next_if(|&&index| index == i as u64).is_some() {
+            read_item(r, base)?
+        } else {
+            match base {
+                Some(b) => b.clone(),
+                // read_listed lists every element past the baseline: not reached.
+                None => return Err(DecodeError::new(DecodeErrorKind::ValueOutOfRange, start)),
+            }
+        };
+        out.push(item);
+    }
+    Ok(Some(out))
+}
+
+/// [`read_delta_sequence`] of a `Vec` into the `Vec` `state` holds, reusing its memory: an
+/// element not listed (or every element, when the changed-bit is 0) is `clone_from` the
+/// baseline's; a listed one with a baseline element is read by `read_item(r, baseline's
+/// element, slot)` into its slot (a slot past the end of `state` is first a clone of the
+/// baseline's element); a new one, past the baseline, is read by `read_new` and appended. The
+/// same checks as [`read_delta_sequence`], before anything is reserved; after an error `state`
+/// holds some valid sequence of no meaning.
+///
+/// ```
+/// use idlc_runtime::{BitReader, WireRead, read_delta_sequence_into};
+/// let base = vec![10u64, 20, 30, 40];
+/// let bytes = [0x4B, 0x40, 0x54, 0xC8, 0x00]; // 20 became 21, 50 appended
+/// let mut state = vec![7u64; 9]; // whatever an earlier tick left
+/// read_delta_sequence_into(
+///     &mut BitReader::new(&bytes), &base, &mut state, |r| r.read_length(Some(15)), 8,
+///     |r, _, slot| { *slot = r.read_bits(8)?; Ok(()) },
+///     |r| r.read_bits(8),
+/// ).unwrap();
+/// assert_eq!(state, [10, 21, 30, 40, 50]);
+/// ```
+pub fn read_delta_sequence_into<'a, R, T, N, F, G>(
+    r: &mut R,
+    baseline: &[T],
+    state: &mut Vec<T>,
+    read_count: N,
+    min_element_bits: u64,
+    mut read_item: F,
+    mut read_new: G,
+) -> Result<(), DecodeError>
+where
+    R: WireRead<'a>,
+    T: Clone,
+    N: FnOnce(&mut R) -> Result<u64, DecodeError>,
+    F: FnMut(&mut R, &T, &mut T) -> Result<(), DecodeError>,
+    G: FnMut(&mut R) -> Result<T, DecodeError>,
+{
+    let Some(head) = read_listed(r, baseline.len(), read_count, min_element_bits)? else {
+        assign_slice(state, baseline);
+        return Ok(());
+    };
+    let (start, count, listed) = (head.start, head.count, head.listed);
+    state.truncate(count);
+    state.reserve(count - state.len());
+    let mut listed_iter = listed.iter().peekable();
+    for i in 0..count {
+        let is_listed = listed_iter.next_if(|&&index| index == i as u64).is_some();
+        let Some(base) = baseline.get(i) else {
+            if !is_listed {
+                // read_listed lists every element past the baseline: not reached.
+                return Err(DecodeError::new(DecodeErrorKind::ValueOutOfRange, start));
+            }
+            let item = read_new(r)?;
+            if i < state.len() {
+                state[i] = item;
+            } else {
+                state.push(item);
+            }
+            continue;
+        };
+        if i == state.len() {
+            state.push(base.clone());
+        } else if !is_listed {
+            state[i].clone_from(base);
+        }
+        if is_listed {
+            read_item(r, base, &mut state[i])?;
+        }
+    }
+    Ok(())
+}
+
+/// `state` made equal to `items`, element by element with `clone_from` (reusing memory).
+fn assign_slice<T: Clone>(state: &mut Vec<T>, items: &[T]) {
+    state.truncate(items.len());
+    for (slot, item) in state.iter_mut().zip(items) {
+        slot.clone_from(item);
+    }
+    let kept = state.len();
+    state.extend_from_slice(&items[kept..]);
+}
+
+/// The head of a `DELTA SEQUENCE` read and checked: the count and the listed indices.
+struct Listed {
+    /// The bit after the changed-bit, where errors of the head are reported.
+    start: u64,
+    count: usize,
+    listed: Vec<u64>,
+}
+
+/// Reads the head of a `DELTA SEQUENCE` against a baseline of `base_len` elements: `None` when
+/// its changed-bit is 0. The listed indices are in range and increasing, exactly the elements
+/// past the baseline are among them, and their count fits in the bits left.
+fn read_listed<'a, R, N>(
+    r: &mut R,
+    base_len: usize,
+    read_count: N,
+    min_element_bits: u64,
+) -> Result<Option<Listed>, DecodeError>
+where
+    R: WireRead<'a>,
+    N: FnOnce(&mut R) -> Result<u64, DecodeError>,
+{
     if !r.read_bool()? {
         return Ok(None);
     }
     let start = r.bits_read();
     let count = read_count(r)?;
     let listed_count = r.read_uint_ranged(0, count)?;
-    let base_len = baseline.len() as u64;
+    let base_len = base_len as u64;
     let new_elements = count.saturating_sub(base_len);
     let fits = listed_count
         .checked_mul(min_element_bits.saturating_add(1))
@@ -366,21 +503,9 @@ where
     let Ok(count) = usize::try_from(count) else {
         return Err(DecodeError::new(DecodeErrorKind::LengthOverBound, start));
     };
-    let mut out = C::default();
-    out.reserve(count);
-    let mut base_iter = baseline.iter();
-    let mut listed_iter = listed.iter().peekable();
-    for i in 0..count {
-        let base = base_iter.next();
-        let item = if listed_iter.next_if(|&&index| index == i as u64).is_some() {
-            read_item(r, base)?
-        } else {
-            match base {
-                Some(b) => b.clone(),
-                None => return Err(DecodeError::new(DecodeErrorKind::ValueOutOfRange, start)),
-            }
-        };
-        out.push(item);
-    }
-    Ok(Some(out))
+    Ok(Some(Listed {
+        start,
+        count,
+        listed,
+    }))
 }

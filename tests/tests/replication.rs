@@ -9,7 +9,8 @@ mod common;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use idlc_runtime::{
-    BitWriter, DeltaCodec, DeltaContext, Encoding, WireWrite, from_delta_bytes, to_delta_bytes,
+    BitWriter, DeltaCodec, DeltaContext, Encoding, WireRead, WireWrite, from_delta_bytes,
+    to_delta_bytes,
 };
 use idlc_tests::character_client as cc;
 use idlc_tests::naval as n;
@@ -22,7 +23,8 @@ use rand_chacha::ChaCha8Rng;
 /// acknowledged; `dropped[i]` loses packet i and its ack), checking the mirror against the
 /// receiver's state, and returns the receiver's states next to the true ones. Every state is
 /// also encoded with `encode_delta_into` into a spare mirror holding an older one (as a sender
-/// that swaps two mirrors does), which must give the same bytes and the same mirror.
+/// that swaps two mirrors does), which must give the same bytes and the same mirror, and decoded
+/// with `decode_delta_into` into a spare state likewise.
 fn replicate<E: Encoding, T: DeltaCodec<E> + Clone + PartialEq + std::fmt::Debug + Default>(
     states: &[T],
     elapsed: &[f64],
@@ -33,12 +35,16 @@ fn replicate<E: Encoding, T: DeltaCodec<E> + Clone + PartialEq + std::fmt::Debug
     let mut since = 0.0;
     let mut shown = Vec::new();
     let mut spare = states.last().cloned().unwrap_or_default();
+    let mut spare_state = spare.clone();
     for ((state, dt), lost) in states.iter().zip(elapsed).zip(dropped) {
         since += dt;
         let ctx = DeltaContext::new(since);
         let mut w = <E::Style as idlc_runtime::Style>::Writer::default();
         let mirror = state.encode_delta_to(&sender_base, &ctx, &mut w).unwrap();
         let bytes = w.into_bytes();
+        let mut r = <E::Style as idlc_runtime::Style>::Reader::from_bytes(&bytes);
+        T::decode_delta_into(&receiver_base, &ctx, &mut r, &mut spare_state).unwrap();
+        assert_eq!(spare_state, mirror, "decode_delta_into built another state");
         let mut w = <E::Style as idlc_runtime::Style>::Writer::default();
         state
             .encode_delta_into(&sender_base, &ctx, &mut w, &mut spare)
@@ -229,7 +235,9 @@ fn naval_fleets_replicate_in_both_streams() {
 }
 
 /// Random and mutated delta packets against random baselines: no panic; what decodes
-/// re-encodes against the same baseline to bytes that decode and re-encode identically.
+/// re-encodes against the same baseline to bytes that decode and re-encode identically; and
+/// `decode_delta_into`, into one state kept from packet to packet, gives the same error or the
+/// same state as `decode_delta_from`.
 fn hostile<E: Encoding, T: DeltaCodec<E> + Clone + PartialEq + std::fmt::Debug>(
     baselines: &[T],
     states: &[T],
@@ -244,6 +252,7 @@ fn hostile<E: Encoding, T: DeltaCodec<E> + Clone + PartialEq + std::fmt::Debug>(
         .map(|(s, b)| to_delta_bytes::<E, T>(s, b, &ctx).unwrap())
         .collect();
     let mut accepted = 0;
+    let mut held = states[0].clone();
     for _ in 0..iterations {
         let baseline = &baselines[rng.random_range(0..baselines.len())];
         let input = if rng.random_bool(0.25) {
@@ -256,6 +265,18 @@ fn hostile<E: Encoding, T: DeltaCodec<E> + Clone + PartialEq + std::fmt::Debug>(
             from_delta_bytes::<E, T>(baseline, &ctx, &input)
         }))
         .unwrap_or_else(|_| panic!("{}: panicked on {}", E::NAME, common::hex(&input)));
+        let mut r = <E::Style as idlc_runtime::Style>::Reader::from_bytes(&input);
+        let into = catch_unwind(AssertUnwindSafe(|| {
+            T::decode_delta_into(baseline, &ctx, &mut r, &mut held)
+        }))
+        .unwrap_or_else(|_| panic!("{}: into panicked on {}", E::NAME, common::hex(&input)));
+        assert_eq!(
+            into.map(|()| held.clone()),
+            decoded,
+            "{}: decode_delta_into differs on {}",
+            E::NAME,
+            common::hex(&input)
+        );
         let Ok(value) = decoded else { continue };
         accepted += 1;
         let b1 = to_delta_bytes::<E, T>(&value, baseline, &ctx).unwrap_or_else(|e| {

@@ -1,7 +1,7 @@
 //! idlc's side of the delta comparison: per tick, one packet (one reused `BitWriter`) holding
 //! every Character delta-encoded against its mirror of the previous tick. The sender keeps two
 //! sets of mirrors and swaps them: `encode_delta_into` writes the new mirror into the memory of
-//! the one before last.
+//! the one before last; the receiver does the same with its states (`decode_delta_into`).
 
 use idlc_runtime::{
     BitReader, BitStream, BitWriter, DeltaCodec, DeltaContext, Encoding, WireWrite,
@@ -60,7 +60,7 @@ where
     let mut packets = Encoded::default();
     let mut sent = start.to_vec();
     let mut mirrors = start.to_vec();
-    let mut held = start.to_vec();
+    let (mut held, mut received) = (start.to_vec(), start.to_vec());
     for (tick, states) in truth.iter().enumerate() {
         w.clear();
         for ((c, base), mirror) in states.iter().zip(&sent).zip(&mut mirrors) {
@@ -69,11 +69,10 @@ where
         }
         let packet = w.finish();
         let mut r = BitReader::new(packet);
-        let received = held
-            .iter()
-            .map(|base| <Character as DeltaCodec<E>>::decode_delta_from(base, &ctx, &mut r))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(BenchError::with(E::NAME))?;
+        for (base, state) in held.iter().zip(&mut received) {
+            <Character as DeltaCodec<E>>::decode_delta_into(base, &ctx, &mut r, state)
+                .map_err(BenchError::with(E::NAME))?;
+        }
         assert!(
             received == mirrors,
             "{}: tick {tick}: the receiver differs from the mirror",
@@ -88,7 +87,7 @@ where
         }
         packets.push(packet);
         std::mem::swap(&mut sent, &mut mirrors);
-        held = received;
+        std::mem::swap(&mut held, &mut received);
     }
     Ok(packets)
 }
@@ -118,16 +117,13 @@ where
         }
     });
     let decode = Job::new(packets.len(), move || {
-        let mut held = start.to_vec();
+        let (mut held, mut next) = (start.to_vec(), start.to_vec());
         for packet in packets.messages() {
             let mut r = BitReader::new(packet);
-            let mut next = Vec::with_capacity(held.len());
-            for base in &held {
-                if let Ok(c) = <Character as DeltaCodec<E>>::decode_delta_from(base, &ctx, &mut r) {
-                    next.push(c);
-                }
+            for (base, state) in held.iter().zip(&mut next) {
+                let _ = <Character as DeltaCodec<E>>::decode_delta_into(base, &ctx, &mut r, state);
             }
-            held = std::hint::black_box(next);
+            std::mem::swap(&mut held, std::hint::black_box(&mut next));
         }
     });
     [encode, decode]
@@ -150,15 +146,16 @@ where
     let ctx = context();
     let mut w = BitWriter::new();
     let mut packets = Encoded::default();
-    let (mut sent, mut mirror, mut held) = (start.clone(), start.clone(), start.clone());
+    let (mut sent, mut mirror) = (start.clone(), start.clone());
+    let (mut held, mut received) = (start.clone(), start.clone());
     for (tick, world) in truth.iter().enumerate() {
         w.clear();
         DeltaCodec::<E>::encode_delta_into(world, &sent, &ctx, &mut w, &mut mirror)
             .map_err(BenchError::with(E::NAME))?;
         let packet = w.finish();
-        let received =
-            <World as DeltaCodec<E>>::decode_delta_from(&held, &ctx, &mut BitReader::new(packet))
-                .map_err(BenchError::with(E::NAME))?;
+        let mut r = BitReader::new(packet);
+        <World as DeltaCodec<E>>::decode_delta_into(&held, &ctx, &mut r, &mut received)
+            .map_err(BenchError::with(E::NAME))?;
         assert!(
             received == mirror,
             "{} World: tick {tick}: the receiver differs from the mirror",
@@ -173,7 +170,7 @@ where
         }
         packets.push(packet);
         std::mem::swap(&mut sent, &mut mirror);
-        held = received;
+        std::mem::swap(&mut held, &mut received);
     }
     Ok(packets)
 }
@@ -198,11 +195,11 @@ where
         }
     });
     let decode = Job::new(packets.len(), move || {
-        let mut held = start.clone();
+        let (mut held, mut next) = (start.clone(), start.clone());
         for packet in packets.messages() {
             let mut r = BitReader::new(packet);
-            if let Ok(next) = <World as DeltaCodec<E>>::decode_delta_from(&held, &ctx, &mut r) {
-                held = std::hint::black_box(next);
+            if <World as DeltaCodec<E>>::decode_delta_into(&held, &ctx, &mut r, &mut next).is_ok() {
+                std::mem::swap(&mut held, std::hint::black_box(&mut next));
             }
         }
     });

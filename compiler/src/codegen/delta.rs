@@ -14,7 +14,7 @@
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
-use super::codec::{FieldView, constructor, encode_field, enter_leave, extension, views};
+use super::codec::{FieldView, encode_field, enter_leave, extension, views};
 use super::idents::{f64_lit, u64_lit};
 use super::mirror::{is_copy, is_lossless_element, sent_value};
 use super::rules::{
@@ -87,8 +87,10 @@ enum Plan {
 enum Target {
     /// The encoder: `mirror.f` of `encode_delta_into`'s `&mut Self`, whose memory is reused.
     Mirror,
-    /// The decoder: its local `f_f`, gathered into a new value at the end.
-    Local,
+    /// The decoder: a `Copy` field in its local `f_f` (where an EXTEND joins its parts),
+    /// assigned to `state.f` at the end; any other field straight into `state.f`, whose memory
+    /// is reused.
+    State,
 }
 
 /// The `impl DeltaCodec<M> for T` of one PUBLISHABLE_STRUCT, or nothing for other kinds.
@@ -114,7 +116,7 @@ pub fn delta_impl(
     for (index, segment) in layout.segments.iter().enumerate() {
         let writes = generator.plan_and_write_items(&segment.items, index)?;
         let reads = generator.read_items(&segment.items, index)?;
-        let unsent = generator.unsent_items(&segment.items, Target::Local)?;
+        let unsent = generator.unsent_items(&segment.items, Target::State)?;
         if index == 0 {
             write_code.push(writes);
             read_code.push(reads);
@@ -158,7 +160,11 @@ pub fn delta_impl(
             quote!(let #flag: bool;)
         })
         .collect();
-    let decoder_declarations = fields
+    let copied: Vec<&FieldView<'_>> = fields
+        .iter()
+        .filter(|view| is_copy(&view.field.ty, &view.rust.ty))
+        .collect();
+    let decoder_declarations = copied
         .iter()
         .map(|view| {
             let local = view.local();
@@ -184,13 +190,21 @@ pub fn delta_impl(
     };
     let (encode_baseline, encode_ctx) = (named(encoder, "baseline"), named(encoder, "ctx"));
     let (decode_baseline, decode_ctx) = (named(&read_code, "baseline"), named(&read_code, "ctx"));
+    let state = if copied.is_empty() {
+        named(&read_code, "state")
+    } else {
+        quote!(state)
+    };
     let (w, r) = (named(encoder, "w"), named(&read_code, "r"));
     let mirror = named(encoder, "mirror");
     let result = ctx.prelude.path("Result");
     let marker = &ctx.marker;
     let (writer, reader) = ctx.stream_types();
     let ty = super::idents::rust_type(&mapping.rust_name)?;
-    let build = constructor(&ty, &fields);
+    let assign_copied = copied.iter().map(|view| {
+        let (name, local) = (super::idents::ident(&view.rust.rust_name), view.local());
+        quote!(state.#name = #local;)
+    });
     let doc = format!(
         " `{}` against a baseline in the encoding `{}`.",
         def.name, ctx.encoding.name
@@ -231,15 +245,29 @@ pub fn delta_impl(
             }
 
             fn decode_delta_from(
+                baseline: &Self,
+                ctx: &::idlc_runtime::DeltaContext,
+                r: &mut #reader,
+            ) -> #result<Self, ::idlc_runtime::DecodeError> {
+                let mut state = baseline.clone();
+                <Self as ::idlc_runtime::DeltaCodec<#marker>>::decode_delta_into(
+                    baseline, ctx, r, &mut state,
+                )?;
+                Ok(state)
+            }
+
+            fn decode_delta_into(
                 #decode_baseline: &Self,
                 #decode_ctx: &::idlc_runtime::DeltaContext,
                 #r: &mut #reader,
-            ) -> #result<Self, ::idlc_runtime::DecodeError> {
+                #state: &mut Self,
+            ) -> #result<(), ::idlc_runtime::DecodeError> {
                 #enter
                 #(#decoder_declarations)*
                 #(#read_code)*
                 #leave
-                Ok(#build)
+                #(#assign_copied)*
+                Ok(())
             }
         }
     })
@@ -515,16 +543,20 @@ impl<'a> Gen<'a, '_> {
         })
     }
 
-    /// Where `target` puts a field: `mirror.f` or the local `f_f`.
+    /// Where `target` puts a field: `mirror.f`, the local `f_f` or `state.f`.
     fn place(view: &FieldView<'_>, target: Target) -> TokenStream {
         match target {
             Target::Mirror => {
                 let name = super::idents::ident(&view.rust.rust_name);
                 quote!(mirror.#name)
             }
-            Target::Local => {
+            Target::State if is_copy(&view.field.ty, &view.rust.ty) => {
                 let local = view.local();
                 quote!(#local)
+            }
+            Target::State => {
+                let name = super::idents::ident(&view.rust.rust_name);
+                quote!(state.#name)
             }
         }
     }
@@ -532,7 +564,7 @@ impl<'a> Gen<'a, '_> {
     /// A field that was not sent: the baseline's value (in the mirror, into the memory it has).
     fn keep(&self, view: &FieldView<'_>, target: Target) -> TokenStream {
         let place = Self::place(view, target);
-        let assign = if target == Target::Mirror && !is_copy(&view.field.ty, &view.rust.ty) {
+        let assign = if !is_copy(&view.field.ty, &view.rust.ty) {
             let name = super::idents::ident(&view.rust.rust_name);
             quote!(#place.clone_from(&baseline.#name);)
         } else {
@@ -581,7 +613,7 @@ impl<'a> Gen<'a, '_> {
                     let kept = Self::prediction(view);
                     quote!(#kept)
                 }
-                Target::Local => self.predicted(position, velocity)?,
+                Target::State => self.predicted(position, velocity)?,
             };
             let predicted = from_f64(&view.rust.ty, prediction);
             out.push(quote!(#place = #predicted;));
@@ -606,7 +638,6 @@ impl<'a> Gen<'a, '_> {
             element,
             element_idl,
             element_rust,
-            ..
         } = self.delta_sequence(encoded)?;
         let field_site = self.view(&encoded.field)?.site();
         let write_count =
@@ -723,7 +754,6 @@ impl<'a> Gen<'a, '_> {
         let (element_idl, element_rust) = sequence_parts(&view.field.ty, &view.rust.ty)?;
         Ok(DeltaSequence {
             name: super::idents::ident(&view.rust.rust_name),
-            local: view.local(),
             count,
             max: *max,
             element,
@@ -749,7 +779,7 @@ impl<'a> Gen<'a, '_> {
                     let view = self.view(&encoded.field)?;
                     let read = self.read_field(view, &encoded.rule)?;
                     if encoded.delta {
-                        let keep = self.keep(view, Target::Local);
+                        let keep = self.keep(view, Target::State);
                         let q = view.site().q();
                         out.push(quote! {
                             if r.read_bool()#q {
@@ -764,7 +794,7 @@ impl<'a> Gen<'a, '_> {
                 }
                 WireItem::DeltaBlock(inner) => {
                     let reads = self.read_items(inner, segment)?;
-                    let unsent = self.unsent_items(inner, Target::Local)?;
+                    let unsent = self.unsent_items(inner, Target::State)?;
                     let q = Site::named(self.name).q();
                     out.push(quote! {
                         if r.read_bool()#q {
@@ -779,7 +809,7 @@ impl<'a> Gen<'a, '_> {
                     for field in dr.positions.iter().chain(&dr.velocities) {
                         reads.push(self.read_field(self.view(&field.field)?, &field.rule)?);
                     }
-                    let unsent = self.unsent_dead_reckoning(dr, Target::Local)?;
+                    let unsent = self.unsent_dead_reckoning(dr, Target::State)?;
                     let q = Site::named(self.name).q();
                     out.push(quote! {
                         if r.read_bool()#q {
@@ -813,19 +843,20 @@ impl<'a> Gen<'a, '_> {
         view: &FieldView<'_>,
         rule: &WireRule,
     ) -> Result<TokenStream, CodegenError> {
-        let local = view.local();
+        let place = Self::place(view, Target::State);
         let read = decode(self.ctx, rule, &view.field.ty, &view.rust.ty, &view.site())?;
         let flag = Self::mark_sent(view);
         Ok(quote! {
-            #local = #read;
+            #place = #read;
             #flag
         })
     }
 
+    /// `read_delta_sequence_into(.., &mut state.f, ..)` (or `state.f = read_delta_sequence(..)`
+    /// for a collection other than `Vec`): listed elements read against the baseline's.
     fn read_delta_sequence(&self, encoded: &FieldEncoding) -> Result<TokenStream, CodegenError> {
         let DeltaSequence {
             name,
-            local,
             count,
             max,
             element,
@@ -851,30 +882,52 @@ impl<'a> Gen<'a, '_> {
             &new_site,
         )?);
         let marker = &self.ctx.marker;
+        let publishable = self.is_publishable(element);
+        let read_full_old = decode(self.ctx, element, element_idl, element_rust, &old_site)?;
+        let map = old_site.map();
         // A listed element delta-coded against the baseline's may be far smaller than a full
         // one: bound it by its index gap's bit alone (the runtime adds that bit).
-        let (min, read_old) = if self.is_publishable(element) {
-            let map = old_site.map();
-            (
-                u64_lit(0),
-                quote!(::idlc_runtime::DeltaCodec::<#marker>::decode_delta_from(base, ctx, r)#map),
-            )
+        let min = if publishable {
+            u64_lit(0)
         } else {
-            (
-                u64_lit(min_bits(self.ctx.ir, self.ctx.encoding, element)),
-                closure_result(decode(
-                    self.ctx,
-                    element,
-                    element_idl,
-                    element_rust,
-                    &old_site,
-                )?),
-            )
+            u64_lit(min_bits(self.ctx.ir, self.ctx.encoding, element))
         };
         let q = field_site.q();
+        if matches!(self.view(&encoded.field)?.rust.ty, RustType::Vec(_)) {
+            let read_old = if publishable {
+                quote!(::idlc_runtime::DeltaCodec::<#marker>::decode_delta_into(base, ctx, r, slot)#map)
+            } else {
+                quote!({
+                    *slot = #read_full_old;
+                    Ok(())
+                })
+            };
+            return Ok(quote! {
+                let mut next = baseline.#name.len();
+                ::idlc_runtime::read_delta_sequence_into(
+                    r,
+                    &baseline.#name,
+                    &mut state.#name,
+                    |r| #read_count,
+                    #min,
+                    |r, base, slot| #read_old,
+                    |r| {
+                        let index = next;
+                        next += 1;
+                        #read_new
+                    },
+                )#q;
+            });
+        }
+        // Another collection is built anew and assigned.
+        let read_old = if publishable {
+            quote!(::idlc_runtime::DeltaCodec::<#marker>::decode_delta_from(base, ctx, r)#map)
+        } else {
+            closure_result(read_full_old)
+        };
         Ok(quote! {
             let mut next = ::idlc_runtime::Collection::len(&baseline.#name);
-            #local = match ::idlc_runtime::read_delta_sequence(
+            state.#name = match ::idlc_runtime::read_delta_sequence(
                 r,
                 &baseline.#name,
                 |r| #read_count,
@@ -898,7 +951,6 @@ impl<'a> Gen<'a, '_> {
 /// A `DELTA SEQUENCE` field: its names, its rules, its element's types.
 struct DeltaSequence<'r, 'v> {
     name: Ident,
-    local: Ident,
     count: &'r WireRule,
     max: Option<u64>,
     element: &'r WireRule,

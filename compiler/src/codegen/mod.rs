@@ -428,6 +428,19 @@ fn delta_api_impl(
                 <Self as ::idlc_runtime::DeltaCodec<DefaultEncoding>>::decode_delta_from(baseline, ctx, r)
             }
 
+            /// [`Self::decode_delta`] into `state`, reusing the memory its `Vec`s hold (keep two
+            /// states and swap them). `baseline` is never touched; after an error `state` holds
+            /// no meaningful state.
+            #[inline]
+            pub fn decode_delta_into(
+                baseline: &Self,
+                ctx: &::idlc_runtime::DeltaContext,
+                r: &mut #reader,
+                state: &mut Self,
+            ) -> #result<(), ::idlc_runtime::DecodeError> {
+                <Self as ::idlc_runtime::DeltaCodec<DefaultEncoding>>::decode_delta_into(baseline, ctx, r, state)
+            }
+
             /// [`Self::encode_delta`] into a new buffer (the mirror is dropped).
             #[inline]
             pub fn to_delta_bytes(
