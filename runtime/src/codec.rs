@@ -116,6 +116,16 @@ pub trait Codec<E: Encoding>: Sized {
             EncodeError::new(crate::error::EncodeErrorKind::InvalidArgument, e.bit_offset)
         })
     }
+
+    /// `self.sent()? == *other`, without building the sent value: what a `DELTA SEQUENCE`
+    /// asks of each element to decide whether it changed. It fails exactly when `sent` fails,
+    /// with the same error. Generated code compares field by field; this default calls `sent`.
+    fn sent_equals(&self, other: &Self) -> Result<bool, EncodeError>
+    where
+        Self: PartialEq,
+    {
+        Ok(self.sent()? == *other)
+    }
 }
 
 /// Encodes `value` in encoding `E` into a new buffer (padded to a whole byte).

@@ -152,10 +152,48 @@ where
     }
 }
 
+/// Whether a collection as sent equals `others`, element by element with `same(item, other)`
+/// (an element's "as sent equals"), without building the sent collection. Like
+/// [`sent_collection`] it fails on the first element that cannot be sent, so every element is
+/// checked even after a difference: one past the end of `others` is checked against itself.
+///
+/// ```
+/// use idlc_runtime::{EncodeError, EncodeErrorKind, sent_elements_eq};
+/// let halves = |x: &u32, y: &u32| if *x > 9 {
+///     Err(EncodeError::new(EncodeErrorKind::ValueOutOfRange, 0))
+/// } else {
+///     Ok(x / 2 == *y)
+/// };
+/// assert_eq!(sent_elements_eq([4u32, 6].iter(), [2u32, 3].iter(), halves), Ok(true));
+/// assert_eq!(sent_elements_eq([4u32].iter(), [2u32, 3].iter(), halves), Ok(false));
+/// assert!(sent_elements_eq([4u32, 10].iter(), [0u32].iter(), halves).is_err());
+/// ```
+pub fn sent_elements_eq<'a, T, F>(
+    items: impl Iterator<Item = &'a T>,
+    mut others: impl Iterator<Item = &'a T>,
+    mut same: F,
+) -> Result<bool, EncodeError>
+where
+    T: 'a,
+    F: FnMut(&T, &T) -> Result<bool, EncodeError>,
+{
+    let mut equal = true;
+    for item in items {
+        match others.next() {
+            Some(other) => equal &= same(item, other)?,
+            None => {
+                same(item, item)?;
+                equal = false;
+            }
+        }
+    }
+    Ok(equal && others.next().is_none())
+}
+
 /// Writes a `DELTA SEQUENCE` (WIRE_FORMAT.md section 5) and returns the receiver's sequence.
 ///
-/// An element is listed when it is new or when `sent(element)` (what the receiver would hold
-/// after it is sent) differs from the baseline's element; `write_item` writes a listed element
+/// An element is listed when it is new or when `same(element, baseline's element)` says that
+/// what the receiver would hold after it is sent differs from the baseline's element; `write_item` writes a listed element
 /// (against the baseline's element when there is one) and returns what the receiver holds.
 ///
 /// ```
@@ -165,7 +203,7 @@ where
 /// let mirror = write_delta_sequence(
 ///     &mut w, &base, &now,
 ///     |w, n| w.write_count(n, Some(15)),
-///     |&x| Ok(x),
+///     |x, base| Ok(x == base),
 ///     |w, &x, _| w.write_bits(x, 8).map(|()| x),
 /// ).unwrap();
 /// assert_eq!(mirror, now);
@@ -181,19 +219,19 @@ pub fn write_delta_sequence<W, C, N, S, F>(
     baseline: &C,
     current: &C,
     write_count: N,
-    sent: S,
+    same: S,
     mut write_item: F,
 ) -> Result<C, EncodeError>
 where
     W: WireWrite,
     C: Collection + Default,
-    C::Item: Clone + PartialEq,
+    C::Item: Clone,
     N: FnOnce(&mut W, u64) -> Result<(), EncodeError>,
-    S: FnMut(&C::Item) -> Result<C::Item, EncodeError>,
+    S: FnMut(&C::Item, &C::Item) -> Result<bool, EncodeError>,
     F: FnMut(&mut W, &C::Item, Option<&C::Item>) -> Result<C::Item, EncodeError>,
 {
     let mut mirror = C::default();
-    let listed = write_listed(w, baseline.iter(), current.iter(), write_count, sent)?;
+    let listed = write_listed(w, baseline.iter(), current.iter(), write_count, same)?;
     let Some(listed) = listed else {
         mirror.reserve(baseline.len());
         for item in baseline.iter() {
@@ -229,7 +267,7 @@ where
 /// write_delta_sequence_into(
 ///     &mut w, &base, &now, &mut mirror,
 ///     |w, n| w.write_count(n, Some(15)),
-///     |&x| Ok(x),
+///     |x, base| Ok(x == base),
 ///     |w, &x, _, slot| { *slot = x; w.write_bits(x, 8) },
 /// ).unwrap();
 /// assert_eq!(mirror, now);
@@ -241,17 +279,17 @@ pub fn write_delta_sequence_into<W, T, N, S, F>(
     current: &[T],
     mirror: &mut Vec<T>,
     write_count: N,
-    sent: S,
+    same: S,
     mut write_item: F,
 ) -> Result<(), EncodeError>
 where
     W: WireWrite,
-    T: Clone + PartialEq,
+    T: Clone,
     N: FnOnce(&mut W, u64) -> Result<(), EncodeError>,
-    S: FnMut(&T) -> Result<T, EncodeError>,
+    S: FnMut(&T, &T) -> Result<bool, EncodeError>,
     F: FnMut(&mut W, &T, Option<&T>, &mut T) -> Result<(), EncodeError>,
 {
-    let listed = write_listed(w, baseline.iter(), current.iter(), write_count, sent)?;
+    let listed = write_listed(w, baseline.iter(), current.iter(), write_count, same)?;
     let Some(listed) = listed else {
         assign_slice(mirror, baseline);
         return Ok(());
@@ -281,20 +319,20 @@ fn write_listed<'a, W, T, N, S>(
     mut baseline: impl Iterator<Item = &'a T>,
     current: impl Iterator<Item = &'a T>,
     write_count: N,
-    mut sent: S,
+    mut same: S,
 ) -> Result<Option<Vec<u64>>, EncodeError>
 where
     W: WireWrite,
-    T: PartialEq + 'a,
+    T: 'a,
     N: FnOnce(&mut W, u64) -> Result<(), EncodeError>,
-    S: FnMut(&T) -> Result<T, EncodeError>,
+    S: FnMut(&T, &T) -> Result<bool, EncodeError>,
 {
     let mut listed: Vec<u64> = Vec::new();
     let mut current_len = 0;
     for (i, item) in current.enumerate() {
         current_len = i + 1;
         let unchanged = match baseline.next() {
-            Some(base) => sent(item)? == *base,
+            Some(base) => same(item, base)?,
             None => false,
         };
         if !unchanged {

@@ -209,7 +209,7 @@ proptest! {
         for byte_stream in [false, true] {
             let got: Option<Vec<u64>> = if byte_stream {
                 let mut w = ByteWriter::new();
-                write_delta_sequence(&mut w, &base, &cur, |w, n| w.write_count(n, Some(64)), |&x| Ok(x), |w, &x, _| w.write_bits(x, 3).map(|()| x)).unwrap();
+                write_delta_sequence(&mut w, &base, &cur, |w, n| w.write_count(n, Some(64)), |x, base| Ok(x == base), |w, &x, _| w.write_bits(x, 3).map(|()| x)).unwrap();
                 let bytes = w.into_bytes();
                 let mut r = ByteReader::new(&bytes);
                 let got = read_delta_sequence(&mut r, &base, |r| r.read_length(Some(64)), 8, |r, _| r.read_bits(3)).unwrap();
@@ -217,7 +217,7 @@ proptest! {
                 got
             } else {
                 let mut w = BitWriter::new();
-                write_delta_sequence(&mut w, &base, &cur, |w, n| w.write_count(n, Some(64)), |&x| Ok(x), |w, &x, _| w.write_bits(x, 3).map(|()| x)).unwrap();
+                write_delta_sequence(&mut w, &base, &cur, |w, n| w.write_count(n, Some(64)), |x, base| Ok(x == base), |w, &x, _| w.write_bits(x, 3).map(|()| x)).unwrap();
                 let bytes = w.into_bytes();
                 let mut r = BitReader::new(&bytes);
                 let got = read_delta_sequence(&mut r, &base, |r| r.read_length(Some(64)), 3, |r, _| r.read_bits(3)).unwrap();

@@ -70,7 +70,7 @@ fn small_examples() {
         &vec![10u64, 20, 30, 40],
         &vec![10, 21, 30, 40, 50],
         |w, n| w.write_count(n, Some(15)),
-        |&x| Ok(x),
+        |x, base| Ok(x == base),
         |w, &x, _| w.write_bits(x, 8).map(|()| x),
     )
     .unwrap();

@@ -9,7 +9,7 @@ mod common;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use idlc_runtime::{
-    BitWriter, DeltaCodec, DeltaContext, Encoding, WireRead, WireWrite, from_delta_bytes,
+    BitWriter, Codec, DeltaCodec, DeltaContext, Encoding, WireRead, WireWrite, from_delta_bytes,
     to_delta_bytes,
 };
 use idlc_tests::character_client as cc;
@@ -106,6 +106,38 @@ proptest! {
             prop_assert!((truth.z - got.z).abs() <= 0.015 + 1e-9);
             prop_assert_eq!(truth.character_id, got.character_id);
         }
+    }
+}
+
+/// `sent_equals` answers what `sent` and `==` answer, error included, for values that compare
+/// equal as sent, that differ, and that cannot be sent.
+fn sent_equals_agrees<E: Encoding>(a: &cc::Character, b: &cc::Character)
+where
+    cc::Character: DeltaCodec<E>,
+{
+    let mut broken = a.clone();
+    broken.y = f64::NAN;
+    broken.inventory.push(cc::Item::default());
+    for (x, y) in [(a, b), (b, a), (a, a), (&broken, a), (a, &broken)] {
+        let sent = Codec::<E>::sent(x);
+        for other in [y.clone(), sent.clone().unwrap_or_default()] {
+            assert_eq!(
+                Codec::<E>::sent_equals(x, &other),
+                sent.clone().map(|s| s == other),
+                "{}",
+                E::NAME
+            );
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn sent_equals_is_sent_then_eq(a in common::character(), b in common::character()) {
+        sent_equals_agrees::<cc::MYENCODING1>(&a, &b);
+        sent_equals_agrees::<cc::MYENCODING2>(&a, &b);
     }
 }
 

@@ -195,6 +195,7 @@ pub fn codec_impl(
         TokenStream::new()
     };
     let sent = super::mirror::sent_body(ctx, &fields, encoding, &ty)?;
+    let sent_equals = super::mirror::sent_equals_body(ctx, &fields, encoding)?;
     let style = match ctx.encoding.style {
         crate::ir::Style::Bitstream => "BITSTREAM",
         crate::ir::Style::Bytestream => "BYTESTREAM",
@@ -227,6 +228,10 @@ pub fn codec_impl(
             #[allow(clippy::clone_on_copy, clippy::redundant_closure)]
             fn sent(&self) -> #result<Self, ::idlc_runtime::EncodeError> {
                 #sent
+            }
+
+            fn sent_equals(&self, other: &Self) -> #result<bool, ::idlc_runtime::EncodeError> {
+                #sent_equals
             }
         }
     })

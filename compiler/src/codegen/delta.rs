@@ -16,7 +16,7 @@ use quote::{format_ident, quote};
 
 use super::codec::{FieldView, encode_field, enter_leave, extension, views};
 use super::idents::{f64_lit, u64_lit};
-use super::mirror::{is_copy, is_lossless_element, sent_value};
+use super::mirror::{is_copy, is_lossless_element, sent_equal, sent_value};
 use super::rules::{
     Site, Val, as_f64, closure_result, decode, encode, fixed_point_const, from_f64, sequence_parts,
 };
@@ -660,18 +660,21 @@ impl<'a> Gen<'a, '_> {
             &element_site,
         )?;
         let lossless = is_lossless_element(self.ctx, element, element_rust);
-        let (start, sent_item) = if lossless {
-            (quote!(), closure_result(element_mirror.clone()))
-        } else {
-            let sent = super::mirror::sent_element(
+        let pair = (Val::Ref(quote!(element)), Val::Ref(quote!(base)));
+        let (start, same_item) = if lossless {
+            let same = sent_equal(
                 self.ctx,
                 element,
                 element_idl,
                 element_rust,
-                Val::Ref(quote!(element)),
-                &element_site.clone().at_bit(quote!(start)),
+                pair,
+                &element_site,
             )?;
-            (quote!(let start = w.bits_written();), closure_result(sent))
+            (quote!(), closure_result(same))
+        } else {
+            let site = element_site.clone().at_bit(quote!(start));
+            let same = sent_equal(self.ctx, element, element_idl, element_rust, pair, &site)?;
+            (quote!(let start = w.bits_written();), closure_result(same))
         };
         let marker = &self.ctx.marker;
         let publishable = self.is_publishable(element);
@@ -694,7 +697,7 @@ impl<'a> Gen<'a, '_> {
                         #write_count
                         Ok(())
                     },
-                    |element| #sent_item,
+                    |element, base| #same_item,
                     |w, element, base| match base {
                         #element_delta
                         _ => {
@@ -721,7 +724,7 @@ impl<'a> Gen<'a, '_> {
                     #write_count
                     Ok(())
                 },
-                |element| #sent_item,
+                |element, base| #same_item,
                 |w, element, base, slot| match base {
                     #element_delta
                     _ => {

@@ -1,5 +1,6 @@
-//! The value the receiver holds after a value is sent: `Codec::sent`, and the expressions delta
-//! encoders compare against the baseline (a change smaller than the resolution is no change).
+//! The value the receiver holds after a value is sent: `Codec::sent`, `Codec::sent_equals`
+//! (whether that value equals another, without building it), and the expressions delta encoders
+//! compare against the baseline (a change smaller than the resolution is no change).
 //!
 //! Lossless rules (integers, enums, bools, text, raw floats of the mapped width) keep the value;
 //! FIXED_POINT rounds it to its step; FLOAT32 of an f64 rounds it to single precision. A value
@@ -223,6 +224,27 @@ fn collect_rules<'a>(items: &'a [WireItem], out: &mut Vec<(&'a str, &'a WireRule
     }
 }
 
+/// Every field with the rule it is sent with (its first, for a widened field).
+fn with_rules<'f, 'v, 'l>(
+    fields: &'f [FieldView<'v>],
+    layout: &'l crate::ir::StructEncoding,
+) -> Result<Vec<(&'f FieldView<'v>, &'l WireRule)>, CodegenError> {
+    let mut rules = Vec::new();
+    for segment in &layout.segments {
+        collect_rules(&segment.items, &mut rules);
+    }
+    fields
+        .iter()
+        .map(|view| {
+            rules
+                .iter()
+                .find(|(field, _)| *field == view.field.name)
+                .map(|(_, rule)| (view, *rule))
+                .ok_or_else(|| CodegenError(format!("internal: no rule for {}", view.field.name)))
+        })
+        .collect()
+}
+
 /// The body of `Codec::sent` for a struct: every field as the receiver will hold it.
 pub fn sent_body(
     ctx: &Ctx<'_>,
@@ -230,18 +252,9 @@ pub fn sent_body(
     layout: &crate::ir::StructEncoding,
     ty: &TokenStream,
 ) -> Result<TokenStream, CodegenError> {
-    let mut rules = Vec::new();
-    for segment in &layout.segments {
-        collect_rules(&segment.items, &mut rules);
-    }
     let mut inits = Vec::new();
-    for view in fields {
+    for (view, rule) in with_rules(fields, layout)? {
         let name = super::idents::ident(&view.rust.rust_name);
-        let rule = rules
-            .iter()
-            .find(|(field, _)| *field == view.field.name)
-            .map(|(_, rule)| *rule)
-            .ok_or_else(|| CodegenError(format!("internal: no rule for {}", view.field.name)))?;
         let value = sent_value(
             ctx,
             rule,
@@ -252,4 +265,119 @@ pub fn sent_body(
         inits.push(quote!(#name: #value));
     }
     Ok(quote!(Ok(#ty { #(#inits),* })))
+}
+
+/// Whether `a` as sent with `rule` equals `b` (a `bool` expression that may use `?`, failing
+/// where [`sent_element`] of `a` fails, with the same error): lossless values compare as they
+/// are, structs through `Codec::sent_equals`, sequences and arrays element by element, without
+/// building the sent value (an OPTIONAL still does).
+pub fn sent_equal(
+    ctx: &Ctx<'_>,
+    rule: &WireRule,
+    idl: &Type,
+    rust: &RustType,
+    (a, b): (Val, Val),
+    site: &Site,
+) -> Result<TokenStream, CodegenError> {
+    if let RustType::Boxed(inner) = rust {
+        let (a, b) = (a.by_ref(), b.by_ref());
+        let pair = (Val::Ref(quote!(&**#a)), Val::Ref(quote!(&**#b)));
+        return sent_equal(ctx, rule, idl, inner, pair, site);
+    }
+    if is_lossless(ctx, rule, rust, &mut HashSet::new()) {
+        return Ok(match (&a, &b) {
+            (Val::Place(a), Val::Place(b)) => quote!(#a == #b),
+            _ => {
+                let (a, b) = (a.by_ref(), b.by_ref());
+                quote!(#a == #b)
+            }
+        });
+    }
+    let rt = quote!(::idlc_runtime);
+    let q = site.q();
+    Ok(match (rule, idl, rust) {
+        (WireRule::Sequence { element, .. } | WireRule::Array { element, .. }, _, _) => {
+            let (element_idl, element_rust) = match (idl, rust) {
+                (Type::Array { element, .. }, RustType::Array(element_rust, _)) => {
+                    (&**element, &**element_rust)
+                }
+                _ => super::rules::sequence_parts(idl, rust)?,
+            };
+            let inner = sent_equal(
+                ctx,
+                element,
+                element_idl,
+                element_rust,
+                (Val::Ref(quote!(item)), Val::Ref(quote!(other))),
+                &Site::bare().element(quote!(index)),
+            )?;
+            let inner = closure_result(inner);
+            let iter = |v: &Val| {
+                if matches!(rule, WireRule::Array { .. }) {
+                    let receiver = v.receiver();
+                    quote!(#receiver.iter())
+                } else {
+                    let reference = v.by_ref();
+                    quote!(#rt::Collection::iter(#reference))
+                }
+            };
+            let (items, others) = (iter(&a), iter(&b));
+            // The closure counts the elements in `next` to name the one that fails.
+            quote!({
+                let mut next = 0usize;
+                #rt::sent_elements_eq(#items, #others, |item, other| {
+                    let index = next;
+                    next += 1;
+                    #inner
+                })#q
+            })
+        }
+        (WireRule::Struct(_), _, _) => {
+            let marker = &ctx.marker;
+            let (a, b) = (a.by_ref(), b.by_ref());
+            quote!(#rt::Codec::<#marker>::sent_equals(#a, #b)#q)
+        }
+        _ => {
+            let sent = sent_element(ctx, rule, idl, rust, a, site)?;
+            match b {
+                Val::Place(b) => quote!((#sent) == #b),
+                b => {
+                    let b = b.by_ref();
+                    quote!(&(#sent) == #b)
+                }
+            }
+        }
+    })
+}
+
+/// The body of `Codec::sent_equals` for a struct: every field compared as sent, in field order
+/// and without stopping at a difference, so that it fails where `sent` fails.
+pub fn sent_equals_body(
+    ctx: &Ctx<'_>,
+    fields: &[FieldView<'_>],
+    layout: &crate::ir::StructEncoding,
+) -> Result<TokenStream, CodegenError> {
+    let mut checks = Vec::new();
+    for (view, rule) in with_rules(fields, layout)? {
+        let name = super::idents::ident(&view.rust.rust_name);
+        let pair = (
+            Val::Place(quote!(self.#name)),
+            Val::Place(quote!(other.#name)),
+        );
+        let equal = if view.extends.is_empty() {
+            sent_equal(ctx, rule, &view.field.ty, &view.rust.ty, pair, &view.site())?
+        } else {
+            quote!(self.#name == other.#name)
+        };
+        checks.push(equal);
+    }
+    if checks.is_empty() {
+        // No fields: equal (as the derived PartialEq says).
+        return Ok(quote!(Ok(self == other)));
+    }
+    Ok(quote! {
+        let mut equal = true;
+        #(equal &= #checks;)*
+        Ok(equal)
+    })
 }

@@ -811,11 +811,11 @@ impl<'c, 'a> DeltaEncoder<'c, 'a> {
             &base,
             &now,
             |w, n| Encoder::new(ctx).length(w, count, *max, n),
-            |item| {
+            |item, base_item| {
                 let index = sent_index;
                 sent_index += 1;
                 sent_value(ctx, element, element_ty, &item.0)
-                    .map(Item)
+                    .map(|sent| Item(sent) == *base_item)
                     .map_err(|(path, kind)| {
                         let error = match &kind {
                             EncodeErrorKind::Wire(e) => e.clone().at_bit(start),
