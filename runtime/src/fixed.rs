@@ -293,6 +293,26 @@ impl FixedPoint {
         self.first <= q && q <= self.last
     }
 
+    /// Whether `value` can be sent: the error [`FixedPoint::quantize`] gives, without the step.
+    ///
+    /// ```
+    /// use idlc_runtime::{EncodeErrorKind, FixedPoint};
+    /// let fp = FixedPoint::new(0.0, 1.0, 0.25).unwrap();
+    /// assert_eq!(fp.check(0.6), Ok(()));
+    /// assert_eq!(fp.check(-0.1), Err(EncodeErrorKind::ValueOutOfRange));
+    /// assert_eq!(fp.check(f64::NAN), Err(EncodeErrorKind::NotANumber));
+    /// ```
+    #[inline]
+    pub fn check(&self, value: f64) -> Result<(), EncodeErrorKind> {
+        if value.is_nan() {
+            Err(EncodeErrorKind::NotANumber)
+        } else if !self.admits(value) {
+            Err(EncodeErrorKind::ValueOutOfRange)
+        } else {
+            Ok(())
+        }
+    }
+
     /// The step index of `value`: the nearest step, `round((value - min) / resolution)`, clamped
     /// into the valid steps. A NaN is [`EncodeErrorKind::NotANumber`], a value outside the
     /// range (an open end included) is [`EncodeErrorKind::ValueOutOfRange`]; nothing outside
@@ -307,12 +327,7 @@ impl FixedPoint {
     /// ```
     #[inline]
     pub fn quantize(&self, value: f64) -> Result<u64, EncodeErrorKind> {
-        if value.is_nan() {
-            return Err(EncodeErrorKind::NotANumber);
-        }
-        if !self.admits(value) {
-            return Err(EncodeErrorKind::ValueOutOfRange);
-        }
+        self.check(value)?;
         // In [0, steps + 0.5]: min <= value <= max and the operations are monotonic.
         let x = (value - self.min) / self.resolution;
         Ok(round_non_negative(x).clamp(self.first, self.last))

@@ -111,7 +111,7 @@ pub use packet::{
     read_packet, read_responses,
 };
 pub use replication::{
-    DeltaCodec, ReaderOf, WriterOf, from_delta_bytes, read_delta_sequence,
+    DeltaCodec, ReaderOf, WriterOf, check_fixed_point, from_delta_bytes, read_delta_sequence,
     read_delta_sequence_into, sent_array, sent_collection, sent_elements_eq, sent_fixed_point,
     to_delta_bytes, write_delta_sequence, write_delta_sequence_into,
 };

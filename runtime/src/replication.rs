@@ -105,6 +105,20 @@ pub fn sent_fixed_point(fp: &FixedPoint, value: f64) -> Result<f64, EncodeError>
         .map_err(|kind| EncodeError::new(kind, 0))
 }
 
+/// The error [`sent_fixed_point`] gives for `value`, without computing its step: what
+/// `Codec::sent_equals` checks of the fields after the first difference.
+///
+/// ```
+/// use idlc_runtime::{FixedPoint, check_fixed_point};
+/// let fp = FixedPoint::new(0.0, 10.0, 0.5).unwrap();
+/// assert_eq!(check_fixed_point(&fp, 3.3), Ok(()));
+/// assert!(check_fixed_point(&fp, 11.0).is_err());
+/// ```
+#[inline]
+pub fn check_fixed_point(fp: &FixedPoint, value: f64) -> Result<(), EncodeError> {
+    fp.check(value).map_err(|kind| EncodeError::new(kind, 0))
+}
+
 /// A collection with `sent` applied to every element.
 ///
 /// ```

@@ -118,7 +118,14 @@ where
     let mut broken = a.clone();
     broken.y = f64::NAN;
     broken.inventory.push(cc::Item::default());
-    for (x, y) in [(a, b), (b, a), (a, a), (&broken, a), (a, &broken)] {
+    for (x, y) in [
+        (a, b),
+        (b, a),
+        (a, a),
+        (&broken, a),
+        (&broken, b),
+        (a, &broken),
+    ] {
         let sent = Codec::<E>::sent(x);
         for other in [y.clone(), sent.clone().unwrap_or_default()] {
             assert_eq!(

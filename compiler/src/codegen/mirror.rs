@@ -351,7 +351,8 @@ pub fn sent_equal(
 }
 
 /// The body of `Codec::sent_equals` for a struct: every field compared as sent, in field order
-/// and without stopping at a difference, so that it fails where `sent` fails.
+/// and without stopping at a difference, so that it fails where `sent` fails (a FIXED_POINT
+/// field after a difference is only range-checked).
 pub fn sent_equals_body(
     ctx: &Ctx<'_>,
     fields: &[FieldView<'_>],
@@ -364,12 +365,29 @@ pub fn sent_equals_body(
             Val::Place(quote!(self.#name)),
             Val::Place(quote!(other.#name)),
         );
-        let equal = if view.extends.is_empty() {
-            sent_equal(ctx, rule, &view.field.ty, &view.rust.ty, pair, &view.site())?
+        if !view.extends.is_empty() {
+            checks.push(quote!(equal &= self.#name == other.#name;));
+            continue;
+        }
+        let site = view.site();
+        let equal = sent_equal(ctx, rule, &view.field.ty, &view.rust.ty, pair, &site)?;
+        if matches!(rule, WireRule::FixedPoint { .. })
+            && matches!(view.rust.ty, RustType::F32 | RustType::F64)
+        {
+            // After a difference only the error is left to find: the range check, not the step.
+            let fp = fixed_point_const(rule);
+            let value = as_f64(&view.rust.ty, &quote!(self.#name));
+            let q = site.q();
+            checks.push(quote! {
+                if equal {
+                    equal = #equal;
+                } else {
+                    ::idlc_runtime::check_fixed_point(&#fp, #value)#q;
+                }
+            });
         } else {
-            quote!(self.#name == other.#name)
-        };
-        checks.push(equal);
+            checks.push(quote!(equal &= #equal;));
+        }
     }
     if checks.is_empty() {
         // No fields: equal (as the derived PartialEq says).
@@ -377,7 +395,7 @@ pub fn sent_equals_body(
     }
     Ok(quote! {
         let mut equal = true;
-        #(equal &= #checks;)*
+        #(#checks)*
         Ok(equal)
     })
 }
