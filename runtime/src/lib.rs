@@ -111,9 +111,9 @@ pub use packet::{
     read_packet, read_responses,
 };
 pub use replication::{
-    DeltaCodec, ReaderOf, WriterOf, check_fixed_point, from_delta_bytes, read_delta_sequence,
-    read_delta_sequence_into, sent_array, sent_collection, sent_elements_eq, sent_fixed_point,
-    to_delta_bytes, write_delta_sequence, write_delta_sequence_into,
+    DeltaCodec, ReaderOf, WriterOf, check_fixed_point, from_delta_bytes, quantize_fixed_point,
+    read_delta_sequence, read_delta_sequence_into, sent_array, sent_collection, sent_elements_eq,
+    sent_fixed_point, to_delta_bytes, write_delta_sequence, write_delta_sequence_into,
 };
 pub use vlq::{
     DEFAULT_VLQ_GROUP_BITS, MAX_VLQ_GROUP_BITS, valid_vlq_group_bits, vlq_bits, vlq_groups,

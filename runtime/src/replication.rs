@@ -105,6 +105,20 @@ pub fn sent_fixed_point(fp: &FixedPoint, value: f64) -> Result<f64, EncodeError>
         .map_err(|kind| EncodeError::new(kind, 0))
 }
 
+/// The step `value` is sent as, or the error [`sent_fixed_point`] gives: what a delta encoder
+/// computes once, for its comparison with the baseline (`fp.dequantize(q)`) and for the write.
+///
+/// ```
+/// use idlc_runtime::{FixedPoint, quantize_fixed_point};
+/// let fp = FixedPoint::new(0.0, 10.0, 0.5).unwrap();
+/// assert_eq!(quantize_fixed_point(&fp, 3.3), Ok(7));
+/// assert!(quantize_fixed_point(&fp, 11.0).is_err());
+/// ```
+#[inline]
+pub fn quantize_fixed_point(fp: &FixedPoint, value: f64) -> Result<u64, EncodeError> {
+    fp.quantize(value).map_err(|kind| EncodeError::new(kind, 0))
+}
+
 /// The error [`sent_fixed_point`] gives for `value`, without computing its step: what
 /// `Codec::sent_equals` checks of the fields after the first difference.
 ///

@@ -396,7 +396,17 @@ impl<'a> Gen<'a, '_> {
         Ok((plans, differs))
     }
 
-    /// `let c_f = <f as the receiver will hold it once sent>;`
+    /// The local holding the step of a FIXED_POINT field (`q_f`), computed once for the
+    /// comparison and the write; `None` for other fields.
+    fn step(view: &FieldView<'_>, rule: &WireRule) -> Option<Ident> {
+        let quantized = matches!(rule, WireRule::FixedPoint { .. })
+            && matches!(view.rust.ty, RustType::F32 | RustType::F64)
+            && view.extends.is_empty();
+        quantized.then(|| format_ident!("q_{}", view.rust.rust_name.trim_start_matches("r#")))
+    }
+
+    /// `let c_f = <f as the receiver will hold it once sent>;` (after `let q_f = <its step>;`
+    /// for a FIXED_POINT field).
     fn candidate_of(
         &self,
         view: &FieldView<'_>,
@@ -404,6 +414,16 @@ impl<'a> Gen<'a, '_> {
     ) -> Result<TokenStream, CodegenError> {
         let name = super::idents::ident(&view.rust.rust_name);
         let candidate = Self::candidate(view);
+        if let Some(step) = Self::step(view, rule) {
+            let fp = fixed_point_const(rule);
+            let value = as_f64(&view.rust.ty, &quote!(self.#name));
+            let q = Self::plan_site(view).q();
+            let sent = from_f64(&view.rust.ty, quote!(#fp.dequantize(#step)));
+            return Ok(quote! {
+                let #step = ::idlc_runtime::quantize_fixed_point(&#fp, #value)#q;
+                let #candidate = #sent;
+            });
+        }
         let mirror = sent_value(
             self.ctx,
             rule,
@@ -533,7 +553,15 @@ impl<'a> Gen<'a, '_> {
         view: &FieldView<'_>,
         rule: &WireRule,
     ) -> Result<TokenStream, CodegenError> {
-        let write = encode_field(self.ctx, view, rule)?;
+        let write = match Self::step(view, rule) {
+            // The step of the comparison: the bits `write_quantized` would write.
+            Some(step) => {
+                let fp = fixed_point_const(rule);
+                let q = view.site().q();
+                quote!(w.write_bits(#step, #fp.bits())#q;)
+            }
+            None => encode_field(self.ctx, view, rule)?,
+        };
         let (place, candidate) = (Self::place(view, Target::Mirror), Self::candidate(view));
         let flag = Self::mark_sent(view);
         Ok(quote! {
