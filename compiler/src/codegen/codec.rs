@@ -195,7 +195,16 @@ pub fn codec_impl(
         TokenStream::new()
     };
     let sent = super::mirror::sent_body(ctx, &fields, encoding, &ty)?;
-    let sent_equals = super::mirror::sent_equals_body(ctx, &fields, encoding)?;
+    let sent_equals = if ctx.compared_as_sent.contains(def.name.as_str()) {
+        let body = super::mirror::sent_equals_body(ctx, &fields, encoding)?;
+        quote! {
+            fn sent_equals(&self, other: &Self) -> #result<bool, ::idlc_runtime::EncodeError> {
+                #body
+            }
+        }
+    } else {
+        TokenStream::new()
+    };
     let style = match ctx.encoding.style {
         crate::ir::Style::Bitstream => "BITSTREAM",
         crate::ir::Style::Bytestream => "BYTESTREAM",
@@ -230,9 +239,7 @@ pub fn codec_impl(
                 #sent
             }
 
-            fn sent_equals(&self, other: &Self) -> #result<bool, ::idlc_runtime::EncodeError> {
-                #sent_equals
-            }
+            #sent_equals
         }
     })
 }

@@ -69,6 +69,8 @@ pub(crate) struct Ctx<'a> {
     nested_fenced: &'a std::collections::HashSet<&'a str>,
     /// [`in_place::memory_owners`]: the structs that get their own `decode_in_place_from`.
     memory_owners: &'a std::collections::HashSet<&'a str>,
+    /// [`mirror::compared_as_sent`]: the structs that get their own `sent_equals`.
+    compared_as_sent: &'a std::collections::HashSet<&'a str>,
 }
 
 impl Ctx<'_> {
@@ -184,6 +186,7 @@ pub fn generate(ir: &Ir, options: &GenOptions) -> Result<String, CodegenError> {
     items.push(encoding_markers(ir)?);
     let nested_fenced = crate::ir::nesting::nested_fenced_structs(&ir.schema);
     let memory_owners = in_place::memory_owners(ir);
+    let compared_as_sent = mirror::compared_as_sent(ir);
     for encoding in ir.encodings.values() {
         let marker = checked_ident(&marker_name(ir, &encoding.name))?;
         let ctx = Ctx {
@@ -194,6 +197,7 @@ pub fn generate(ir: &Ir, options: &GenOptions) -> Result<String, CodegenError> {
             prelude: &prelude,
             nested_fenced: &nested_fenced,
             memory_owners: &memory_owners,
+            compared_as_sent: &compared_as_sent,
         };
         for (name, def) in &ir.schema.structs {
             let (Some(mapping), Some(layout)) =
