@@ -23,7 +23,8 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::OnceLock;
 
 use idlc_runtime::{
-    Codec, DecodeError, EncodeError, Encoding, from_bytes, from_bytes_in_place, to_bytes,
+    Codec, DecodeError, DeltaCodec, DeltaContext, EncodeError, Encoding, ReaderOf, WireRead,
+    from_bytes, from_bytes_in_place, from_delta_bytes, to_bytes, to_delta_bytes,
 };
 
 /// `bytes` in lowercase hex, two digits a byte, no separator.
@@ -132,34 +133,11 @@ fn roundtrip(type_name: &str, encoding: &str, decode: Decoder, fresh: Fresh, dat
         ),
     };
     let what = || format!("{type_name} in {encoding}: input {}", hex(data));
-    let bytes = value.encode().unwrap_or_else(|e| {
-        panic!(
-            "{}: decoded to {value:?}, which does not re-encode: {e}",
-            what()
-        )
-    });
-    let mut again = decode(&bytes, "re-encoded bytes").unwrap_or_else(|e| {
-        panic!(
-            "{}: decoded to {value:?}, re-encoded to {}, which does not decode: {e}",
-            what(),
-            hex(&bytes)
-        )
-    });
-    let bytes_again = again.encode().unwrap_or_else(|e| {
-        panic!(
-            "{}: decoded to {value:?}, re-encoded to {}, which decodes to {again:?}, which \
-             does not re-encode: {e}",
-            what(),
-            hex(&bytes)
-        )
-    });
-    assert!(
-        bytes_again == bytes,
-        "{}: decoded to {value:?}, re-encoded to {}, which decodes to {again:?}, which \
-         re-encodes to {}: not the same bytes",
-        what(),
-        hex(&bytes),
-        hex(&bytes_again)
+    let (bytes, mut again) = fixed_point(
+        &what(),
+        &value,
+        |value| value.encode(),
+        |bytes| decode(bytes, "re-encoded bytes"),
     );
     let into_again = in_place(&mut again, "into the value of the re-encoded bytes");
     for (held, how) in [(into_default, "the Default"), (again, "a decoded value")] {
@@ -372,6 +350,173 @@ target! {
     }
 }
 
+/// The `elapsed` of every delta input's context (a quarter second: dead reckoning moves).
+const DELTA_ELAPSED: f64 = 0.25;
+
+/// A delta input: the baseline's length `n`, then `n` bytes of the baseline in full (its
+/// Default when they do not decode), then the delta packet. Returns the baseline and the packet.
+fn delta_input<E: Encoding, T: Codec<E> + Default>(data: &[u8]) -> (T, &[u8]) {
+    let Some((&len, rest)) = data.split_first() else {
+        return (T::default(), data);
+    };
+    let (baseline, packet) = rest.split_at(usize::from(len).min(rest.len()));
+    (from_bytes::<E, T>(baseline).unwrap_or_default(), packet)
+}
+
+/// The property of the delta target: a packet decoded against a baseline (`decode_delta`)
+/// re-encodes against it, those bytes decode, and that value re-encodes to the same bytes; and
+/// `decode_delta_into`, into the Default, into a copy of the baseline and into the packet's
+/// bytes read in full, gives the same error or a value that encodes to the same bytes. Never panics on the decoder's behalf. Returns
+/// whether the packet decoded.
+pub fn check_delta<E, T>(data: &[u8]) -> bool
+where
+    E: Encoding,
+    T: DeltaCodec<E> + Debug + Default + Clone + 'static,
+{
+    let (baseline, packet) = delta_input::<E, T>(data);
+    let ctx = DeltaContext::new(DELTA_ELAPSED);
+    let what = || {
+        format!(
+            "{} in {}: input {} (baseline {baseline:?})",
+            type_name::<T>(),
+            E::NAME,
+            hex(data)
+        )
+    };
+    let decoded = catch_unwind(AssertUnwindSafe(|| {
+        from_delta_bytes::<E, T>(&baseline, &ctx, packet)
+    }))
+    .unwrap_or_else(|_| panic!("{}: the delta decoder panicked", what()));
+    // Values compare by their encoding: a raw float may be a NaN.
+    let full = |value: &T| to_bytes::<E, T>(value);
+    let expected = decoded.as_ref().map(full).map_err(Clone::clone);
+    // Whatever the state held before must not matter: the packet's bytes read in full give a
+    // state unlike the baseline.
+    let unlike = from_bytes::<E, T>(packet).unwrap_or_default();
+    let states = [
+        (T::default(), "the Default"),
+        (baseline.clone(), "the baseline"),
+        (unlike, "the packet read in full"),
+    ];
+    for (mut held, into) in states {
+        let verdict = catch_unwind(AssertUnwindSafe(|| {
+            let mut r = ReaderOf::<E>::from_bytes(packet);
+            T::decode_delta_into(&baseline, &ctx, &mut r, &mut held)
+        }))
+        .unwrap_or_else(|_| panic!("{}: decode_delta_into {into} panicked", what()));
+        let got = verdict.map(|()| full(&held));
+        assert!(
+            got == expected,
+            "{}: decode_delta gives {expected:?}, decode_delta_into {into} {got:?}",
+            what()
+        );
+    }
+    let Ok(value) = decoded else {
+        return false;
+    };
+    fixed_point(
+        &what(),
+        &value,
+        |value| to_delta_bytes::<E, T>(value, &baseline, &ctx),
+        |bytes| from_delta_bytes::<E, T>(&baseline, &ctx, bytes),
+    );
+    true
+}
+
+/// `value` (decoded from the input `what` names) encoded, decoded and encoded again: the same
+/// bytes both times (a fixed point after one round), or a panic that says which step failed.
+/// Returns the bytes and the value they decode to.
+fn fixed_point<V: Debug>(
+    what: &str,
+    value: &V,
+    encode: impl Fn(&V) -> Result<Vec<u8>, EncodeError>,
+    decode: impl Fn(&[u8]) -> Result<V, DecodeError>,
+) -> (Vec<u8>, V) {
+    let bytes = encode(value)
+        .unwrap_or_else(|e| panic!("{what}: decoded to {value:?}, which does not re-encode: {e}"));
+    let again = decode(&bytes).unwrap_or_else(|e| {
+        panic!(
+            "{what}: decoded to {value:?}, re-encoded to {}, which does not decode: {e}",
+            hex(&bytes)
+        )
+    });
+    let bytes_again = encode(&again).unwrap_or_else(|e| {
+        panic!(
+            "{what}: decoded to {value:?}, re-encoded to {}, which decodes to {again:?}, which \
+             does not re-encode: {e}",
+            hex(&bytes)
+        )
+    });
+    assert!(
+        bytes_again == bytes,
+        "{what}: decoded to {value:?}, re-encoded to {}, which decodes to {again:?}, which \
+         re-encodes to {}: not the same bytes",
+        hex(&bytes),
+        hex(&bytes_again)
+    );
+    (bytes, again)
+}
+
+/// A valid delta input of `T` in `E`: its Default as the baseline, and the delta of the
+/// Default against it.
+pub fn delta_seed<E: Encoding, T: DeltaCodec<E> + Default>() -> Vec<u8> {
+    let baseline = default_bytes::<E, T>();
+    let packet = to_delta_bytes::<E, T>(&T::default(), &T::default(), &DeltaContext::default())
+        .unwrap_or_else(|e| {
+            panic!(
+                "{} in {}: no delta of the Default: {e}",
+                type_name::<T>(),
+                E::NAME
+            )
+        });
+    let len = u8::try_from(baseline.len()).expect("a Default of at most 255 bytes");
+    let mut input = vec![len];
+    input.extend(baseline);
+    input.extend(packet);
+    input
+}
+
+/// Appends the delta cases of `$module`'s PUBLISHABLE_STRUCTs `$ty` in the encodings `$enc`.
+macro_rules! delta_cases {
+    ($cases:ident, $module:ident: [$($enc:ident),+] x $types:tt) => {
+        $( delta_cases!(@in $cases, $module, $enc, $types); )+
+    };
+    (@in $cases:ident, $module:ident, $enc:ident, [$($ty:ident),+ $(,)?]) => {
+        $cases.extend([
+            $(
+                Case {
+                    name: concat!(
+                        stringify!($module), "::", stringify!($ty), " in ",
+                        stringify!($enc)
+                    ),
+                    check: check_delta::<crate::$module::$enc, crate::$module::$ty>,
+                    default_bytes: delta_seed::<crate::$module::$enc, crate::$module::$ty>,
+                },
+            )+
+        ]);
+    };
+}
+
+/// Delta packets of every generated PUBLISHABLE_STRUCT ([`check_delta`]): an input is the
+/// selector, the baseline's length and full encoding, then the packet.
+pub static DELTA: Target = Target {
+    name: "delta",
+    cases: {
+        fn cases() -> &'static [Case] {
+            static CASES: OnceLock<Vec<Case>> = OnceLock::new();
+            CASES.get_or_init(|| {
+                let mut cases = Vec::new();
+                delta_cases!(cases, character_client: [MYENCODING1, MYENCODING2, MYENCODINGA] x [Character, Item, World]);
+                delta_cases!(cases, character_server: [MYENCODING1, MYENCODING2, MYENCODINGA] x [Character, Item, World]);
+                delta_cases!(cases, naval: [NAVAL, NAVAL_S2S] x [Turret, Ship, Fleet]);
+                delta_cases!(cases, arena_client: [S2C, S2CDebug, S2S] x [PlayerState, Projectile, ArenaState]);
+                cases
+            })
+        }
+        cases
+    },
+};
+
 /// The property for packets of a protocol (its newest version in `E`): if `payload`, framed,
 /// reads as items of `M` (every item decodes; unknown ids are skipped), the known items written
 /// into a new packet read back as items that write the very same packet (a fixed point after one
@@ -535,4 +680,6 @@ pub static PROTOCOLS: Target = Target {
 };
 
 /// Every schema target.
-pub static TARGETS: [&Target; 6] = [&ARENA, &EDGE, &CHARACTER, &NAVAL, &VERSIONS, &PROTOCOLS];
+pub static TARGETS: [&Target; 7] = [
+    &ARENA, &EDGE, &CHARACTER, &NAVAL, &VERSIONS, &PROTOCOLS, &DELTA,
+];

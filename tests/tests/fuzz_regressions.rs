@@ -1,6 +1,6 @@
 //! The fuzz targets of the generated code, in `cargo test`: the same dispatch and property as
 //! `fuzz/` (`fuzz/src/dispatch.rs`, included below), over the same generated modules (this
-//! crate's), for every schema target (arena, edge, character, naval):
+//! crate's), for every target (arena, edge, character, naval, versions, protocols, delta):
 //!
 //! - every input saved under `fuzz/regressions/<target>/` (a failure the fuzzer found, or one
 //!   written by hand: a selector byte, then the bytes to decode) and `fuzz/seeds/<target>/`
@@ -281,6 +281,13 @@ fn versions() {
 #[test]
 fn protocols() {
     check(&dispatch::PROTOCOLS, 0x9AC7);
+}
+
+/// Delta packets of every generated PUBLISHABLE_STRUCT against a baseline from the input:
+/// `decode_delta` and `decode_delta_into` agree, and what decodes re-encodes to a fixed point.
+#[test]
+fn delta() {
+    check(&dispatch::DELTA, 0xDE17A);
 }
 
 /// Every folder of `fuzz/regressions/` and `fuzz/seeds/` is a target's, so that no saved input
