@@ -282,10 +282,10 @@ where
 }
 
 /// [`write_delta_sequence`] of a `Vec` into the `Vec` `mirror` holds, reusing its memory: the
-/// elements not listed are `clone_from` the baseline's, a listed one is written by
-/// `write_item(w, element, baseline's element, slot)` into its slot of the mirror (a slot past
-/// the mirror's end is first a clone of the element). After an error `mirror` holds some valid
-/// sequence of no meaning.
+/// elements not listed are `clone_from` the baseline's (all of them, by `clone_into`, when
+/// nothing changed); a listed one is written by `write_item(w, element, baseline's element,
+/// slot)` into its slot of the mirror (a slot past the mirror's end is first a clone of the
+/// element). After an error `mirror` holds some valid sequence of no meaning.
 ///
 /// ```
 /// use idlc_runtime::{BitWriter, WireWrite, write_delta_sequence_into};
@@ -319,21 +319,24 @@ where
 {
     let listed = write_listed(w, baseline.iter(), current.iter(), write_count, same)?;
     let Some(listed) = listed else {
-        assign_slice(mirror, baseline);
+        baseline.clone_into(mirror);
         return Ok(());
     };
     mirror.truncate(current.len());
     let mut listed_iter = listed.iter().peekable();
     for (i, item) in current.iter().enumerate() {
         let base = baseline.get(i);
-        if i == mirror.len() {
-            mirror.push(item.clone());
-        }
-        let slot = &mut mirror[i];
         if listed_iter.next_if(|&&index| index == i as u64).is_some() {
-            write_item(w, item, base, slot)?;
+            if i == mirror.len() {
+                mirror.push(item.clone());
+            }
+            write_item(w, item, base, &mut mirror[i])?;
         } else if let Some(base) = base {
-            slot.clone_from(base);
+            // Not listed: kept from the baseline (write_listed lists every new element).
+            match mirror.get_mut(i) {
+                Some(slot) => slot.clone_from(base),
+                None => mirror.push(base.clone()),
+            }
         }
     }
     Ok(())
@@ -463,7 +466,7 @@ where
     G: FnMut(&mut R) -> Result<T, DecodeError>,
 {
     let Some(head) = read_listed(r, baseline.len(), read_count, min_element_bits)? else {
-        assign_slice(state, baseline);
+        baseline.clone_into(state);
         return Ok(());
     };
     let (start, count, listed) = (head.start, head.count, head.listed);
@@ -495,16 +498,6 @@ where
         }
     }
     Ok(())
-}
-
-/// `state` made equal to `items`, element by element with `clone_from` (reusing memory).
-fn assign_slice<T: Clone>(state: &mut Vec<T>, items: &[T]) {
-    state.truncate(items.len());
-    for (slot, item) in state.iter_mut().zip(items) {
-        slot.clone_from(item);
-    }
-    let kept = state.len();
-    state.extend_from_slice(&items[kept..]);
 }
 
 /// The head of a `DELTA SEQUENCE` read and checked: the count and the listed indices.

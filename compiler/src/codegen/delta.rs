@@ -16,7 +16,7 @@ use quote::{format_ident, quote};
 
 use super::codec::{FieldView, encode_field, enter_leave, extension, views};
 use super::idents::{f64_lit, u64_lit};
-use super::mirror::{is_copy, is_lossless_element, sent_equal, sent_value};
+use super::mirror::{is_copy, is_lossless_element, is_quantized_float, sent_equal, sent_value};
 use super::rules::{
     Site, Val, as_f64, closure_result, decode, encode, fixed_point_const, from_f64, sequence_parts,
 };
@@ -49,16 +49,6 @@ impl<'a> Gen<'a, '_> {
         let id = format_ident!("send_{}", self.next_unit);
         self.next_unit += 1;
         id
-    }
-
-    /// `baseline.f`, by value for `Copy` types, else cloned.
-    fn baseline(&self, view: &FieldView<'_>) -> TokenStream {
-        let name = super::idents::ident(&view.rust.rust_name);
-        if is_copy(&view.field.ty, &view.rust.ty) {
-            quote!(baseline.#name)
-        } else {
-            quote!(baseline.#name.clone())
-        }
     }
 
     fn candidate(view: &FieldView<'_>) -> Ident {
@@ -399,10 +389,8 @@ impl<'a> Gen<'a, '_> {
     /// The local holding the step of a FIXED_POINT field (`q_f`), computed once for the
     /// comparison and the write; `None` for other fields.
     fn step(view: &FieldView<'_>, rule: &WireRule) -> Option<Ident> {
-        let quantized = matches!(rule, WireRule::FixedPoint { .. })
-            && matches!(view.rust.ty, RustType::F32 | RustType::F64)
-            && view.extends.is_empty();
-        quantized.then(|| format_ident!("q_{}", view.rust.rust_name.trim_start_matches("r#")))
+        is_quantized_float(view, rule)
+            .then(|| format_ident!("q_{}", view.rust.rust_name.trim_start_matches("r#")))
     }
 
     /// `let c_f = <f as the receiver will hold it once sent>;` (after `let q_f = <its step>;`
@@ -589,15 +577,17 @@ impl<'a> Gen<'a, '_> {
         }
     }
 
-    /// A field that was not sent: the baseline's value (in the mirror, into the memory it has).
+    /// A field that was not sent: the baseline's value (a `Copy` one assigned, any other
+    /// `clone_from` the baseline's, into the memory the field has).
     fn keep(&self, view: &FieldView<'_>, target: Target) -> TokenStream {
-        let place = Self::place(view, target);
-        let assign = if !is_copy(&view.field.ty, &view.rust.ty) {
-            let name = super::idents::ident(&view.rust.rust_name);
-            quote!(#place.clone_from(&baseline.#name);)
+        let (place, name) = (
+            Self::place(view, target),
+            super::idents::ident(&view.rust.rust_name),
+        );
+        let assign = if is_copy(&view.field.ty, &view.rust.ty) {
+            quote!(#place = baseline.#name;)
         } else {
-            let baseline = self.baseline(view);
-            quote!(#place = #baseline;)
+            quote!(#place.clone_from(&baseline.#name);)
         };
         if view.extends.is_empty() {
             assign
@@ -687,23 +677,22 @@ impl<'a> Gen<'a, '_> {
             Val::Ref(quote!(element)),
             &element_site,
         )?;
-        let lossless = is_lossless_element(self.ctx, element, element_rust);
-        let pair = (Val::Ref(quote!(element)), Val::Ref(quote!(base)));
-        let (start, same_item) = if lossless {
-            let same = sent_equal(
-                self.ctx,
-                element,
-                element_idl,
-                element_rust,
-                pair,
-                &element_site,
-            )?;
-            (quote!(), closure_result(same))
+        // A lossless element compares without an error path, so without `start`.
+        let start = if is_lossless_element(self.ctx, element, element_rust) {
+            quote!()
         } else {
-            let site = element_site.clone().at_bit(quote!(start));
-            let same = sent_equal(self.ctx, element, element_idl, element_rust, pair, &site)?;
-            (quote!(let start = w.bits_written();), closure_result(same))
+            quote!(let start = w.bits_written();)
         };
+        let pair = (Val::Ref(quote!(element)), Val::Ref(quote!(base)));
+        let site = element_site.clone().at_bit(quote!(start));
+        let same_item = closure_result(sent_equal(
+            self.ctx,
+            element,
+            element_idl,
+            element_rust,
+            pair,
+            &site,
+        )?);
         let marker = &self.ctx.marker;
         let publishable = self.is_publishable(element);
         let map = element_site.map();

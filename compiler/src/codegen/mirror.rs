@@ -14,7 +14,7 @@ use quote::quote;
 use super::codec::FieldView;
 use super::rules::{Site, Val, as_f64, closure_result, fixed_point_const, from_f64};
 use super::{CodegenError, Ctx};
-use crate::ir::{Ir, RustType, Type, WireItem, WireRule};
+use crate::ir::{RustType, Type, WireItem, WireRule};
 
 /// Whether values of this type are `Copy` (read by value, never cloned).
 pub fn is_copy(idl: &Type, rust: &RustType) -> bool {
@@ -148,52 +148,12 @@ pub fn sent_element(
     })
 }
 
-/// The structs whose `Codec::sent_equals` is generated: the elements of a `DELTA SEQUENCE`
-/// (whose "changed?" test calls it) in any encoding, and every struct they hold, however deep.
-/// The others keep the runtime's default (`sent()? == other`), which nothing calls on them.
-pub(super) fn compared_as_sent(ir: &Ir) -> HashSet<&str> {
-    let mut pending: Vec<&str> = Vec::new();
-    for encoding in ir.encodings.values() {
-        for layout in encoding.structs.values() {
-            let mut rules = Vec::new();
-            for segment in &layout.segments {
-                collect_rules(&segment.items, &mut rules);
-            }
-            for (_, rule) in rules {
-                if let WireRule::Sequence {
-                    element_delta: true,
-                    element,
-                    ..
-                } = rule
-                    && let WireRule::Struct(name) = &**element
-                {
-                    pending.push(name);
-                }
-            }
-        }
-    }
-    let mut found: HashSet<&str> = HashSet::new();
-    while let Some(name) = pending.pop() {
-        if !found.insert(name) {
-            continue;
-        }
-        if let Some(def) = ir.schema.structs.get(name) {
-            for field in def.fields() {
-                structs_in(&field.ty, &mut pending);
-            }
-        }
-    }
-    found
-}
-
-/// The structs a value of `ty` holds directly (through sequences, arrays and optionals).
-fn structs_in<'a>(ty: &'a Type, out: &mut Vec<&'a str>) {
-    match ty {
-        Type::Struct(name) => out.push(name),
-        Type::Sequence { element, .. } | Type::Array { element, .. } => structs_in(element, out),
-        Type::Optional(inner) => structs_in(inner, out),
-        _ => {}
-    }
+/// Whether a field is sent as a FIXED_POINT step of its `f32` / `f64` (and not widened): its
+/// sent value is its step's, and whether it can be sent is a range check.
+pub fn is_quantized_float(view: &FieldView<'_>, rule: &WireRule) -> bool {
+    matches!(rule, WireRule::FixedPoint { .. })
+        && matches!(view.rust.ty, RustType::F32 | RustType::F64)
+        && view.extends.is_empty()
 }
 
 /// Whether every value survives `rule` exactly (then the mirror is the value itself).
@@ -419,9 +379,7 @@ pub fn sent_equals_body(
         }
         let site = view.site();
         let equal = sent_equal(ctx, rule, &view.field.ty, &view.rust.ty, pair, &site)?;
-        if matches!(rule, WireRule::FixedPoint { .. })
-            && matches!(view.rust.ty, RustType::F32 | RustType::F64)
-        {
+        if is_quantized_float(view, rule) {
             // After a difference only the error is left to find: the range check, not the step.
             let fp = fixed_point_const(rule);
             let value = as_f64(&view.rust.ty, &quote!(self.#name));

@@ -69,7 +69,8 @@ pub(crate) struct Ctx<'a> {
     nested_fenced: &'a std::collections::HashSet<&'a str>,
     /// [`in_place::memory_owners`]: the structs that get their own `decode_in_place_from`.
     memory_owners: &'a std::collections::HashSet<&'a str>,
-    /// [`mirror::compared_as_sent`]: the structs that get their own `sent_equals`.
+    /// [`crate::ir::nesting::compared_as_sent`]: the structs that get their own `sent_equals`
+    /// (the others keep the runtime's default, which nothing calls on them).
     compared_as_sent: &'a std::collections::HashSet<&'a str>,
 }
 
@@ -186,7 +187,7 @@ pub fn generate(ir: &Ir, options: &GenOptions) -> Result<String, CodegenError> {
     items.push(encoding_markers(ir)?);
     let nested_fenced = crate::ir::nesting::nested_fenced_structs(&ir.schema);
     let memory_owners = in_place::memory_owners(ir);
-    let compared_as_sent = mirror::compared_as_sent(ir);
+    let compared_as_sent = crate::ir::nesting::compared_as_sent(ir);
     for encoding in ir.encodings.values() {
         let marker = checked_ident(&marker_name(ir, &encoding.name))?;
         let ctx = Ctx {

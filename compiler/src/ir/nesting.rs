@@ -1,22 +1,23 @@
-//! Which structs are held by others: a query on the IR that codegen and check-compat share.
+//! Which structs are held by others: queries on the IR that codegen and check-compat share.
 
 use std::collections::HashSet;
 
-use super::{Schema, Type};
+use super::{Ir, Schema, Type, WireItem, WireRule};
+
+/// The structs a value of `ty` holds directly (itself a struct, or inside a SEQUENCE, ARRAY or
+/// OPTIONAL of one).
+fn held<'s>(ty: &'s Type, out: &mut impl Extend<&'s str>) {
+    match ty {
+        Type::Struct(name) => out.extend([name.as_str()]),
+        Type::Sequence { element, .. } | Type::Array { element, .. } => held(element, out),
+        Type::Optional(inner) => held(inner, out),
+        _ => {}
+    }
+}
 
 /// The structs held by another struct (as a field or an EXTEND's type, or inside a SEQUENCE,
 /// ARRAY or OPTIONAL of one).
 pub fn nested_structs(schema: &Schema) -> HashSet<&str> {
-    fn held<'s>(ty: &'s Type, out: &mut HashSet<&'s str>) {
-        match ty {
-            Type::Struct(name) => {
-                out.insert(name);
-            }
-            Type::Sequence { element, .. } | Type::Array { element, .. } => held(element, out),
-            Type::Optional(inner) => held(inner, out),
-            _ => {}
-        }
-    }
     let mut out = HashSet::new();
     for def in schema.structs.values() {
         for segment in &def.segments {
@@ -43,4 +44,45 @@ pub fn nested_fenced_structs(schema: &Schema) -> HashSet<&str> {
             .is_some_and(|d| d.segments.len() > 1 || d.open_end)
     });
     out
+}
+
+/// The structs a `DELTA SEQUENCE` compares as sent to decide which elements changed: its
+/// element structs in any encoding, and every struct they hold, however deep.
+pub fn compared_as_sent(ir: &Ir) -> HashSet<&str> {
+    fn elements<'i>(items: &'i [WireItem], out: &mut Vec<&'i str>) {
+        for item in items {
+            match item {
+                WireItem::Field(field) => {
+                    if let WireRule::Sequence {
+                        element_delta: true,
+                        element,
+                        ..
+                    } = &field.rule
+                        && let WireRule::Struct(name) = &**element
+                    {
+                        out.push(name);
+                    }
+                }
+                WireItem::DeltaBlock(inner) => elements(inner, out),
+                _ => {}
+            }
+        }
+    }
+    let mut pending = Vec::new();
+    for layout in ir.encodings.values().flat_map(|e| e.structs.values()) {
+        for segment in &layout.segments {
+            elements(&segment.items, &mut pending);
+        }
+    }
+    let mut found = HashSet::new();
+    while let Some(name) = pending.pop() {
+        if found.insert(name)
+            && let Some(def) = ir.schema.structs.get(name)
+        {
+            for field in def.fields() {
+                held(&field.ty, &mut pending);
+            }
+        }
+    }
+    found
 }
