@@ -656,6 +656,7 @@ pub fn apply(
     match (*slot, params) {
         (Slot::Int { min, max, kind }, Params::Vlq { group_bits }) => {
             let mapping = match kind {
+                IntKind::Ranged if min < 0 && max <= i128::from(i64::MAX) => VlqMapping::ZigZag,
                 IntKind::Ranged => VlqMapping::Offset,
                 IntKind::Unsigned(_) => VlqMapping::Plain,
                 IntKind::Signed(_) => VlqMapping::ZigZag,
