@@ -77,6 +77,25 @@ pub trait Collection {
     /// ```
     fn reserve(&mut self, additional: usize);
 
+    /// An empty collection with room for `capacity` elements (by default [`Default`] then
+    /// [`Collection::reserve`]; `Vec` allocates once, without the growth path). Called once per
+    /// sequence read, after the count has been checked against the input.
+    ///
+    /// ```
+    /// use idlc_runtime::Collection;
+    /// let v: Vec<u8> = Collection::with_capacity(10);
+    /// assert!(v.is_empty() && v.capacity() >= 10);
+    /// ```
+    #[inline]
+    fn with_capacity(capacity: usize) -> Self
+    where
+        Self: Default + Sized,
+    {
+        let mut out = Self::default();
+        out.reserve(capacity);
+        out
+    }
+
     /// Appends an element.
     ///
     /// ```
@@ -127,6 +146,11 @@ impl<T> Collection for Vec<T> {
     #[inline]
     fn reserve(&mut self, additional: usize) {
         Vec::reserve(self, additional);
+    }
+
+    #[inline]
+    fn with_capacity(capacity: usize) -> Self {
+        Vec::with_capacity(capacity)
     }
 
     #[inline]
@@ -237,7 +261,6 @@ where
     C: Collection + Default,
     F: FnMut(&mut R) -> Result<C::Item, DecodeError>,
 {
-    let mut out = C::default();
     // With zero-size elements the count is bounded only by `max`: reserve no more than the bits
     // left, and let pushes grow the rest.
     let hint = if min_element_bits == 0 {
@@ -245,7 +268,7 @@ where
     } else {
         count
     };
-    out.reserve(hint);
+    let mut out = C::with_capacity(hint);
     for _ in 0..count {
         out.push(read_item(r)?);
     }

@@ -189,8 +189,7 @@ where
     let end = usize::try_from(max)
         .unwrap_or(usize::MAX)
         .min(collection.len());
-    let mut out = C::default();
-    out.reserve(end);
+    let mut out = C::with_capacity(end);
     for item in collection.iter().take(end) {
         out.push(item.clone());
     }

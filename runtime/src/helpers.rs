@@ -616,8 +616,9 @@ where
     R: WireRead<'a>,
     C: Collection<Item = bool> + Default,
 {
-    let mut out = C::default();
-    push_bools(r, &mut out, count, min_element_bits)?;
+    let count = bool_count(r, count, min_element_bits)?;
+    let mut out = C::with_capacity(count);
+    push_checked_bools(r, &mut out, count)?;
     Ok(out)
 }
 
@@ -633,35 +634,38 @@ where
     R: WireRead<'a>,
     C: Collection<Item = bool>,
 {
-    // Counted as an unbounded sequence's: at least one bit per BOOL.
-    let count = fitting_count(count, None, min_element_bits, r.bits_remaining())
-        .ok_or_else(|| r.error(DecodeErrorKind::LengthOverBound))?;
+    let count = bool_count(r, count, min_element_bits)?;
     out.reserve(count);
+    push_checked_bools(r, out, count)
+}
+
+/// `count` as a `usize` when that many BOOLs fit in the bits left, counted as an unbounded
+/// sequence's: at least one bit per BOOL.
+#[inline(always)]
+fn bool_count<'a, R: WireRead<'a>>(
+    r: &R,
+    count: u64,
+    min_element_bits: u64,
+) -> Result<usize, DecodeError> {
+    fitting_count(count, None, min_element_bits, r.bits_remaining())
+        .ok_or_else(|| r.error(DecodeErrorKind::LengthOverBound))
+}
+
+/// Appends `count` BOOLs (already checked against the bits left), up to 64 from one read.
+#[inline(always)]
+fn push_checked_bools<'a, R, C>(r: &mut R, out: &mut C, count: usize) -> Result<(), DecodeError>
+where
+    R: WireRead<'a>,
+    C: Collection<Item = bool>,
+{
     let mut left = count;
     while left > 0 {
         let run = left.min(64);
         let word = r.read_bool_bits(run as u32)?;
-        for (k, byte) in word
-            .to_le_bytes()
-            .into_iter()
-            .enumerate()
-            .take(run.div_ceil(8))
-        {
-            let spread = spread_bool_bits(byte);
-            let take = (run - k * 8).min(8);
-            out.extend_from(spread.iter().take(take).map(|&b| b != 0));
-        }
+        out.extend_from((0..run).map(|i| word >> i & 1 != 0));
         left -= run;
     }
     Ok(())
-}
-
-/// The eight bits of `bits` as eight bytes 0 or 1, bit i in byte i: a multiply copies the byte
-/// so that bit i lands on bit 7 of byte 7 - i, then a shift and a mask keep those bits.
-#[inline(always)]
-fn spread_bool_bits(bits: u8) -> [u8; 8] {
-    let spread = (u64::from(bits).wrapping_mul(0x8040_2010_0804_0201) >> 7) & 0x0101_0101_0101_0101;
-    spread.to_be_bytes()
 }
 
 /// Writes a bounded length or count in `bits` bits; one over `max` is

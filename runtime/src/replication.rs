@@ -145,8 +145,7 @@ where
     C: Collection + Default,
     F: FnMut(&C::Item) -> Result<C::Item, EncodeError>,
 {
-    let mut out = C::default();
-    out.reserve(collection.len());
+    let mut out = C::with_capacity(collection.len());
     for item in collection.iter() {
         out.push(sent(item)?);
     }
@@ -409,8 +408,7 @@ where
         return Ok(None);
     };
     let (start, count, listed) = (head.start, head.count, head.listed);
-    let mut out = C::default();
-    out.reserve(count);
+    let mut out = C::with_capacity(count);
     let mut base_iter = baseline.iter();
     let mut listed_iter = listed.iter().peekable();
     for i in 0..count {
