@@ -106,6 +106,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .side("Game")
         .file_name("mk48.rs")
         .compile(&[schemas("mk48.idl")])?;
+    // The same without packed runs: tests/tests/mk48.rs holds the two against each other.
+    idlc::Builder::new()
+        .encoding(schemas("mk48.enc"))
+        .mapping(schemas("mk48.map"))
+        .side("Game")
+        .merge_fixed_width(false)
+        .file_name("mk48_unmerged.rs")
+        .compile(&[schemas("mk48.idl")])?;
     compat_pairs()?;
     arena_udp()?;
     Ok(())

@@ -95,20 +95,8 @@ pub fn write_fixed<W: WireWrite, T: WireInt>(
     bits: u32,
     signed: bool,
 ) -> Result<(), EncodeError> {
-    if bits > 64 {
-        return Err(w.error(EncodeErrorKind::InvalidArgument));
-    }
-    let v = value.to_i128();
-    let fits = if signed {
-        bits > 0 && v >= -(1i128 << (bits - 1)) && v < (1i128 << (bits - 1)) || bits == 0 && v == 0
-    } else {
-        v >= 0 && v <= i128::from(mask(bits))
-    };
-    if v < min || v > max || !fits {
-        return Err(w.error(EncodeErrorKind::ValueOutOfRange));
-    }
-    // v fits `bits` (<= 64) bits: its low 64 bits are its pattern.
-    w.write_bits((v as u64) & mask(bits), bits)
+    let pattern = crate::packed::fixed_bits(w, value, min, max, bits, signed)?;
+    w.write_bits(pattern, bits)
 }
 
 /// Reads a fixed-width integer written by [`write_fixed`] (sign-extending when `signed`) and
@@ -129,16 +117,8 @@ pub fn read_fixed<'a, R: WireRead<'a>, T: WireInt>(
 ) -> Result<T, DecodeError> {
     let start = r.bits_read();
     let raw = r.read_bits(bits)?;
-    let v = if signed && bits > 0 {
-        let shift = 64 - bits;
-        i128::from(((raw << shift) as i64) >> shift)
-    } else {
-        i128::from(raw)
-    };
-    if v < min || v > max {
-        return Err(DecodeError::new(DecodeErrorKind::ValueOutOfRange, start));
-    }
-    T::from_i128(v).ok_or_else(|| DecodeError::new(DecodeErrorKind::ValueOutOfRange, start))
+    crate::packed::fixed_value(raw, min, max, bits, signed)
+        .ok_or_else(|| DecodeError::new(DecodeErrorKind::ValueOutOfRange, start))
 }
 
 /// How an integer is mapped to the unsigned value a `VLQ` rule sends.

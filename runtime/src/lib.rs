@@ -103,7 +103,8 @@ pub use int::{
     zigzag_encode,
 };
 pub use packed::{
-    enum_offset, fixed_point_from_offset, fixed_point_offset, ranged_from_offset, ranged_offset,
+    enum_offset, fixed_bits, fixed_from_bits, fixed_point_from_offset, fixed_point_offset,
+    float32_bits, float32_from_bits, ranged_from_offset, ranged_offset,
 };
 pub use packet::{
     DispatchError, Dispatched, Incoming, ItemHeader, ItemKind, Messages, PacketReader,

@@ -1,11 +1,14 @@
 //! Consecutive fixed-width fields written as one word: the code generator packs runs of ranged
-//! integers, enum indices, fixed-point steps and bools of a BITSTREAM into a single
+//! and fixed-width integers, enum indices, fixed-point steps, FLOAT32s and bools of a BITSTREAM
+//! into a single
 //! `write_bits` / `read_bits` (LSB-first, so the bits on the wire are the same as field by
 //! field). These functions check one field's value and give its bits, or the reverse.
 
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 use crate::extend::WireInt;
 use crate::fixed::FixedPoint;
+use crate::helpers::{check_numeric, numeric_in_range};
+use crate::int::mask;
 use crate::wire::{WireRead, WireWrite};
 
 /// The bits of a ranged integer in a packed word: `value - min`, after checking the range.
@@ -108,4 +111,127 @@ pub fn fixed_point_from_offset<'a, R: WireRead<'a>>(
     } else {
         Err(r.error(DecodeErrorKind::ValueOutOfRange))
     }
+}
+
+/// The bits of a fixed-width integer (`UINT16`, `INT8`, ...: `bits` wide, two's complement
+/// when `signed`) in a packed word, after checking `min..=max` and the width, as
+/// [`write_fixed`](crate::write_fixed) writes it.
+///
+/// ```
+/// use idlc_runtime::{BitWriter, fixed_bits};
+/// let w = BitWriter::new();
+/// assert_eq!(fixed_bits(&w, -2i16, -32768, 32767, 16, true), Ok(0xfffe));
+/// assert!(fixed_bits(&w, 300u16, 0, 255, 8, false).is_err());
+/// ```
+#[inline]
+pub fn fixed_bits<W: WireWrite, T: WireInt>(
+    w: &W,
+    value: T,
+    min: i128,
+    max: i128,
+    bits: u32,
+    signed: bool,
+) -> Result<u64, EncodeError> {
+    if bits > 64 {
+        return Err(w.error(EncodeErrorKind::InvalidArgument));
+    }
+    let v = value.to_i128();
+    let fits = if signed {
+        bits > 0 && v >= -(1i128 << (bits - 1)) && v < (1i128 << (bits - 1)) || bits == 0 && v == 0
+    } else {
+        v >= 0 && v <= i128::from(mask(bits))
+    };
+    if v < min || v > max || !fits {
+        return Err(w.error(EncodeErrorKind::ValueOutOfRange));
+    }
+    // v fits `bits` (<= 64) bits: its low 64 bits are its pattern.
+    Ok((v as u64) & mask(bits))
+}
+
+/// The fixed-width integer whose `bits` a packed word carried (sign-extended when `signed`),
+/// checked against `min..=max` and the Rust type.
+///
+/// ```
+/// use idlc_runtime::{BitReader, fixed_from_bits};
+/// let r = BitReader::new(&[]);
+/// assert_eq!(fixed_from_bits::<_, i16>(&r, 0xfffe, -32768, 32767, 16, true), Ok(-2));
+/// assert!(fixed_from_bits::<_, u8>(&r, 0xff, 0, 200, 8, false).is_err());
+/// ```
+#[inline]
+pub fn fixed_from_bits<'a, R: WireRead<'a>, T: WireInt>(
+    r: &R,
+    raw: u64,
+    min: i128,
+    max: i128,
+    bits: u32,
+    signed: bool,
+) -> Result<T, DecodeError> {
+    fixed_value(raw, min, max, bits, signed)
+        .ok_or_else(|| r.error(DecodeErrorKind::ValueOutOfRange))
+}
+
+/// `raw` (`bits` wide) as an integer of `min..=max` and of `T`, or `None`.
+#[inline(always)]
+pub(crate) fn fixed_value<T: WireInt>(
+    raw: u64,
+    min: i128,
+    max: i128,
+    bits: u32,
+    signed: bool,
+) -> Option<T> {
+    let v = if signed && bits > 0 && bits <= 64 {
+        let shift = 64 - bits;
+        i128::from(((raw << shift) as i64) >> shift)
+    } else {
+        i128::from(raw)
+    };
+    if v < min || v > max {
+        return None;
+    }
+    T::from_i128(v)
+}
+
+/// The bits of a FLOAT32 of a `NUMERIC` range in a packed word: its IEEE-754 pattern, after
+/// [`check_numeric`] (NaN and out-of-range values are errors).
+///
+/// ```
+/// use idlc_runtime::{BitWriter, float32_bits};
+/// let w = BitWriter::new();
+/// assert_eq!(float32_bits(&w, 1.5, -10.0, 10.0, true, true), Ok(u64::from(1.5f32.to_bits())));
+/// assert!(float32_bits(&w, 11.0, -10.0, 10.0, true, true).is_err());
+/// ```
+#[inline]
+pub fn float32_bits<W: WireWrite>(
+    w: &W,
+    value: f64,
+    min: f64,
+    max: f64,
+    min_inclusive: bool,
+    max_inclusive: bool,
+) -> Result<u64, EncodeError> {
+    let checked = check_numeric(w, value, min, max, min_inclusive, max_inclusive)?;
+    Ok(u64::from((checked as f32).to_bits()))
+}
+
+/// The FLOAT32 whose IEEE-754 bits a packed word carried, checked against its `NUMERIC` range
+/// (NaN is out of range), as an `f64`.
+///
+/// ```
+/// use idlc_runtime::{BitReader, float32_from_bits};
+/// let r = BitReader::new(&[]);
+/// assert_eq!(float32_from_bits(&r, u64::from(1.5f32.to_bits()), -10.0, 10.0, true, true), Ok(1.5));
+/// assert!(float32_from_bits(&r, u64::from(f32::NAN.to_bits()), -10.0, 10.0, true, true).is_err());
+/// ```
+#[inline]
+pub fn float32_from_bits<'a, R: WireRead<'a>>(
+    r: &R,
+    raw: u64,
+    min: f64,
+    max: f64,
+    min_inclusive: bool,
+    max_inclusive: bool,
+) -> Result<f64, DecodeError> {
+    // The word's low 32 bits are the pattern (the extraction masked the rest).
+    let value = f64::from(f32::from_bits(raw as u32));
+    numeric_in_range(r, value, min, max, min_inclusive, max_inclusive)
 }

@@ -99,6 +99,12 @@ pub mod mk48 {
     idlc_runtime::include_generated!("mk48");
 }
 
+/// mk48 generated without packing fixed-width runs, to hold against [`mk48`]: the same bytes,
+/// the same errors.
+pub mod mk48_unmerged {
+    idlc_runtime::include_generated!("mk48_unmerged");
+}
+
 /// The UDP demo's protocols (schemas/arena_udp.idl) in MYENCODING1, Client side: sends
 /// UdpClientToServer, receives UdpServerToClient.
 pub mod arena_udp_e1_client {

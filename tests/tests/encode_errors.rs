@@ -15,7 +15,8 @@ use idlc_runtime::{
     from_bytes, to_bytes,
 };
 use idlc_tests::{
-    arena_client as ac, arena_server as asv, character_client as cc, character_unmerged as cu, edge,
+    arena_client as ac, arena_server as asv, character_client as cc, character_unmerged as cu,
+    edge, mk48,
 };
 
 /// Encoding `value` in `E` fails with `kind`.
@@ -955,6 +956,14 @@ fn decode_errors_agree_with_the_interpreter() {
         Some(("Client", schema("client.map"))),
     );
     decode_errors_agree::<cc::Character, cc::MYENCODING1>(&character, "Character", "MYENCODING1");
+    // Packed runs of UINT16s, FLOAT32s, ranged integers and BOOLs.
+    let mk48_ir = ir(
+        &[schema("mk48.idl")],
+        &[schema("mk48.enc")],
+        Some(("Game", schema("mk48.map"))),
+    );
+    decode_errors_agree::<mk48::Contact, mk48::MK48>(&mk48_ir, "Contact", "MK48");
+    decode_errors_agree::<mk48::Update, mk48::MK48_LOSSY>(&mk48_ir, "Update", "MK48_LOSSY");
 }
 
 /// Delta form: an element of a DELTA SEQUENCE names its index, new (past the baseline) or

@@ -248,3 +248,76 @@ fn the_bundled_trace_is_the_data_set() {
     );
     assert!(bundled.len() < 2_000_000, "{} bytes", bundled.len());
 }
+
+/// Packed runs (a UINT16 with FLOAT32s, ranged integers and a BOOL read as one word) put the
+/// same bits on the wire, read damaged bytes and refuse bad values as field-by-field code does
+/// (`mk48_unmerged`): the same value or the same error (kind, field and bit offset; a run cut
+/// short is UnexpectedEnd in both, named after the run's first field in packed code).
+#[test]
+fn packed_runs_match_field_by_field_code() {
+    use idlc::interpret::sample::Rng;
+    use idlc_runtime::{DecodeErrorKind, EncodeErrorKind, to_bytes};
+    use idlc_tests::mk48_unmerged as unmerged;
+
+    let updates = mk48_data::updates_from(mk48_data::SEED, 40);
+    let mut rng = Rng::new(0x6d6b_3438);
+    let mut refused = 0;
+    for update in &updates {
+        let bytes = to_bytes::<MK48, _>(update).expect("valid");
+        let plain =
+            unmerged::Update::from_bytes(&bytes).expect("field by field reads packed bytes");
+        assert_eq!(to_bytes::<unmerged::MK48, _>(&plain), Ok(bytes.clone()));
+        for _ in 0..25 {
+            let mut hostile = bytes.clone();
+            let at = rng.below(hostile.len() as u64) as usize;
+            match rng.below(3) {
+                0 => hostile[at] ^= 1 << rng.below(8),
+                1 => hostile.truncate(at),
+                _ => hostile[at] = rng.next_u64() as u8,
+            }
+            match (
+                Update::from_bytes(&hostile),
+                unmerged::Update::from_bytes(&hostile),
+            ) {
+                (Ok(packed), Ok(plain)) => assert_eq!(
+                    to_bytes::<MK48, _>(&packed),
+                    to_bytes::<unmerged::MK48, _>(&plain)
+                ),
+                (Err(packed), Err(plain)) if packed.kind == DecodeErrorKind::UnexpectedEnd => {
+                    assert_eq!(plain.kind, packed.kind);
+                    refused += 1;
+                }
+                (Err(packed), Err(plain)) => {
+                    assert_eq!(packed, plain);
+                    refused += 1;
+                }
+                (packed, plain) => panic!("{hostile:02x?}: packed {packed:?}, plain {plain:?}"),
+            }
+        }
+    }
+    assert!(refused > 100, "only {refused} damaged updates refused");
+
+    let value = &updates[0];
+    let plain =
+        unmerged::Update::from_bytes(&to_bytes::<MK48, _>(value).expect("valid")).expect("reads");
+    macro_rules! refused_alike {
+        ($($field:ident).+ = $bad:expr, $kind:expr) => {{
+            let (mut packed, mut unpacked) = (value.clone(), plain.clone());
+            packed.contacts[1].$($field).+ = $bad;
+            unpacked.contacts[1].$($field).+ = $bad;
+            let e = to_bytes::<MK48, _>(&packed).expect_err(stringify!($($field).+));
+            assert_eq!(Err(e.clone()), to_bytes::<unmerged::MK48, _>(&unpacked));
+            let path = concat!("Update.contacts[1].", $(stringify!($field), ".",)+);
+            assert_eq!(
+                (e.kind, e.field.as_deref()),
+                ($kind, Some(&path[..path.len() - 1]))
+            );
+        }};
+    }
+    refused_alike!(transform.x = f32::NAN, EncodeErrorKind::NotANumber);
+    refused_alike!(transform.x = 750.5, EncodeErrorKind::ValueOutOfRange);
+    refused_alike!(transform.y = -800.0, EncodeErrorKind::ValueOutOfRange);
+    refused_alike!(transform.velocity = 900, EncodeErrorKind::ValueOutOfRange);
+    refused_alike!(transform.altitude = 1, EncodeErrorKind::ValueOutOfRange);
+    refused_alike!(guidance.velocity = -226, EncodeErrorKind::ValueOutOfRange);
+}

@@ -410,7 +410,8 @@ fn packable_run<'a>(
         let Some(view) = find(&encoded.field).filter(|v| v.extends.is_empty()) else {
             break;
         };
-        let Some(bits) = pack::packable_bits(&encoded.rule, &view.field.ty, &view.rust.ty) else {
+        let Some(bits) = crate::ir::packable_bits(&encoded.rule, &view.field.ty, &view.rust.ty)
+        else {
             break;
         };
         if total + bits > 64 {

@@ -1,5 +1,6 @@
-//! Runs of consecutive fixed-width fields of a BITSTREAM written as one `write_bits` and read
-//! as one `read_bits`. Bits are LSB-first, so the packed word puts the same bits on the wire as
+//! Runs of consecutive fixed-width fields of a BITSTREAM (ranged and fixed-width integers, enum
+//! indices, fixed-point steps, FLOAT32s of a NUMERIC range, bools) written as one `write_bits`
+//! and read as one `read_bits`. Bits are LSB-first, so the packed word puts the same bits on the wire as
 //! field-by-field writes; only the number of stream operations changes.
 //!
 //! Errors stay those of field-by-field code: each field is checked on its own, and its error
@@ -11,8 +12,9 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use super::CodegenError;
-use super::idents::{int_lit, u32_lit, u64_lit};
+use super::idents::{f64_lit, int_lit, u32_lit, u64_lit};
 use super::rules::{Site, Val, as_f64, fixed_point_const, from_f64};
+use crate::ir::packable_bits;
 use crate::ir::{RustType, Type, WireRule};
 
 /// One field of a packed run: its path, rule, IDL type, Rust type, value and decoded local.
@@ -29,22 +31,6 @@ pub struct Packed<'a> {
     pub value: Val,
     /// The local the decoder binds.
     pub local: proc_macro2::Ident,
-}
-
-/// The width of a field that can join a packed run, or None.
-pub fn packable_bits(rule: &WireRule, idl: &Type, rust: &RustType) -> Option<u32> {
-    if matches!(rust, RustType::Boxed(_)) {
-        return None;
-    }
-    // A zero-bit field (min = max) puts nothing in the word; it keeps its own range check.
-    let bits = match (rule, idl) {
-        (WireRule::Bool { bits: 1 }, Type::Bool) => Some(1),
-        (WireRule::Ranged { bits, .. }, _) if idl.int_range().is_some() => Some(*bits),
-        (WireRule::EnumIndex { bits, .. }, Type::Enum(_)) => Some(*bits),
-        (WireRule::FixedPoint { bits, .. }, Type::Numeric { .. }) => Some(*bits),
-        _ => None,
-    };
-    bits.filter(|&bits| bits > 0)
 }
 
 fn width(field: &Packed<'_>) -> u32 {
@@ -104,6 +90,16 @@ fn field_bits_encode(field: &Packed<'_>, q: &TokenStream) -> Result<TokenStream,
             let fp = fixed_point_const(field.rule);
             quote!(::idlc_runtime::fixed_point_offset(w, #value, &#fp)#q)
         }
+        WireRule::Fixed { bits, signed } => {
+            let (min, max) = int_bounds(field)?;
+            let bits = u32_lit(*bits);
+            quote!(::idlc_runtime::fixed_bits(w, #c, #min, #max, #bits, #signed)#q)
+        }
+        WireRule::Float32 => {
+            let (min, max, min_inclusive, max_inclusive) = numeric_bounds(field)?;
+            let value = as_f64(field.rust, &c);
+            quote!(::idlc_runtime::float32_bits(w, #value, #min, #max, #min_inclusive, #max_inclusive)#q)
+        }
         other => return Err(CodegenError(format!("internal: {other:?} in a packed run"))),
     })
 }
@@ -123,11 +119,20 @@ pub fn decode_run(
     for field in run {
         let bits = width(field);
         let raw = extract(&word, shift, bits);
-        // The reader is past the word: the field began `total - shift` bits back.
-        let back = u32_lit(total - shift);
-        let q = Site::named(&field.path)
-            .at_bit(quote!(r.bits_read() - #back))
-            .q();
+        // The reader is past the word: the field began `total - shift` bits back. A FLOAT32
+        // is read whole, and a value read whole is refused where its read ended, as field by
+        // field (`numeric_in_range`).
+        let back = match field.rule {
+            WireRule::Float32 => total - shift - bits,
+            _ => total - shift,
+        };
+        let at = if back == 0 {
+            quote!(r.bits_read())
+        } else {
+            let back = u32_lit(back);
+            quote!(r.bits_read() - #back)
+        };
+        let q = Site::named(&field.path).at_bit(at).q();
         shift += bits;
         let local = &field.local;
         let ty = prelude.rust_type(field.rust)?;
@@ -147,11 +152,50 @@ pub fn decode_run(
                     quote!(::idlc_runtime::fixed_point_from_offset(r, #raw, &#fp)#q),
                 )
             }
+            WireRule::Fixed { bits, signed } => {
+                let (min, max) = int_bounds(field)?;
+                let bits = u32_lit(*bits);
+                quote!(::idlc_runtime::fixed_from_bits(r, #raw, #min, #max, #bits, #signed)#q)
+            }
+            WireRule::Float32 => {
+                let (min, max, min_inclusive, max_inclusive) = numeric_bounds(field)?;
+                from_f64(
+                    field.rust,
+                    quote!(::idlc_runtime::float32_from_bits(r, #raw, #min, #max, #min_inclusive, #max_inclusive)#q),
+                )
+            }
             other => return Err(CodegenError(format!("internal: {other:?} in a packed run"))),
         };
         statements.push(quote!(let #local: #ty = #value;));
     }
     Ok(quote!(#(#statements)*))
+}
+
+/// The IDL range of a packed fixed-width integer, as literals.
+fn int_bounds(field: &Packed<'_>) -> Result<(TokenStream, TokenStream), CodegenError> {
+    let (min, max) = field
+        .idl
+        .int_range()
+        .ok_or_else(|| CodegenError(format!("internal: {} packed without a range", field.path)))?;
+    Ok((int_lit(min), int_lit(max)))
+}
+
+/// The IDL range of a packed FLOAT32: both ends as literals and whether each is included.
+fn numeric_bounds(
+    field: &Packed<'_>,
+) -> Result<(TokenStream, TokenStream, bool, bool), CodegenError> {
+    match field.idl {
+        Type::Numeric {
+            min,
+            max,
+            min_inclusive,
+            max_inclusive,
+        } => Ok((f64_lit(*min), f64_lit(*max), *min_inclusive, *max_inclusive)),
+        _ => Err(CodegenError(format!(
+            "internal: {} packed as a FLOAT32 without a NUMERIC range",
+            field.path
+        ))),
+    }
 }
 
 /// `(word >> shift) & mask`, without the no-op parts.

@@ -16,7 +16,7 @@ use super::{
 };
 use crate::ir::cost::min_bits;
 use crate::ir::is_default_length;
-use crate::ir::{RustType, StructDef, StructEncoding, Style, Type, WireItem, WireRule};
+use crate::ir::{StructDef, StructEncoding, Style, Type, WireItem, WireRule};
 
 type Read<T> = Result<T, rt::DecodeError>;
 
@@ -721,18 +721,7 @@ fn packed_runs<'a>(
             return None;
         }
         let rust = mapping.and_then(|m| m.fields.get(&encoded.field))?;
-        if matches!(rust.ty, RustType::Boxed(_)) {
-            return None;
-        }
-        let ty = &view.field.ty;
-        let bits = match (&encoded.rule, ty) {
-            (WireRule::Bool { bits: 1 }, Type::Bool) => Some(1),
-            (WireRule::Ranged { bits, .. }, _) if ty.int_range().is_some() => Some(*bits),
-            (WireRule::EnumIndex { bits, .. }, Type::Enum(_)) => Some(*bits),
-            (WireRule::FixedPoint { bits, .. }, Type::Numeric { .. }) => Some(*bits),
-            _ => None,
-        };
-        bits.filter(|&b| b > 0)
+        crate::ir::packable_bits(&encoded.rule, &view.field.ty, &rust.ty)
     };
     let mut steps = Vec::new();
     flatten(items, &mut steps);

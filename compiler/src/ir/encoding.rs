@@ -258,3 +258,26 @@ pub fn is_default_length(length: &WireRule, max: Option<u64>) -> bool {
         _ => false,
     }
 }
+
+/// The width of a field that generated code may pack with its neighbours into one
+/// `write_bits` / `read_bits` word (codegen/pack.rs), or `None`: a bool, a ranged or
+/// fixed-width integer, an enum index, a fixed-point step or a FLOAT32 of a NUMERIC range, not
+/// boxed, at least one bit wide. The interpreter asks the same question to give a short input
+/// the error generated code gives.
+pub fn packable_bits(rule: &WireRule, idl: &super::Type, rust: &super::RustType) -> Option<u32> {
+    use super::Type;
+    if matches!(rust, super::RustType::Boxed(_)) {
+        return None;
+    }
+    // A zero-bit field (min = max) puts nothing in the word; it keeps its own range check.
+    let bits = match (rule, idl) {
+        (WireRule::Bool { bits: 1 }, Type::Bool) => Some(1),
+        (WireRule::Ranged { bits, .. }, _) if idl.int_range().is_some() => Some(*bits),
+        (WireRule::EnumIndex { bits, .. }, Type::Enum(_)) => Some(*bits),
+        (WireRule::FixedPoint { bits, .. }, Type::Numeric { .. }) => Some(*bits),
+        (WireRule::Fixed { bits, .. }, _) if idl.int_range().is_some() => Some(*bits),
+        (WireRule::Float32, Type::Numeric { .. }) => Some(32),
+        _ => None,
+    };
+    bits.filter(|&bits| bits > 0)
+}
