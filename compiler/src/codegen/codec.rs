@@ -98,8 +98,8 @@ pub fn codec_impl(
         while position < steps.len() {
             let run = packable_run(ctx, &steps[position..], index, &find);
             if run.len() >= 2 {
-                writes.push(pack::encode_run(&run)?);
-                reads.push((pack::decode_run(ctx.prelude, &run, runs)?, None));
+                writes.push(pack::encode_run(ctx, &run)?);
+                reads.push((pack::decode_run(ctx, &run, runs)?, None));
                 runs += 1;
                 position += run.len();
                 continue;

@@ -403,7 +403,7 @@ impl<'a> Gen<'a, '_> {
         let name = super::idents::ident(&view.rust.rust_name);
         let candidate = Self::candidate(view);
         if let Some(step) = Self::step(view, rule) {
-            let fp = fixed_point_const(rule);
+            let fp = fixed_point_const(self.ctx, rule);
             let value = as_f64(&view.rust.ty, &quote!(self.#name));
             let q = Self::plan_site(view).q();
             let sent = from_f64(&view.rust.ty, quote!(#fp.dequantize(#step)));
@@ -449,8 +449,8 @@ impl<'a> Gen<'a, '_> {
             super::idents::ident(&v.rust.rust_name),
         );
         let (p_fp, v_fp) = (
-            fixed_point_const(&position.rule),
-            fixed_point_const(&velocity.rule),
+            fixed_point_const(self.ctx, &position.rule),
+            fixed_point_const(self.ctx, &velocity.rule),
         );
         let (p_base, v_base) = (
             as_f64(&p.rust.ty, &quote!(baseline.#p_name)),
@@ -544,7 +544,7 @@ impl<'a> Gen<'a, '_> {
         let write = match Self::step(view, rule) {
             // The step of the comparison: the bits `write_quantized` would write.
             Some(step) => {
-                let fp = fixed_point_const(rule);
+                let fp = fixed_point_const(self.ctx, rule);
                 let q = view.site().q();
                 quote!(w.write_bits(#step, #fp.bits())#q;)
             }

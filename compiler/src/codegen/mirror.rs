@@ -85,7 +85,7 @@ pub fn sent_element(
     let q = site.q();
     Ok(match (rule, idl, rust) {
         (WireRule::FixedPoint { .. }, _, _) => {
-            let fp = fixed_point_const(rule);
+            let fp = fixed_point_const(ctx, rule);
             let value = as_f64(rust, &v.by_val());
             from_f64(rust, quote!(#rt::sent_fixed_point(&#fp, #value)#q))
         }
@@ -381,7 +381,7 @@ pub fn sent_equals_body(
         let equal = sent_equal(ctx, rule, &view.field.ty, &view.rust.ty, pair, &site)?;
         if is_quantized_float(view, rule) {
             // After a difference only the error is left to find: the range check, not the step.
-            let fp = fixed_point_const(rule);
+            let fp = fixed_point_const(ctx, rule);
             let value = as_f64(&view.rust.ty, &quote!(self.#name));
             let q = site.q();
             checks.push(quote! {

@@ -72,6 +72,29 @@ pub(crate) struct Ctx<'a> {
     /// [`crate::ir::nesting::compared_as_sent`]: the structs that get their own `sent_equals`
     /// (the others keep the runtime's default, which nothing calls on them).
     compared_as_sent: &'a std::collections::HashSet<&'a str>,
+    /// The FIXED_POINT quantizers the module's code names (see [`Quantizers`]).
+    quantizers: &'a Quantizers,
+}
+
+/// The FIXED_POINT quantizers of a module, each a module-level `const` built at compile time
+/// and named after its parameters (`FIXED_POINT_0_01_ON_MINUS_10000_TO_10000`); the code that
+/// quantizes refers to it by name. Filled while the impls are generated, sorted by name.
+#[derive(Default)]
+pub(crate) struct Quantizers(std::cell::RefCell<std::collections::BTreeMap<String, TokenStream>>);
+
+impl Quantizers {
+    /// Registers the const `name` (defined by `item`) if it is new.
+    fn register(&self, name: &str, item: impl FnOnce() -> TokenStream) {
+        self.0
+            .borrow_mut()
+            .entry(name.to_string())
+            .or_insert_with(item);
+    }
+
+    /// The const items, in name order.
+    fn items(&self) -> Vec<TokenStream> {
+        self.0.borrow().values().cloned().collect()
+    }
 }
 
 impl Ctx<'_> {
@@ -185,6 +208,8 @@ pub fn generate(ir: &Ir, options: &GenOptions) -> Result<String, CodegenError> {
         }
     }
     items.push(encoding_markers(ir)?);
+    let quantizers_at = items.len();
+    let quantizers = Quantizers::default();
     let nested_fenced = crate::ir::nesting::nested_fenced_structs(&ir.schema);
     let memory_owners = in_place::memory_owners(ir);
     let compared_as_sent = crate::ir::nesting::compared_as_sent(ir);
@@ -199,6 +224,7 @@ pub fn generate(ir: &Ir, options: &GenOptions) -> Result<String, CodegenError> {
             nested_fenced: &nested_fenced,
             memory_owners: &memory_owners,
             compared_as_sent: &compared_as_sent,
+            quantizers: &quantizers,
         };
         for (name, def) in &ir.schema.structs {
             let (Some(mapping), Some(layout)) =
@@ -221,6 +247,7 @@ pub fn generate(ir: &Ir, options: &GenOptions) -> Result<String, CodegenError> {
     for def in ir.schema.protocols.values() {
         items.push(protocol::protocol_items(ir, def)?);
     }
+    items.splice(quantizers_at..quantizers_at, quantizers.items());
     let tokens = quote!(#(#items)*);
     let file: syn::File = syn::parse2(tokens)
         .map_err(|e| CodegenError(format!("internal: generated code does not parse: {e}")))?;

@@ -11,9 +11,9 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use super::CodegenError;
 use super::idents::{f64_lit, int_lit, u32_lit, u64_lit};
 use super::rules::{Site, Val, as_f64, fixed_point_const, from_f64};
+use super::{CodegenError, Ctx};
 use crate::ir::packable_bits;
 use crate::ir::{RustType, Type, WireRule};
 
@@ -38,7 +38,7 @@ fn width(field: &Packed<'_>) -> u32 {
 }
 
 /// The statements that check every field of the run and write them as one word.
-pub fn encode_run(run: &[Packed<'_>]) -> Result<TokenStream, CodegenError> {
+pub fn encode_run(ctx: &Ctx<'_>, run: &[Packed<'_>]) -> Result<TokenStream, CodegenError> {
     let mut parts = Vec::new();
     let mut shift = 0u32;
     for field in run {
@@ -49,7 +49,7 @@ pub fn encode_run(run: &[Packed<'_>]) -> Result<TokenStream, CodegenError> {
             let shift = u32_lit(shift);
             Site::named(&field.path).at_bit(quote!(w.bits_written() + #shift))
         };
-        let bits = field_bits_encode(field, &site.q())?;
+        let bits = field_bits_encode(ctx, field, &site.q())?;
         parts.push(if shift == 0 {
             bits
         } else {
@@ -72,7 +72,11 @@ fn first_site(run: &[Packed<'_>]) -> Site {
         .map_or_else(Site::bare, |field| Site::named(&field.path))
 }
 
-fn field_bits_encode(field: &Packed<'_>, q: &TokenStream) -> Result<TokenStream, CodegenError> {
+fn field_bits_encode(
+    ctx: &Ctx<'_>,
+    field: &Packed<'_>,
+    q: &TokenStream,
+) -> Result<TokenStream, CodegenError> {
     let c = field.value.by_val();
     Ok(match field.rule {
         WireRule::Bool { .. } => quote!(u64::from(#c)),
@@ -87,7 +91,7 @@ fn field_bits_encode(field: &Packed<'_>, q: &TokenStream) -> Result<TokenStream,
         }
         WireRule::FixedPoint { .. } => {
             let value = as_f64(field.rust, &c);
-            let fp = fixed_point_const(field.rule);
+            let fp = fixed_point_const(ctx, field.rule);
             quote!(::idlc_runtime::fixed_point_offset(w, #value, &#fp)#q)
         }
         WireRule::Fixed { bits, signed } => {
@@ -106,7 +110,7 @@ fn field_bits_encode(field: &Packed<'_>, q: &TokenStream) -> Result<TokenStream,
 
 /// The statements that read the run's word and bind every field's local.
 pub fn decode_run(
-    prelude: &super::idents::Prelude,
+    ctx: &Ctx<'_>,
     run: &[Packed<'_>],
     index: usize,
 ) -> Result<TokenStream, CodegenError> {
@@ -135,7 +139,7 @@ pub fn decode_run(
         let q = Site::named(&field.path).at_bit(at).q();
         shift += bits;
         let local = &field.local;
-        let ty = prelude.rust_type(field.rust)?;
+        let ty = ctx.prelude.rust_type(field.rust)?;
         let value = match field.rule {
             WireRule::Bool { .. } => quote!(#raw != 0),
             WireRule::Ranged { min, max, .. } => {
@@ -146,7 +150,7 @@ pub fn decode_run(
                 quote!(::idlc_runtime::enumerator(r, <#ty>::from_index(#raw))#q)
             }
             WireRule::FixedPoint { .. } => {
-                let fp = fixed_point_const(field.rule);
+                let fp = fixed_point_const(ctx, field.rule);
                 from_f64(
                     field.rust,
                     quote!(::idlc_runtime::fixed_point_from_offset(r, #raw, &#fp)#q),

@@ -227,7 +227,7 @@ pub fn encode(
         }
         WireRule::FixedPoint { .. } => {
             let value = as_f64(rust, &c);
-            let fp = fixed_point_const(rule);
+            let fp = fixed_point_const(ctx, rule);
             quote!(w.write_quantized(&#fp, #value)#q;)
         }
         WireRule::Float32 | WireRule::Float64 => encode_float(rule, idl, rust, &c, &q),
@@ -421,7 +421,7 @@ pub fn decode(
             enum_from_index(ctx, idl, rust, quote!(#rt::read_huffman(r, #codes)#q), &q)?
         }
         WireRule::FixedPoint { .. } => {
-            let fp = fixed_point_const(rule);
+            let fp = fixed_point_const(ctx, rule);
             from_f64(rust, quote!(r.read_dequantized(&#fp)#q))
         }
         WireRule::Float32 | WireRule::Float64 => decode_float(rule, idl, rust, &q),
@@ -606,8 +606,9 @@ pub fn from_f64(rust: &RustType, value: TokenStream) -> TokenStream {
 }
 
 /// The quantizer of a FIXED_POINT rule, built at compile time:
-/// `const { FixedPoint::constant(min, max, resolution, min_inclusive, max_inclusive) }`.
-pub fn fixed_point_const(rule: &WireRule) -> TokenStream {
+/// The module-level const that holds `rule`'s quantizer (registered in `ctx`): a
+/// `FixedPoint` value, used as `&NAME` or `NAME.dequantize(q)`.
+pub fn fixed_point_const(ctx: &Ctx<'_>, rule: &WireRule) -> TokenStream {
     let WireRule::FixedPoint {
         min,
         max,
@@ -619,10 +620,60 @@ pub fn fixed_point_const(rule: &WireRule) -> TokenStream {
     else {
         return quote!(compile_error!("internal: not a FIXED_POINT rule"));
     };
-    let (min, max, res) = (f64_lit(*min), f64_lit(*max), f64_lit(*resolution));
-    quote!(const {
-        ::idlc_runtime::FixedPoint::constant(#min, #max, #res, #min_inclusive, #max_inclusive)
-    })
+    let name = quantizer_name(*min, *max, *resolution, *min_inclusive, *max_inclusive);
+    let ident = proc_macro2::Ident::new(&name, proc_macro2::Span::call_site());
+    ctx.quantizers.register(&name, || {
+        let (lo, hi, res) = (f64_lit(*min), f64_lit(*max), f64_lit(*resolution));
+        let doc = format!(
+            " FIXED_POINT({resolution}) on NUMERIC{}{min}, {max}{}: the quantizer, built at compile time.",
+            if *min_inclusive { '[' } else { '(' },
+            if *max_inclusive { ']' } else { ')' },
+        );
+        quote! {
+            #[doc = #doc]
+            const #ident: ::idlc_runtime::FixedPoint =
+                ::idlc_runtime::FixedPoint::constant(#lo, #hi, #res, #min_inclusive, #max_inclusive);
+        }
+    });
+    quote!(#ident)
+}
+
+/// `FIXED_POINT_<resolution>_ON_<min>_TO_<max>` (`-` as `MINUS_`, `.` as `_`; `_OPEN_MIN` /
+/// `_OPEN_MAX` for an excluded end), or `FIXED_POINT_<hash>` when that would be long.
+fn quantizer_name(
+    min: f64,
+    max: f64,
+    resolution: f64,
+    min_inclusive: bool,
+    max_inclusive: bool,
+) -> String {
+    let number = |v: f64| {
+        format!("{v}")
+            .replace('-', "MINUS_")
+            .replace('.', "_")
+            .to_uppercase()
+    };
+    let mut name = format!(
+        "FIXED_POINT_{}_ON_{}_TO_{}",
+        number(resolution),
+        number(min),
+        number(max)
+    );
+    if !min_inclusive {
+        name.push_str("_OPEN_MIN");
+    }
+    if !max_inclusive {
+        name.push_str("_OPEN_MAX");
+    }
+    if name.len() > 64 {
+        let mut key = Vec::with_capacity(26);
+        for v in [min, max, resolution] {
+            key.extend_from_slice(&v.to_bits().to_le_bytes());
+        }
+        key.extend([u8::from(min_inclusive), u8::from(max_inclusive)]);
+        name = format!("FIXED_POINT_{:016X}", idlc_runtime::protocol_hash(&key));
+    }
+    name
 }
 
 fn encode_float(
@@ -818,4 +869,34 @@ fn decode_bytes(
     } else {
         quote!(#raw.to_vec())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::quantizer_name;
+
+    #[test]
+    fn quantizers_are_named_after_their_parameters() {
+        assert_eq!(
+            quantizer_name(-10000.0, 10000.0, 0.01, true, true),
+            "FIXED_POINT_0_01_ON_MINUS_10000_TO_10000"
+        );
+        assert_eq!(
+            quantizer_name(0.0, 1.0, 0.5, false, false),
+            "FIXED_POINT_0_5_ON_0_TO_1_OPEN_MIN_OPEN_MAX"
+        );
+        // The separators keep (1.5, 2) and (1, 5.2) apart.
+        assert_ne!(
+            quantizer_name(1.5, 2.0, 0.1, true, true),
+            quantizer_name(1.0, 5.2, 0.1, true, true)
+        );
+        // A long name becomes a hash of the parameters: still an identifier, still distinct.
+        let long = quantizer_name(0.0, 1e300, 0.1 + 0.2, true, true);
+        assert!(
+            long.starts_with("FIXED_POINT_") && long.len() == 28,
+            "{long}"
+        );
+        assert!(long.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
+        assert_ne!(long, quantizer_name(0.0, 1e300, 0.1 + 0.2, true, false));
+    }
 }
