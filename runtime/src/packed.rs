@@ -1,8 +1,7 @@
 //! Consecutive fixed-width fields written as one word: the code generator packs runs of ranged
 //! and fixed-width integers, enum indices, fixed-point steps, FLOAT32s and bools of a BITSTREAM
-//! into a single
-//! `write_bits` / `read_bits` (LSB-first, so the bits on the wire are the same as field by
-//! field). These functions check one field's value and give its bits, or the reverse.
+//! into a single `write_bits` / `read_bits` (LSB-first, so the bits on the wire are the same as
+//! field by field). These functions check one field's value and give its bits, or the reverse.
 
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 use crate::extend::WireInt;

@@ -1,11 +1,13 @@
 //! Runs of consecutive fixed-width fields of a BITSTREAM (ranged and fixed-width integers, enum
-//! indices, fixed-point steps, FLOAT32s of a NUMERIC range, bools) written as one `write_bits`
-//! and read as one `read_bits`. Bits are LSB-first, so the packed word puts the same bits on the wire as
-//! field-by-field writes; only the number of stream operations changes.
+//! indices, fixed-point steps, FLOAT32s of a NUMERIC range, bools; `ir::packable_bits` says
+//! which) written as one `write_bits` and read as one `read_bits`. Bits are LSB-first, so the
+//! packed word puts the same bits on the wire as field-by-field writes; only the number of
+//! stream operations changes.
 //!
 //! Errors stay those of field-by-field code: each field is checked on its own, and its error
 //! names the field and gives the field's own bit offset (the run's start plus the bits of the
-//! fields before it; the reader has already read the whole word, so a read error moves back).
+//! fields before it; the reader has already read the whole word, so a read error moves back;
+//! a FLOAT32, read whole, is refused where its bits end).
 //! A word that does not fit the bits left is an error of the run's first field, at its start.
 
 use proc_macro2::TokenStream;
