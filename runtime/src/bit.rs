@@ -538,11 +538,9 @@ impl<'a> BitReader<'a> {
         word >> (pos & 7)
     }
 
-    /// The last (fewer than 8) bytes from `byte` on, zero-extended. Not cold: in a message of
-    /// a few dozen bytes, the reads of its last 8 bytes come here (27% of the samples of
-    /// decoding the seed's Character when this was a byte-copy loop). With 8 bytes or more of
-    /// input, one load of its last 8 bytes, shifted. Out of line, so that every inlined read
-    /// stays small (inlined, it made mk48's decode 3-5% slower).
+    /// The last (fewer than 8) bytes from `byte` on, zero-extended: with 8 bytes or more of
+    /// input, one load of its last 8 bytes, shifted. Not cold (every read of a short message's
+    /// last 8 bytes comes here), but out of line, so that every inlined read stays small.
     #[inline(never)]
     fn tail_word(&self, byte: usize) -> u64 {
         let len = self.data.len();

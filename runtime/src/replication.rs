@@ -257,16 +257,15 @@ where
     S: FnMut(&C::Item, &C::Item) -> Result<bool, EncodeError>,
     F: FnMut(&mut W, &C::Item, Option<&C::Item>) -> Result<C::Item, EncodeError>,
 {
-    let mut mirror = C::default();
     let listed = write_listed(w, baseline.iter(), current.iter(), write_count, same)?;
     let Some(listed) = listed else {
-        mirror.reserve(baseline.len());
+        let mut mirror = C::with_capacity(baseline.len());
         for item in baseline.iter() {
             mirror.push(item.clone());
         }
         return Ok(mirror);
     };
-    mirror.reserve(current.len());
+    let mut mirror = C::with_capacity(current.len());
     let mut base_iter = baseline.iter();
     let mut listed_iter = listed.iter().peekable();
     for (i, item) in current.iter().enumerate() {

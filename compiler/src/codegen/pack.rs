@@ -16,8 +16,7 @@ use quote::{format_ident, quote};
 use super::idents::{f64_lit, int_lit, u32_lit, u64_lit};
 use super::rules::{Site, Val, as_f64, fixed_point_const, from_f64};
 use super::{CodegenError, Ctx};
-use crate::ir::packable_bits;
-use crate::ir::{RustType, Type, WireRule};
+use crate::ir::{RustType, Type, WireRule, packable_bits};
 
 /// One field of a packed run: its path, rule, IDL type, Rust type, value and decoded local.
 pub struct Packed<'a> {

@@ -605,9 +605,9 @@ pub fn from_f64(rust: &RustType, value: TokenStream) -> TokenStream {
     }
 }
 
-/// The quantizer of a FIXED_POINT rule, built at compile time:
-/// The module-level const that holds `rule`'s quantizer (registered in `ctx`): a
-/// `FixedPoint` value, used as `&NAME` or `NAME.dequantize(q)`.
+/// The name of the module-level const that holds `rule`'s quantizer, built at compile time
+/// (registered in `ctx.quantizers` on first use): a `FixedPoint` value, used as `&NAME` or
+/// `NAME.dequantize(q)`.
 pub fn fixed_point_const(ctx: &Ctx<'_>, rule: &WireRule) -> TokenStream {
     let WireRule::FixedPoint {
         min,
