@@ -163,6 +163,7 @@ pub fn to_bytes<E: Encoding, T: Codec<E>>(value: &T) -> Result<Vec<u8>, EncodeEr
 /// assert!(from_bytes::<E, Flag>(&[0b11]).unwrap().0);
 /// assert!(from_bytes::<E, Flag>(&[]).is_err());
 /// ```
+#[inline]
 pub fn from_bytes<E: Encoding, T: Codec<E>>(bytes: &[u8]) -> Result<T, DecodeError> {
     let mut r = <E::Style as Style>::Reader::from_bytes(bytes);
     T::decode_from(&mut r)
