@@ -5,6 +5,8 @@
 //! time; the reader loads 8 bytes at a time (`u64::from_le_bytes`) wherever 8 bytes are left and
 //! extracts any field of up to 56 bits with one shift and one mask. No per-bit loops.
 
+use core::num::NonZeroU32;
+
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 use crate::int::mask;
 use crate::vlq::{
@@ -443,6 +445,65 @@ fn spread_back(word: u64, n: u32) -> u64 {
     x
 }
 
+/// A valid VLQ(7) of up to 10 groups for a type of `TYPE_BITS` (1 to 64) bits at bit `pos` of
+/// `data`, ending within `remaining` bits: its value and its number of groups, from one 16-byte
+/// load, the groups' payloads gathered by shifts and masks. `None` when fewer than 16 bytes are
+/// left from the VLQ's first byte, or when the VLQ is not valid or runs past the end: the
+/// general path then reads it or reports its error.
+#[inline(always)]
+fn vlq7_window<const TYPE_BITS: u32>(
+    data: &[u8],
+    pos: u64,
+    remaining: u64,
+) -> Option<(u64, NonZeroU32)> {
+    // The continuation bits of groups 1 to 8 (a 0 ends the VLQ), and of groups 9 and 10 in
+    // the next word.
+    const MORE_LOW: u64 = 0x8080_8080_8080_8080;
+    const MORE_HIGH: u64 = 0x8080;
+    let window = data.get((pos >> 3) as usize..)?.first_chunk::<16>()?;
+    let x = u128::from_le_bytes(*window) >> (pos & 7);
+    let (low, high) = (x as u64, (x >> 64) as u64);
+    let (stop_low, stop_high) = (!low & MORE_LOW, !high & MORE_HIGH);
+    let stop = if stop_low != 0 {
+        stop_low.trailing_zeros()
+    } else {
+        64 + stop_high.trailing_zeros()
+    };
+    let groups = stop / 8 + 1;
+    let bits = groups * 7;
+    // Groups 9 and 10: 14 bits, of which a 64-bit value keeps the lowest 8.
+    let top = (high & 0x7f) | (high & 0x7f00) >> 1;
+    let value = (gather_7_of_8(low) | top << 56) & (u64::MAX >> (64 - bits.min(64)));
+    let last = if groups == 10 {
+        top >> 7
+    } else {
+        value >> (bits - 7).min(63)
+    };
+    let fits = if TYPE_BITS >= 64 {
+        groups < 10 || top >> 8 == 0
+    } else {
+        value >> TYPE_BITS.min(63) == 0
+    };
+    let ok = groups <= TYPE_BITS.div_ceil(7)
+        && fits
+        && (groups == 1 || last != 0)
+        && u64::from(groups * 8) <= remaining;
+    if ok {
+        Some((value, NonZeroU32::new(groups)?))
+    } else {
+        None
+    }
+}
+
+/// The 7-bit payloads of the eight 8-bit groups of `word`, packed (group 0 lowest): 56 bits.
+#[inline(always)]
+fn gather_7_of_8(word: u64) -> u64 {
+    let x = word & 0x7f7f_7f7f_7f7f_7f7f;
+    let x = (x & 0x007f_007f_007f_007f) | (x & 0x7f00_7f00_7f00_7f00) >> 1;
+    let x = (x & 0x0000_3fff_0000_3fff) | (x & 0x3fff_0000_3fff_0000) >> 2;
+    (x & 0x0fff_ffff) | (x & 0x0fff_ffff_0000_0000) >> 4
+}
+
 /// The continuation-bit positions of `VLQ(n)` groups within the first 57 bits of a word:
 /// bits `n`, `2n + 1`, `3n + 2`, ... (`n` in 1..=32).
 #[inline]
@@ -533,18 +594,19 @@ impl<'a> BitReader<'a> {
         let byte = (pos >> 3) as usize;
         let word = match self.data.get(byte..).and_then(<[u8]>::first_chunk::<8>) {
             Some(word) => u64::from_le_bytes(*word),
-            None => self.tail_word(byte),
+            None => Self::tail_word(self.data, byte),
         };
         word >> (pos & 7)
     }
 
     /// The last (fewer than 8) bytes from `byte` on, zero-extended: with 8 bytes or more of
     /// input, one load of its last 8 bytes, shifted. Not cold (every read of a short message's
-    /// last 8 bytes comes here), but out of line, so that every inlined read stays small.
+    /// last 8 bytes comes here), but out of line, so that every inlined read stays small. It
+    /// takes the input, not the reader, so that a reader that calls it can stay in registers.
     #[inline(never)]
-    fn tail_word(&self, byte: usize) -> u64 {
-        let len = self.data.len();
-        if let Some(last) = self.data.last_chunk::<8>() {
+    fn tail_word(data: &[u8], byte: usize) -> u64 {
+        let len = data.len();
+        if let Some(last) = data.last_chunk::<8>() {
             // `byte + 8 > len` (no 8 bytes at `byte`): the shift is 8 to 56 bits, or the read
             // starts at the end.
             return if byte < len {
@@ -554,7 +616,7 @@ impl<'a> BitReader<'a> {
             };
         }
         let mut word = [0u8; 8];
-        let rest = self.data.get(byte..).unwrap_or_default();
+        let rest = data.get(byte..).unwrap_or_default();
         let n = rest.len().min(8);
         if let (Some(dst), Some(src)) = (word.get_mut(..n), rest.get(..n)) {
             dst.copy_from_slice(src);
@@ -601,6 +663,18 @@ impl<'a> BitReader<'a> {
             self.read_vlq_groups(7, type_bits)
         } else {
             self.read_vlq_groups(group_bits, type_bits)
+        }
+    }
+
+    /// A VLQ(7) past the inlined fast paths: [`vlq7_window`], else the general path.
+    #[inline(never)]
+    fn read_vlq7_long<const TYPE_BITS: u32>(&mut self) -> Result<u64, DecodeError> {
+        match vlq7_window::<TYPE_BITS>(self.data, self.pos, self.remaining()) {
+            Some((value, groups)) => {
+                self.pos += u64::from(groups.get() * 8);
+                Ok(value)
+            }
+            None => self.read_vlq_general(7, TYPE_BITS),
         }
     }
 
@@ -774,6 +848,14 @@ impl<'a> WireRead<'a> for BitReader<'a> {
                     self.pos += u64::from(2 * group_len);
                     return Ok(low | high << n);
                 }
+            }
+        }
+        if n == 7 {
+            match type_bits {
+                64 => return self.read_vlq7_long::<64>(),
+                32 => return self.read_vlq7_long::<32>(),
+                16 => return self.read_vlq7_long::<16>(),
+                _ => {}
             }
         }
         self.read_vlq_general(group_bits, type_bits)
@@ -1124,10 +1206,11 @@ mod tests {
         );
     }
 
-    /// The fast paths of `read_vlq_width` (one load for 1 or 2 groups, then the two-load path
-    /// of `read_vlq_groups`, whose VLQ(7) copy is the common one) agree with the group-by-group
-    /// definition (value, error kind, and bits consumed) on random and structured inputs; half
-    /// the rounds are VLQ(7).
+    /// The fast paths of `read_vlq_width` (one load for 1 or 2 groups; for VLQ(7) of 16, 32 and
+    /// 64 bits the 16-byte window of `vlq7_window`; then the two-load path of
+    /// `read_vlq_groups`) agree with the group-by-group definition (value, error kind, and bits
+    /// consumed) on random and structured inputs of every length up to 24 bytes, some ending
+    /// before the input does; half the rounds are VLQ(7).
     #[test]
     fn vlq_fast_path_matches_reference() {
         use rand::{Rng, SeedableRng};
@@ -1161,14 +1244,30 @@ mod tests {
                 }
             }
             let offset = rng.random_range(0..8u32);
-            let mut fast = BitReader::new(&data);
-            fast.skip_bits(offset.into()).unwrap();
-            let got = fast.read_vlq_width(n, t).map_err(|e| e.kind);
+            // Inputs of every length, some with an end before the input's (an extension's):
+            // the one-load paths and the 16-byte VLQ(7) window must fall back near either end.
+            let len = if round % 3 == 0 {
+                rng.random_range(1..=24usize)
+            } else {
+                24
+            };
+            let data = &data[..len];
+            let end = if round % 5 == 0 {
+                rng.random_range(u64::from(offset).min(len as u64 * 8)..=len as u64 * 8)
+            } else {
+                len as u64 * 8
+            };
+            let mut fast = BitReader::new(data);
+            fast.end = end;
+            let got = fast
+                .skip_bits(offset.into())
+                .and_then(|()| fast.read_vlq_width(n, t))
+                .map_err(|e| e.kind);
             // Reference: bit-at-a-time groups.
             let mut pos = u64::from(offset);
             let bit = |p: u64| u64::from(data[(p / 8) as usize] >> (p % 8) & 1);
             let expected = decode_vlq(n, t, 0, || {
-                if pos + u64::from(n) + 1 > 192 {
+                if pos + u64::from(n) + 1 > end {
                     return Err(DecodeError::new(DecodeErrorKind::UnexpectedEnd, 0));
                 }
                 let mut g = 0;
@@ -1180,9 +1279,14 @@ mod tests {
                 Ok((g, more))
             })
             .map_err(|e| e.kind);
+            let expected = if u64::from(offset) > end {
+                Err(DecodeErrorKind::UnexpectedEnd)
+            } else {
+                expected
+            };
             assert_eq!(
                 got, expected,
-                "n={n} t={t} offset={offset} data={data:02x?}"
+                "n={n} t={t} offset={offset} end={end} data={data:02x?}"
             );
             if got.is_ok() {
                 assert_eq!(fast.bits_read(), pos);
