@@ -185,17 +185,17 @@ pub fn marker_name(ir: &Ir, encoding: &str) -> String {
 pub fn generate(ir: &Ir, options: &GenOptions) -> Result<String, CodegenError> {
     let prelude = idents::Prelude::of(ir);
     let mut items = Vec::new();
-    items.push(quote! {
+    items.push(formatted(quote! {
         #[allow(unused_imports)]
         use ::idlc_runtime::{WireRead as _, WireWrite as _};
 
         const _: () = ::idlc_runtime::__private::check_api_version(#RUNTIME_API_VERSION);
-    });
+    })?);
     for def in ir.schema.enums.values() {
-        items.push(types::enum_def(ir, &prelude, def)?);
+        items.push(formatted(types::enum_def(ir, &prelude, def)?)?);
     }
     for (name, mapping) in &ir.mapping.typedefs {
-        items.push(types::typedef_alias(&prelude, name, mapping)?);
+        items.push(formatted(types::typedef_alias(&prelude, name, mapping)?)?);
     }
     for (name, def) in &ir.schema.structs {
         let mapping = ir
@@ -204,10 +204,10 @@ pub fn generate(ir: &Ir, options: &GenOptions) -> Result<String, CodegenError> {
             .get(name)
             .ok_or_else(|| CodegenError(format!("internal: no mapping of struct {name}")))?;
         if !mapping.existing {
-            items.push(types::struct_def(ir, &prelude, def, mapping)?);
+            items.push(formatted(types::struct_def(ir, &prelude, def, mapping)?)?);
         }
     }
-    items.push(encoding_markers(ir)?);
+    items.push(formatted(encoding_markers(ir)?)?);
     let quantizers_at = items.len();
     let quantizers = Quantizers::default();
     let nested_fenced = crate::ir::nesting::nested_fenced_structs(&ir.schema);
@@ -232,30 +232,41 @@ pub fn generate(ir: &Ir, options: &GenOptions) -> Result<String, CodegenError> {
             else {
                 continue;
             };
-            items.push(codec::codec_impl(&ctx, def, mapping, layout)?);
-            items.push(delta::delta_impl(&ctx, def, mapping, layout)?);
+            items.push(formatted(codec::codec_impl(&ctx, def, mapping, layout)?)?);
+            items.push(formatted(delta::delta_impl(&ctx, def, mapping, layout)?)?);
         }
     }
     for (name, mapping) in &ir.mapping.structs {
         if !mapping.existing && ir.schema.structs.contains_key(name) {
-            items.push(api_impl(ir, &prelude, mapping)?);
+            items.push(formatted(api_impl(ir, &prelude, mapping)?)?);
             if ir.schema.structs[name].kind == crate::ir::StructKind::Publishable {
-                items.push(delta_api_impl(ir, &prelude, mapping)?);
+                items.push(formatted(delta_api_impl(ir, &prelude, mapping)?)?);
             }
         }
     }
     for def in ir.schema.protocols.values() {
-        items.push(protocol::protocol_items(ir, def)?);
+        items.push(formatted(protocol::protocol_items(ir, def)?)?);
     }
-    items.splice(quantizers_at..quantizers_at, quantizers.items());
-    let tokens = quote!(#(#items)*);
-    let file: syn::File = syn::parse2(tokens)
-        .map_err(|e| CodegenError(format!("internal: generated code does not parse: {e}")))?;
+    let quantizers = quantizers
+        .items()
+        .into_iter()
+        .map(formatted)
+        .collect::<Result<Vec<_>, _>>()?;
+    items.splice(quantizers_at..quantizers_at, quantizers);
     Ok(format!(
         "{}{}",
         header(ir, options),
-        separate_items(&prettyplease::unparse(&file))
+        separate_items(&items.concat())
     ))
+}
+
+/// One or more items, formatted. Each item is formatted as soon as it is built, so that only
+/// one item's tokens and syntax tree are alive at a time (the whole module's took 3.3 GB for
+/// 5,000 structs); prettyplease formats a file item by item, so the text is the same.
+fn formatted(tokens: TokenStream) -> Result<String, CodegenError> {
+    let file: syn::File = syn::parse2(tokens)
+        .map_err(|e| CodegenError(format!("internal: generated code does not parse: {e}")))?;
+    Ok(prettyplease::unparse(&file))
 }
 
 /// A blank line after every top-level item, as rustfmt'd code has them.
