@@ -464,11 +464,8 @@ fn vlq7_window<const TYPE_BITS: u32>(
     let x = u128::from_le_bytes(*window) >> (pos & 7);
     let (low, high) = (x as u64, (x >> 64) as u64);
     let (stop_low, stop_high) = (!low & MORE_LOW, !high & MORE_HIGH);
-    let stop = if stop_low != 0 {
-        stop_low.trailing_zeros()
-    } else {
-        64 + stop_high.trailing_zeros()
-    };
+    let in_high = u32::from(stop_low == 0).wrapping_neg();
+    let stop = stop_low.trailing_zeros() + (stop_high.trailing_zeros() & in_high);
     let groups = stop / 8 + 1;
     let bits = groups * 7;
     // Groups 9 and 10: 14 bits, of which a 64-bit value keeps the lowest 8.
