@@ -187,7 +187,7 @@ pub fn generate(ir: &Ir, options: &GenOptions) -> Result<String, CodegenError> {
     let mut items = Vec::new();
     items.push(formatted(quote! {
         #[allow(unused_imports)]
-        use ::idlc_runtime::{WireRead as _, WireWrite as _};
+        use ::idlc_runtime::{WireRead as _, WireWrite as _, WithField as _};
 
         const _: () = ::idlc_runtime::__private::check_api_version(#RUNTIME_API_VERSION);
     })?);

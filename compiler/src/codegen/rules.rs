@@ -56,9 +56,11 @@ impl Val {
 }
 
 /// Where a read or write sits, for its error: the calls that name the place on the way out,
-/// innermost first (`e.at_index(index).in_field("Player.buffs")`). Every `?` of the code of a
-/// value becomes `.map_err(|e| e.at_index(index).in_field("Player.buffs"))?`: only the error
-/// path runs them (they are `#[cold]` in the runtime), the success path is a plain `?`.
+/// innermost first (`at_index(index)`, then `in_field("Player.buffs")`). Every `?` of the code
+/// of a value becomes `.at_index(index).in_field("Player.buffs")?` (the runtime's `WithField`
+/// on the `Result`), or `.map_err(|e| e.at_bit(..).in_field(..))?` when a call's arguments
+/// must be computed on the error path only: either way only the error path runs them (the text
+/// is built `#[cold]` in the runtime), the success path is a plain `?`.
 ///
 /// Paths are those of the IR interpreter: the codec of a struct names its own fields
 /// (`Struct.field`); the struct that holds it replaces that name by its own field, so that the
@@ -68,6 +70,9 @@ impl Val {
 pub struct Site {
     /// Calls on the error, innermost first.
     calls: Vec<TokenStream>,
+    /// Whether a call must run on the error path only (`at_item`, `at_bit`: their arguments
+    /// are computed there), so that the calls go in a `map_err` closure.
+    lazy: bool,
     /// How many element loops of an encoder enclose the value (names their index variables).
     loops: usize,
 }
@@ -87,6 +92,7 @@ impl Site {
     pub fn named(at: &str) -> Site {
         Site {
             calls: vec![quote!(in_field(#at))],
+            lazy: false,
             loops: 0,
         }
     }
@@ -96,6 +102,7 @@ impl Site {
     pub fn item_of(collection: TokenStream, item: TokenStream) -> Site {
         Site {
             calls: vec![quote!(at_item(#collection, #item))],
+            lazy: true,
             loops: 0,
         }
     }
@@ -106,6 +113,7 @@ impl Site {
         calls.extend(self.calls.iter().cloned());
         Site {
             calls,
+            lazy: self.lazy,
             loops: self.loops,
         }
     }
@@ -113,6 +121,7 @@ impl Site {
     /// Then moves the error to the bit `offset` (an expression).
     pub fn at_bit(mut self, offset: TokenStream) -> Site {
         self.calls.push(quote!(at_bit(#offset)));
+        self.lazy = true;
         self
     }
 
@@ -128,13 +137,19 @@ impl Site {
         (index, inner)
     }
 
-    /// `.map_err(|e| e...)`, or nothing: for an expression of type `Result` that is returned.
+    /// `.in_field(..)` / `.at_index(..)` on the `Result` itself (the runtime's `WithField`), or
+    /// `.map_err(|e| e...)` when a call must run on the error path only, or nothing: for an
+    /// expression of type `Result` that is returned.
     pub fn map(&self) -> TokenStream {
         if self.calls.is_empty() {
             return quote!();
         }
         let calls = &self.calls;
-        quote!(.map_err(|e| e #(.#calls)*))
+        if self.lazy {
+            quote!(.map_err(|e| e #(.#calls)*))
+        } else {
+            quote!(#(.#calls)*)
+        }
     }
 
     /// What follows a fallible call: `?`, or `.map_err(|e| e...)?`.
