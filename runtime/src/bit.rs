@@ -464,6 +464,8 @@ fn vlq7_window<const TYPE_BITS: u32>(
     let x = u128::from_le_bytes(*window) >> (pos & 7);
     let (low, high) = (x as u64, (x >> 64) as u64);
     let (stop_low, stop_high) = (!low & MORE_LOW, !high & MORE_HIGH);
+    // The first 0 continuation bit: in the second word only when the first has none (whose
+    // `trailing_zeros` is then 64), selected by a mask rather than a branch.
     let in_high = u32::from(stop_low == 0).wrapping_neg();
     let stop = stop_low.trailing_zeros() + (stop_high.trailing_zeros() & in_high);
     let groups = stop / 8 + 1;
