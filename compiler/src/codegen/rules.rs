@@ -152,7 +152,8 @@ impl Site {
         }
     }
 
-    /// What follows a fallible call: `?`, or `.map_err(|e| e...)?`.
+    /// What follows a fallible call: `?`, `.in_field(..)?` (see [`Site::map`]), or
+    /// `.map_err(|e| e...)?`.
     pub fn q(&self) -> TokenStream {
         let map = self.map();
         quote!(#map?)
