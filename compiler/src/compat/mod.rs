@@ -1,8 +1,9 @@
 //! check-compat: whether NEW is a fenced backward-compatible extension of OLD.
 //!
 //! A consumer of the IR, like codegen and report: it reads two [`Ir`]s (OLD and NEW) and never
-//! a syntax tree. [`compile_pair`] builds the two IRs into one [`SourceMap`], so that one
-//! diagnostic can point into both versions; [`check`] compares them and returns every
+//! a syntax tree. [`compile_pair`] builds the two IRs into one
+//! [`SourceMap`](crate::diagnostics::SourceMap), so that one diagnostic can point into both
+//! versions; [`check`] compares them and returns every
 //! [`Violation`] (never only the first) and, for the summary, every [`Change`];
 //! [`acknowledge`] turns the violations that NEW acknowledges with an
 //! `// idlc:allow(rule): reason` comment into notes.

@@ -2,8 +2,8 @@
 //! report read. Nothing here refers to a syntax tree; every name is resolved, every number
 //! computed.
 //!
-//! Maps are [`IndexMap`]s in declaration order, so everything that iterates the IR (and so the
-//! generated code) is deterministic.
+//! Maps are [`IndexMap`](indexmap::IndexMap)s in declaration order, so everything that
+//! iterates the IR (and so the generated code) is deterministic.
 
 pub mod cost;
 pub mod delta_cost;
