@@ -230,7 +230,7 @@ impl WireWrite for BitWriter {
 
     /// Inlined into every call site, where `group_bits` is a constant: a value of one or two
     /// groups (every `VLQ(7)` below 16,384) is one `put` of a word computed with shifts and
-    /// masks; longer values go to [`BitWriter::write_vlq_long`].
+    /// masks; longer values go to `BitWriter::write_vlq_long`.
     #[inline(always)]
     fn write_vlq(&mut self, value: u64, group_bits: u32) -> Result<(), EncodeError> {
         if !valid_vlq_group_bits(group_bits) {
@@ -821,7 +821,8 @@ impl<'a> WireRead<'a> for BitReader<'a> {
     /// Inlined into every call site, where the arguments are constants: a VLQ of one or two
     /// groups (every `VLQ(7)` below 16,384) is one load, two bit tests and the checks of a
     /// minimal encoding; anything else (longer, malformed, near the end of the input) goes to
-    /// [`BitReader::read_vlq_general`], which also reports the errors.
+    /// `BitReader::read_vlq7_long` (the VLQ(7)s of 16-, 32- and 64-bit types) or to
+    /// `BitReader::read_vlq_general`, which also report the errors.
     #[inline(always)]
     fn read_vlq_width(&mut self, group_bits: u32, type_bits: u32) -> Result<u64, DecodeError> {
         let n = group_bits;

@@ -132,7 +132,7 @@ fn entries(ir: &Ir, protocol: &ProtocolDef) -> Result<Vec<Entry>, CodegenError> 
                     None => None,
                 };
                 let what = match &response {
-                    Some((_, returns)) => format!("an RPC answered with {returns}"),
+                    Some((_, returns)) => format!("an RPC answered with `{returns}`"),
                     None => "an RPC without a response".to_string(),
                 };
                 (name.clone(), what, response.map(|(types, _)| types))

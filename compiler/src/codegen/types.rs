@@ -56,7 +56,7 @@ pub fn struct_def(
         let field_name = ident(&rust.rust_name);
         let ty = prelude.rust_type(&rust.ty)?;
         let current = current_type(def, &field.name).unwrap_or(&field.ty);
-        let field_doc = doc(&format!("`{}`: {}.", field.name, current.describe()));
+        let field_doc = doc(&format!("`{}`: `{}`.", field.name, current.describe()));
         fields.push(quote!(#field_doc pub #field_name: #ty));
         needs_manual_default |= field.default.is_some() || !zero_is_valid(&field.ty);
         let value = default_value(ir, prelude, &field.ty, &rust.ty, field.default.as_ref())?;
