@@ -5,8 +5,6 @@
 //! time; the reader loads 8 bytes at a time (`u64::from_le_bytes`) wherever 8 bytes are left and
 //! extracts any field of up to 56 bits with one shift and one mask. No per-bit loops.
 
-use core::num::NonZeroU32;
-
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 use crate::int::mask;
 use crate::vlq::{
@@ -451,11 +449,7 @@ fn spread_back(word: u64, n: u32) -> u64 {
 /// left from the VLQ's first byte, or when the VLQ is not valid or runs past the end: the
 /// general path then reads it or reports its error.
 #[inline(always)]
-fn vlq7_window<const TYPE_BITS: u32>(
-    data: &[u8],
-    pos: u64,
-    remaining: u64,
-) -> Option<(u64, NonZeroU32)> {
+fn vlq7_window<const TYPE_BITS: u32>(data: &[u8], pos: u64, remaining: u64) -> Option<(u64, u32)> {
     // The continuation bits of groups 1 to 8 (a 0 ends the VLQ), and of groups 9 and 10 in
     // the next word.
     const MORE_LOW: u64 = 0x8080_8080_8080_8080;
@@ -487,11 +481,7 @@ fn vlq7_window<const TYPE_BITS: u32>(
         && fits
         && (groups == 1 || last != 0)
         && u64::from(groups * 8) <= remaining;
-    if ok {
-        Some((value, NonZeroU32::new(groups)?))
-    } else {
-        None
-    }
+    ok.then_some((value, groups))
 }
 
 /// The 7-bit payloads of the eight 8-bit groups of `word`, packed (group 0 lowest): 56 bits.
@@ -601,7 +591,7 @@ impl<'a> BitReader<'a> {
     /// The last (fewer than 8) bytes from `byte` on, zero-extended: with 8 bytes or more of
     /// input, one load of its last 8 bytes, shifted. Not cold (every read of a short message's
     /// last 8 bytes comes here), but out of line, so that every inlined read stays small. It
-    /// takes the input, not the reader, so that a reader that calls it can stay in registers.
+    /// takes the input, not the reader: no address of the reader escapes through it.
     #[inline(never)]
     fn tail_word(data: &[u8], byte: usize) -> u64 {
         let len = data.len();
@@ -670,7 +660,7 @@ impl<'a> BitReader<'a> {
     fn read_vlq7_long<const TYPE_BITS: u32>(&mut self) -> Result<u64, DecodeError> {
         match vlq7_window::<TYPE_BITS>(self.data, self.pos, self.remaining()) {
             Some((value, groups)) => {
-                self.pos += u64::from(groups.get() * 8);
+                self.pos += u64::from(groups * 8);
                 Ok(value)
             }
             None => self.read_vlq_general(7, TYPE_BITS),
