@@ -756,3 +756,44 @@ fn vlq_on_a_range_codes_zigzag_below_zero_and_an_offset_above() {
     assert_eq!(out.code, 1, "{}", out.stderr);
     assert!(out.stderr.contains("value out of range"), "{}", out.stderr);
 }
+
+/// A real sent as FLOAT32 whose nearest f32 lies past an end of its range arrives as the nearest
+/// f32 inside it, so `decode` takes what `encode` wrote (docs/WIRE_FORMAT.md, "Floats"); the open
+/// end itself is still an encode error.
+#[test]
+fn float32_at_a_range_end_decodes_inside_it() {
+    let dir = TempDir::new();
+    let idl = dir.file("f.idl", "STRUCT F { NUMERIC[0,0.1] a; NUMERIC[0,1) b; }\n");
+    let enc = dir.file(
+        "f.enc",
+        "ENCODING(E) BITSTREAM;\nENCODING(E) STRUCT F { FLOAT32 a; FLOAT32 b; }\n",
+    );
+    let value = dir.file("f.json", r#"{"a": 0.1, "b": 0.999999999999}"#);
+    let out = run(&["encode", &idl, "-e", &enc, "--type", "F", &value], None);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let hex = out.text();
+    let out = run(
+        &[
+            "decode",
+            &idl,
+            "-e",
+            &enc,
+            "--type",
+            "F",
+            "--hex",
+            hex.trim(),
+        ],
+        None,
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(json["a"], f64::from(0.1f32.next_down()));
+    assert_eq!(json["b"], f64::from(1.0f32.next_down()));
+    let open_end = dir.file("end.json", r#"{"a": 0, "b": 1}"#);
+    let out = run(
+        &["encode", &idl, "-e", &enc, "--type", "F", &open_end],
+        None,
+    );
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stderr.contains("F.b"), "{}", out.stderr);
+}

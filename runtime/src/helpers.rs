@@ -405,6 +405,67 @@ pub fn check_numeric<W: WireWrite>(
     Ok(value)
 }
 
+/// The FLOAT32 a real of a `NUMERIC` range is sent as: [`check_numeric`], then the nearest
+/// `f32`, unless that `f32` lies outside the range (rounding can carry a value at or near an end
+/// past it: `0.1` in `NUMERIC[0,0.1]` rounds up to 0.100000001), then its neighbour towards the
+/// inside, the nearest `f32` inside. So a reader, which checks the `f32` against the range, takes
+/// every value this writes. [`EncodeErrorKind::ValueOutOfRange`] when no `f32` lies in the range
+/// there (a range narrower than one `f32` step).
+///
+/// ```
+/// use idlc_runtime::{check_numeric_f32, BitWriter};
+/// let w = BitWriter::new();
+/// assert_eq!(check_numeric_f32(&w, 0.5, 0.0, 1.0, true, false), Ok(0.5));
+/// assert_eq!(check_numeric_f32(&w, 0.1, 0.0, 0.1, true, true), Ok(0.1f32.next_down()));
+/// assert_eq!(check_numeric_f32(&w, 1.0 - 1e-12, 0.0, 1.0, true, false), Ok(1.0f32.next_down()));
+/// assert!(check_numeric_f32(&w, 1.0, 0.0, 1.0, true, false).is_err());
+/// assert!(check_numeric_f32(&w, 0.1, 0.1, 0.1, true, true).is_err());
+/// ```
+#[inline]
+pub fn check_numeric_f32<W: WireWrite>(
+    w: &W,
+    value: f64,
+    min: f64,
+    max: f64,
+    min_inclusive: bool,
+    max_inclusive: bool,
+) -> Result<f32, EncodeError> {
+    numeric_as_f32(value, min, max, min_inclusive, max_inclusive).map_err(|kind| w.error(kind))
+}
+
+/// [`check_numeric_f32`] without a writer: the `f32`, or the kind of error.
+#[inline]
+pub(crate) fn numeric_as_f32(
+    value: f64,
+    min: f64,
+    max: f64,
+    min_inclusive: bool,
+    max_inclusive: bool,
+) -> Result<f32, EncodeErrorKind> {
+    if value.is_nan() {
+        return Err(EncodeErrorKind::NotANumber);
+    }
+    if !in_numeric_range(value, min, max, min_inclusive, max_inclusive) {
+        return Err(EncodeErrorKind::ValueOutOfRange);
+    }
+    let single = value as f32;
+    if in_numeric_range(f64::from(single), min, max, min_inclusive, max_inclusive) {
+        return Ok(single);
+    }
+    // `single` is the nearest f32 and lies beyond an end, so the f32 next to it towards the
+    // inside lies on the other side of `value`: the nearest f32 inside, if it is inside at all.
+    let inward = if f64::from(single) > value {
+        single.next_down()
+    } else {
+        single.next_up()
+    };
+    if in_numeric_range(f64::from(inward), min, max, min_inclusive, max_inclusive) {
+        Ok(inward)
+    } else {
+        Err(EncodeErrorKind::ValueOutOfRange)
+    }
+}
+
 /// Checks a real just read raw against its IDL range ([`DecodeErrorKind::ValueOutOfRange`],
 /// also for NaN).
 ///

@@ -6,7 +6,7 @@
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 use crate::extend::WireInt;
 use crate::fixed::FixedPoint;
-use crate::helpers::{check_numeric, numeric_in_range};
+use crate::helpers::{check_numeric_f32, numeric_in_range};
 use crate::int::mask;
 use crate::wire::{WireRead, WireWrite};
 
@@ -190,8 +190,8 @@ pub(crate) fn fixed_value<T: WireInt>(
     T::from_i128(v)
 }
 
-/// The bits of a FLOAT32 of a `NUMERIC` range in a packed word: its IEEE-754 pattern, after
-/// [`check_numeric`] (NaN and out-of-range values are errors).
+/// The bits of a FLOAT32 of a `NUMERIC` range in a packed word: the IEEE-754 pattern of
+/// [`check_numeric_f32`]'s `f32` (NaN and out-of-range values are errors).
 ///
 /// ```
 /// use idlc_runtime::{BitWriter, float32_bits};
@@ -208,8 +208,8 @@ pub fn float32_bits<W: WireWrite>(
     min_inclusive: bool,
     max_inclusive: bool,
 ) -> Result<u64, EncodeError> {
-    let checked = check_numeric(w, value, min, max, min_inclusive, max_inclusive)?;
-    Ok(u64::from((checked as f32).to_bits()))
+    let single = check_numeric_f32(w, value, min, max, min_inclusive, max_inclusive)?;
+    Ok(u64::from(single.to_bits()))
 }
 
 /// The FLOAT32 whose IEEE-754 bits a packed word carried, checked against its `NUMERIC` range

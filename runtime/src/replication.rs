@@ -7,6 +7,7 @@ use crate::collection::Collection;
 use crate::delta::{DeltaContext, read_index_gap, write_index_gap};
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
 use crate::fixed::FixedPoint;
+use crate::helpers::numeric_as_f32;
 use crate::int::bits_required;
 use crate::wire::{Style, WireRead, WireWrite};
 
@@ -102,6 +103,27 @@ pub fn from_delta_bytes<E: Encoding, T: DeltaCodec<E>>(
 #[inline]
 pub fn sent_fixed_point(fp: &FixedPoint, value: f64) -> Result<f64, EncodeError> {
     fp.round_trip(value)
+        .map_err(|kind| EncodeError::new(kind, 0))
+}
+
+/// The value the receiver holds after a real of a `NUMERIC` range is sent as FLOAT32: the `f32`
+/// [`check_numeric_f32`](crate::check_numeric_f32) writes.
+///
+/// ```
+/// use idlc_runtime::sent_float32;
+/// assert_eq!(sent_float32(0.1, 0.0, 0.1, true, true), Ok(f64::from(0.1f32.next_down())));
+/// assert!(sent_float32(2.0, 0.0, 1.0, true, true).is_err());
+/// ```
+#[inline]
+pub fn sent_float32(
+    value: f64,
+    min: f64,
+    max: f64,
+    min_inclusive: bool,
+    max_inclusive: bool,
+) -> Result<f64, EncodeError> {
+    numeric_as_f32(value, min, max, min_inclusive, max_inclusive)
+        .map(f64::from)
         .map_err(|kind| EncodeError::new(kind, 0))
 }
 

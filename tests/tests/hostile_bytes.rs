@@ -170,6 +170,7 @@ impl Weight for Option<idlc_tests::edge::Node> {
 weigh!(idlc_tests::edge::Empty:);
 weigh!(idlc_tests::edge::Keywords:);
 weigh!(idlc_tests::edge::Extremes:);
+weigh!(idlc_tests::edge::FloatEnds:);
 weigh!(idlc_tests::edge::Nesting: grid, nothings, tree);
 weigh!(idlc_tests::edge::Node: children);
 weigh!(idlc_tests::edge::Versioned: tag);
@@ -585,8 +586,8 @@ fn edge_types() {
             )+
         };
     }
-    edge!(Odd: Keywords, Extremes, Nesting, Node, Versioned, Everything);
-    edge!(Bytes: Keywords, Extremes, Nesting, Node, Versioned, Everything);
+    edge!(Odd: Keywords, Extremes, FloatEnds, Nesting, Node, Versioned, Everything);
+    edge!(Bytes: Keywords, Extremes, FloatEnds, Nesting, Node, Versioned, Everything);
 }
 
 /// The naval schema: open-ended ranges under FIXED_POINT (`NUMERIC[0,360)`, `NUMERIC(0,1]`),

@@ -460,11 +460,91 @@ fn arena_builtin_fixed_points() {
 #[test]
 fn edge_fixed_points() {
     use idlc_tests::edge as e;
-    fixed_points!(e, Odd: e::Empty, e::Keywords, e::Extremes, e::Nesting, e::Node, e::Versioned,
-        e::Nothing, e::Everything, e::Result, e::Box);
-    fixed_points!(e, Bytes: e::Empty, e::Keywords, e::Extremes, e::Nesting, e::Node, e::Versioned,
-        e::Nothing, e::Everything, e::Result, e::Box);
+    fixed_points!(e, Odd: e::Empty, e::Keywords, e::Extremes, e::FloatEnds, e::Nesting, e::Node,
+        e::Versioned, e::Nothing, e::Everything, e::Result, e::Box);
+    fixed_points!(e, Bytes: e::Empty, e::Keywords, e::Extremes, e::FloatEnds, e::Nesting, e::Node,
+        e::Versioned, e::Nothing, e::Everything, e::Result, e::Box);
     fixed_points!(e, SomeEncoding: e::Result, e::Box);
+}
+
+/// A real sent as FLOAT32 whose nearest f32 lies past an end of its range (0.1 in `[0,0.1]`,
+/// 1 - 1e-12 in `[-1,1)`) arrives as the nearest f32 inside, in both streams, packed or not; the
+/// reader takes what the writer wrote, and `quantized_with` predicts it. A value outside the range
+/// (the open end itself) is still an encode error.
+#[test]
+fn float32_at_range_ends_arrives_inside() {
+    use idlc_tests::edge as e;
+    fn inside(v: &e::FloatEnds) -> bool {
+        (0.0..=0.1).contains(&v.tenth)
+            && (-1.0..1.0).contains(&v.open)
+            && v.both > -0.3
+            && v.both <= 0.3
+    }
+    fn check<E: idlc_runtime::Encoding>(value: &e::FloatEnds)
+    where
+        e::FloatEnds: idlc_runtime::Codec<E>,
+    {
+        let bytes = value.to_bytes_with::<E>().expect("in range");
+        let back = e::FloatEnds::from_bytes_with::<E>(&bytes).expect("the reader takes it");
+        assert!(inside(&back), "{back:?}");
+        assert_eq!(value.quantized_with::<E>().expect("in range"), back);
+        for (sent, got) in [
+            (value.tenth, back.tenth),
+            (value.open, back.open),
+            (value.both, back.both),
+        ] {
+            // The nearest f32, or the one next to it towards the inside.
+            assert!(
+                (sent - got).abs() <= 2.0 * f64::from(f32::EPSILON),
+                "{sent} as {got}"
+            );
+        }
+    }
+    let values = [
+        e::FloatEnds {
+            tenth: 0.1,
+            open: 1.0 - 1e-12,
+            both: 0.3,
+        },
+        e::FloatEnds {
+            tenth: 0.0,
+            open: -1.0,
+            both: -0.3 + 1e-12,
+        },
+        e::FloatEnds {
+            tenth: 0.1 - 1e-12,
+            open: f64::from(1.0f32.next_down()),
+            both: -0.299_999_999,
+        },
+    ];
+    for value in &values {
+        check::<e::Odd>(value);
+        check::<e::Bytes>(value);
+    }
+    assert_eq!(
+        values[0]
+            .quantized_with::<e::Odd>()
+            .expect("in range")
+            .tenth,
+        f64::from(0.1f32.next_down())
+    );
+    for outside in [
+        e::FloatEnds {
+            open: 1.0,
+            ..values[0]
+        },
+        e::FloatEnds {
+            both: -0.3,
+            ..values[0]
+        },
+        e::FloatEnds {
+            tenth: 0.1 + 1e-12,
+            ..values[0]
+        },
+    ] {
+        assert!(outside.to_bytes_with::<e::Odd>().is_err(), "{outside:?}");
+        assert!(outside.to_bytes_with::<e::Bytes>().is_err(), "{outside:?}");
+    }
 }
 
 /// Values at the ends of every range of the corner-case schema round-trip in both streams.

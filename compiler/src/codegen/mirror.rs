@@ -12,6 +12,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::codec::FieldView;
+use super::idents::f64_lit;
 use super::rules::{Site, Val, as_f64, closure_result, fixed_point_const, from_f64};
 use super::{CodegenError, Ctx};
 use crate::ir::{RustType, Type, WireItem, WireRule};
@@ -88,6 +89,23 @@ pub fn sent_element(
             let fp = fixed_point_const(ctx, rule);
             let value = as_f64(rust, &v.by_val());
             from_f64(rust, quote!(#rt::sent_fixed_point(&#fp, #value)#q))
+        }
+        (
+            WireRule::Float32,
+            Type::Numeric {
+                min,
+                max,
+                min_inclusive,
+                max_inclusive,
+            },
+            _,
+        ) => {
+            let value = as_f64(rust, &v.by_val());
+            let (min, max) = (f64_lit(*min), f64_lit(*max));
+            from_f64(
+                rust,
+                quote!(#rt::sent_float32(#value, #min, #max, #min_inclusive, #max_inclusive)#q),
+            )
         }
         (WireRule::Float32, _, _) => {
             let value = v.by_val();

@@ -710,14 +710,16 @@ fn encode_float(
     {
         let value = as_f64(rust, c);
         let (min, max) = (f64_lit(*min), f64_lit(*max));
-        let write = if single {
-            quote!(w.write_f32(checked as f32)#q;)
+        return if single {
+            quote! {
+                let single = #rt::check_numeric_f32(w, #value, #min, #max, #min_inclusive, #max_inclusive)#q;
+                w.write_f32(single)#q;
+            }
         } else {
-            quote!(w.write_f64(checked)#q;)
-        };
-        return quote! {
-            let checked = #rt::check_numeric(w, #value, #min, #max, #min_inclusive, #max_inclusive)#q;
-            #write
+            quote! {
+                let checked = #rt::check_numeric(w, #value, #min, #max, #min_inclusive, #max_inclusive)#q;
+                w.write_f64(checked)#q;
+            }
         };
     }
     match (single, rust) {

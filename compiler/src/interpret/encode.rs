@@ -629,23 +629,27 @@ impl<'c, 'a> Encoder<'c, 'a> {
                     }
                 }
                 let v = self.real(w, value)?;
-                let checked = match ty {
+                let single = matches!(rule, WireRule::Float32);
+                let written = match ty {
                     Type::Numeric {
                         min,
                         max,
                         min_inclusive,
                         max_inclusive,
                     } => {
-                        let checked =
-                            rt::check_numeric(w, v, *min, *max, *min_inclusive, *max_inclusive);
-                        self.wire(checked)?
+                        let (min, max, lo, hi) = (*min, *max, *min_inclusive, *max_inclusive);
+                        if single {
+                            let checked = rt::check_numeric_f32(w, v, min, max, lo, hi);
+                            let checked = self.wire(checked)?;
+                            w.write_f32(checked)
+                        } else {
+                            let checked = rt::check_numeric(w, v, min, max, lo, hi);
+                            let checked = self.wire(checked)?;
+                            w.write_f64(checked)
+                        }
                     }
-                    _ => v,
-                };
-                let written = if matches!(rule, WireRule::Float32) {
-                    w.write_f32(checked as f32)
-                } else {
-                    w.write_f64(checked)
+                    _ if single => w.write_f32(v as f32),
+                    _ => w.write_f64(v),
                 };
                 self.wire(written)
             }
