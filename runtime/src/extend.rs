@@ -4,6 +4,7 @@
 
 use crate::collection::Collection;
 use crate::error::{DecodeError, DecodeErrorKind};
+use crate::helpers::numeric_as_f32;
 use crate::int::mask;
 use crate::wire::WireRead;
 
@@ -96,6 +97,53 @@ pub fn saturate<T: PartialOrd>(value: T, min: T, max: T) -> T {
     } else {
         value
     }
+}
+
+/// A real clamped into the range of the old slot it is sent in (the old slot of a widened
+/// `NUMERIC`), each end inclusive or not: past an open end, the `f64` next to it inside, which
+/// the old slot's rule then takes (a FIXED_POINT rounds it to its last step inside, a FLOAT32
+/// to the nearest `f32` inside). NaN stays NaN, for the rule to reject.
+///
+/// ```
+/// use idlc_runtime::saturate_real;
+/// assert_eq!(saturate_real(1.0, 0.0, 1.0, true, false), 1.0f64.next_down());
+/// assert_eq!(saturate_real(5.0, 0.0, 1.0, true, true), 1.0);
+/// assert_eq!(saturate_real(-1.0, 0.0, 1.0, false, true), 0.0f64.next_up());
+/// assert_eq!(saturate_real(0.5, 0.0, 1.0, false, false), 0.5);
+/// ```
+#[inline]
+#[must_use]
+pub fn saturate_real(
+    value: f64,
+    min: f64,
+    max: f64,
+    min_inclusive: bool,
+    max_inclusive: bool,
+) -> f64 {
+    let low = if min_inclusive { min } else { min.next_up() };
+    let high = if max_inclusive { max } else { max.next_down() };
+    saturate(value, low, high)
+}
+
+/// [`saturate_real`] of a real held as an `f32`: the nearest `f32` inside the old range (an
+/// `f32` next to an open end can round onto it).
+///
+/// ```
+/// use idlc_runtime::saturate_real_f32;
+/// assert_eq!(saturate_real_f32(1.0, 0.0, 1.0, true, false), 1.0f32.next_down());
+/// assert_eq!(saturate_real_f32(0.25, 0.0, 1.0, true, false), 0.25);
+/// ```
+#[inline]
+#[must_use]
+pub fn saturate_real_f32(
+    value: f32,
+    min: f64,
+    max: f64,
+    min_inclusive: bool,
+    max_inclusive: bool,
+) -> f32 {
+    let real = saturate_real(f64::from(value), min, max, min_inclusive, max_inclusive);
+    numeric_as_f32(real, min, max, min_inclusive, max_inclusive).unwrap_or(real as f32)
 }
 
 /// Bits `low..low + width` of `value`'s bit pattern, for writing with

@@ -83,8 +83,8 @@ pub use delta::{
 };
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, WithField};
 pub use extend::{
-    WireInt, bit_slice, low_bits, saturate, truncate_utf8, truncated, truncated_bytes,
-    with_bit_slice,
+    WireInt, bit_slice, low_bits, saturate, saturate_real, saturate_real_f32, truncate_utf8,
+    truncated, truncated_bytes, with_bit_slice,
 };
 pub use fixed::{FixedPoint, MAX_FIXED_POINT_STEPS, fixed_point_steps};
 pub use framing::{FRAME_HEADER_BYTES, frame, frame_into, packet_crc, protocol_hash, unframe};

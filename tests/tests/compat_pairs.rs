@@ -20,3 +20,28 @@ proptest! {
 fn the_corpus_has_fifteen_pairs_or_more() {
     assert!(PAIRS.len() >= 15, "{} pairs", PAIRS.len());
 }
+
+/// NEW's values that OLD's slot cannot hold exactly are saturated into it, never refused: in
+/// pair 09 (`EXTEND ratio TO NUMERIC[0,1]` from `NUMERIC[0,1)`), NEW sends ratio = 1.0 and OLD
+/// reads the largest f64 below its open end; NEW reads 1.0 back from the extension.
+#[test]
+fn a_closed_end_reaches_the_old_open_slot_as_the_value_inside() {
+    use idlc_tests::compat_pairs::p09_numeric_range_widened::{new, old};
+    let sent = new::Body {
+        vx: 100.0,
+        ratio: 1.0,
+        mass: 1e300,
+    };
+    let bytes = sent.to_bytes().expect("every field in NEW's range");
+    assert_eq!(new::Body::from_bytes(&bytes).expect("NEW reads NEW"), sent);
+    let seen = old::Body::from_bytes(&bytes).expect("OLD reads NEW");
+    assert_eq!(seen.ratio, 1.0f64.next_down());
+    assert_eq!(seen.vx, 10.0);
+    let low = new::Body {
+        ratio: 0.0,
+        vx: -100.0,
+        ..sent
+    };
+    let seen = old::Body::from_bytes(&low.to_bytes().expect("in range")).expect("OLD reads NEW");
+    assert_eq!((seen.ratio, seen.vx), (0.0, -10.0));
+}

@@ -619,10 +619,12 @@ fn edge_extremes_round_trip() {
         assert_eq!(back.expect("valid"), nesting);
     }
     // Versions: a later reader of an empty tail gets the DEFAULTs.
-    let versioned = e::Versioned::from_bytes(&[9]).expect("version 1 data");
+    let mut first = vec![9];
+    first.extend(0.5f64.to_le_bytes());
+    let versioned = e::Versioned::from_bytes(&first).expect("version 1 data");
     assert_eq!(
-        (versioned.a, versioned.b, versioned.s),
-        (9, 7, e::Sparse::High)
+        (versioned.a, versioned.level, versioned.b, versioned.s),
+        (9, 0.5, 7, e::Sparse::High)
     );
     assert_eq!(versioned.tag, "none");
 }

@@ -550,9 +550,24 @@ fn narrowed(
                 quote!(<#ty>::from_index(#access.index().min(#last)).unwrap_or_default()),
             ))
         }
-        (Type::Numeric { min, max, .. }, _) => {
+        (
+            Type::Numeric {
+                min,
+                max,
+                min_inclusive,
+                max_inclusive,
+            },
+            rust,
+        ) => {
             let (min, max) = (super::idents::f64_lit(*min), super::idents::f64_lit(*max));
-            Ok(Val::Place(quote!(#access.clamp(#min, #max))))
+            let saturate = if matches!(rust, RustType::F32) {
+                quote!(::idlc_runtime::saturate_real_f32)
+            } else {
+                quote!(::idlc_runtime::saturate_real)
+            };
+            Ok(Val::Place(
+                quote!(#saturate(#access, #min, #max, #min_inclusive, #max_inclusive)),
+            ))
         }
         // FLOAT32 to FLOAT64: the old slot rounds to the nearest f32 as it writes.
         (Type::Float32, _) => Ok(field),

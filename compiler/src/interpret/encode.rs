@@ -364,8 +364,8 @@ impl<'c, 'a> Encoder<'c, 'a> {
 
     /// The value the slot of type `slot` carries when the field has been widened to `next`
     /// since (WIRE.md "EXTEND"): the low bits of an unsigned widening, else the value saturated
-    /// into the old range, an enumerator's index saturated into the old count, a text, byte
-    /// string or sequence cut to the old bound.
+    /// into the old range (past an open end, the nearest value inside), an enumerator's index
+    /// saturated into the old count, a text, byte string or sequence cut to the old bound.
     fn narrowed<'v, W: WireWrite>(
         &mut self,
         w: &W,
@@ -425,19 +425,18 @@ impl<'c, 'a> Encoder<'c, 'a> {
                     .unwrap_or_default();
                 Cow::Owned(Value::Enum(name))
             }
-            (Type::Numeric { min, max, .. }, Value::Float(v)) => Cow::Owned(Value::Float(
-                // f64::clamp, without its panic on a NaN bound.
-                if *v < *min {
-                    *min
-                } else if *v > *max {
-                    *max
-                } else {
-                    *v
+            (
+                Type::Numeric {
+                    min,
+                    max,
+                    min_inclusive,
+                    max_inclusive,
                 },
-            )),
-            (Type::Numeric { min, max, .. }, Value::Int(v)) => {
-                let v = *v as f64;
-                Cow::Owned(Value::Float(v.max(*min).min(*max)))
+                _,
+            ) => {
+                let v = self.real(w, value)?;
+                let (min, max, low, high) = (*min, *max, *min_inclusive, *max_inclusive);
+                Cow::Owned(Value::Float(rt::saturate_real(v, min, max, low, high)))
             }
             (Type::String { max: Some(max) }, Value::Str(s)) => {
                 Cow::Owned(Value::Str(rt::truncate_utf8(s, *max).to_string()))
