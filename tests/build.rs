@@ -78,6 +78,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     idlc::Builder::new()
         .encoding(schemas("edge.enc"))
+        .mapping(schemas("edge.map"))
+        .side("Edge")
         .file_name("edge.rs")
         .compile(&[schemas("edge.idl")])?;
     idlc::Builder::new()

@@ -46,6 +46,32 @@ pub const fn fixed_point_steps(min: f64, max: f64, resolution: f64) -> Option<u6
     Some(round_non_negative(steps))
 }
 
+/// The real an `f32` field's value stands for, for its quantizer: the `f32` nearest to an end of
+/// the range stands for that end (no `f32` equals 0.1: the nearest, 0.100000001, lies above
+/// `NUMERIC[0,0.1]`), any other value for itself. So an `f32` field can hold either end of its
+/// range, and the top step, decoded to its nearest `f32`, re-encodes to the same step. An open
+/// end stays excluded: its nearest `f32` stands for the end, which the quantizer rejects.
+///
+/// ```
+/// use idlc_runtime::{FixedPoint, real_of_f32};
+/// assert_eq!(real_of_f32(0.1, 0.0, 0.1), 0.1);
+/// assert_eq!(real_of_f32(0.05, 0.0, 0.1), f64::from(0.05f32));
+/// let fp = FixedPoint::new(0.0, 0.1, 0.01).unwrap();
+/// assert_eq!(fp.quantize(real_of_f32(0.1, 0.0, 0.1)), Ok(10));
+/// assert!(fp.quantize(f64::from(0.1f32)).is_err());
+/// ```
+#[inline]
+#[must_use]
+pub fn real_of_f32(value: f32, min: f64, max: f64) -> f64 {
+    if value == min as f32 {
+        min
+    } else if value == max as f32 {
+        max
+    } else {
+        f64::from(value)
+    }
+}
+
 /// `x.round()` (half away from zero) for `0 <= x <= 2^53 + 0.5`, usable in `const fn` and
 /// without a libm call: `x as i64` truncates exactly, and the fraction `x - t` is exact because
 /// `t` and `x` are within the same binade or `t` is smaller.

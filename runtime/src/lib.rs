@@ -86,7 +86,7 @@ pub use extend::{
     WireInt, bit_slice, low_bits, saturate, saturate_real, saturate_real_f32, truncate_utf8,
     truncated, truncated_bytes, with_bit_slice,
 };
-pub use fixed::{FixedPoint, MAX_FIXED_POINT_STEPS, fixed_point_steps};
+pub use fixed::{FixedPoint, MAX_FIXED_POINT_STEPS, fixed_point_steps, real_of_f32};
 pub use framing::{FRAME_HEADER_BYTES, frame, frame_into, packet_crc, protocol_hash, unframe};
 pub use helpers::{
     VlqMode, check_numeric, check_numeric_f32, enumerator, numeric_in_range, read_aligned_bytes,

@@ -197,24 +197,24 @@ fn for_edge(ir: &Ir) {
         ir,
         edge::Odd = "Odd",
         [
-            Empty, Keywords, Extremes, FloatEnds, Nesting, Node, Versioned, Box, Result, Nothing,
-            Everything
+            Empty, Keywords, Extremes, FloatEnds, F32Ends, Nesting, Node, Versioned, Box, Result,
+            Nothing, Everything
         ]
     );
     agree!(
         ir,
         edge::Bytes = "Bytes",
         [
-            Empty, Keywords, Extremes, FloatEnds, Nesting, Node, Versioned, Box, Result, Nothing,
-            Everything
+            Empty, Keywords, Extremes, FloatEnds, F32Ends, Nesting, Node, Versioned, Box, Result,
+            Nothing, Everything
         ]
     );
     agree!(
         ir,
         edge::SomeEncoding = "Some",
         [
-            Empty, Keywords, Extremes, FloatEnds, Nesting, Node, Versioned, Box, Result, Nothing,
-            Everything
+            Empty, Keywords, Extremes, FloatEnds, F32Ends, Nesting, Node, Versioned, Box, Result,
+            Nothing, Everything
         ]
     );
 }

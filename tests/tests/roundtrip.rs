@@ -460,11 +460,11 @@ fn arena_builtin_fixed_points() {
 #[test]
 fn edge_fixed_points() {
     use idlc_tests::edge as e;
-    fixed_points!(e, Odd: e::Empty, e::Keywords, e::Extremes, e::FloatEnds, e::Nesting, e::Node,
+    fixed_points!(e, Odd: e::Empty, e::Keywords, e::Extremes, e::FloatEnds, e::F32Ends, e::Nesting, e::Node,
         e::Versioned, e::Nothing, e::Everything, e::Result, e::Box);
-    fixed_points!(e, Bytes: e::Empty, e::Keywords, e::Extremes, e::FloatEnds, e::Nesting, e::Node,
+    fixed_points!(e, Bytes: e::Empty, e::Keywords, e::Extremes, e::FloatEnds, e::F32Ends, e::Nesting, e::Node,
         e::Versioned, e::Nothing, e::Everything, e::Result, e::Box);
-    fixed_points!(e, SomeEncoding: e::Result, e::Box);
+    fixed_points!(e, SomeEncoding: e::Result, e::Box, e::F32Ends);
 }
 
 /// A real sent as FLOAT32 whose nearest f32 lies past an end of its range (0.1 in `[0,0.1]`,
@@ -539,6 +539,58 @@ fn float32_at_range_ends_arrives_inside() {
         },
         e::FloatEnds {
             tenth: 0.1 + 1e-12,
+            ..values[0]
+        },
+    ] {
+        assert!(outside.to_bytes_with::<e::Odd>().is_err(), "{outside:?}");
+        assert!(outside.to_bytes_with::<e::Bytes>().is_err(), "{outside:?}");
+    }
+}
+
+/// An `f32` field under FIXED_POINT holds both ends of a range no `f32` equals (the `f32` nearest
+/// to 0.1 lies above `NUMERIC[0,0.1]`): it encodes, decodes to the same `f32` and re-encodes to the
+/// same bytes, in every encoding; past an end, or at an open end, it is an encode error.
+#[test]
+fn f32_fields_hold_the_ends_of_their_ranges() {
+    use idlc_tests::edge as e;
+    fn check<E: idlc_runtime::Encoding>(value: &e::F32Ends)
+    where
+        e::F32Ends: idlc_runtime::Codec<E>,
+    {
+        let bytes = value.to_bytes_with::<E>().expect("in range");
+        let back = e::F32Ends::from_bytes_with::<E>(&bytes).expect("valid");
+        assert_eq!(&back, value);
+        assert_eq!(back.to_bytes_with::<E>().expect("re-encodes"), bytes);
+        assert_eq!(value.quantized_with::<E>().expect("in range"), back);
+    }
+    let values = [
+        e::F32Ends {
+            tenth: 0.1,
+            open: -0.3,
+            both: 0.3,
+        },
+        e::F32Ends {
+            tenth: 0.0,
+            open: 0.69,
+            both: -0.29,
+        },
+    ];
+    for value in &values {
+        check::<e::Odd>(value);
+        check::<e::Bytes>(value);
+        check::<e::SomeEncoding>(value);
+    }
+    for outside in [
+        e::F32Ends {
+            tenth: 0.11,
+            ..values[0]
+        },
+        e::F32Ends {
+            open: 0.7,
+            ..values[0]
+        },
+        e::F32Ends {
+            both: -0.3,
             ..values[0]
         },
     ] {

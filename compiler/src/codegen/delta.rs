@@ -18,7 +18,8 @@ use super::codec::{FieldView, encode_field, enter_leave, extension, views};
 use super::idents::{f64_lit, u64_lit};
 use super::mirror::{is_copy, is_lossless_element, is_quantized_float, sent_equal, sent_value};
 use super::rules::{
-    Site, Val, as_f64, closure_result, decode, encode, fixed_point_const, from_f64, sequence_parts,
+    Site, Val, closure_result, decode, encode, fixed_point_const, fixed_point_input, from_f64,
+    sequence_parts,
 };
 use super::{CodegenError, Ctx};
 use crate::ir::cost::min_bits;
@@ -362,7 +363,8 @@ impl<'a> Gen<'a, '_> {
                         let name = super::idents::ident(&view.rust.rust_name);
                         let predicted = self.predicted(position, velocity)?;
                         let kept = Self::prediction(view);
-                        let actual = as_f64(&view.rust.ty, &quote!(self.#name));
+                        let actual =
+                            fixed_point_input(&position.rule, &view.rust.ty, &quote!(self.#name));
                         let check =
                             quote!(::idlc_runtime::exceeds_deviation(#actual, #kept, #limit));
                         if axis == 0 {
@@ -404,7 +406,7 @@ impl<'a> Gen<'a, '_> {
         let candidate = Self::candidate(view);
         if let Some(step) = Self::step(view, rule) {
             let fp = fixed_point_const(self.ctx, rule);
-            let value = as_f64(&view.rust.ty, &quote!(self.#name));
+            let value = fixed_point_input(rule, &view.rust.ty, &quote!(self.#name));
             let q = Self::plan_site(view).q();
             let sent = from_f64(&view.rust.ty, quote!(#fp.dequantize(#step)));
             return Ok(quote! {
@@ -453,8 +455,8 @@ impl<'a> Gen<'a, '_> {
             fixed_point_const(self.ctx, &velocity.rule),
         );
         let (p_base, v_base) = (
-            as_f64(&p.rust.ty, &quote!(baseline.#p_name)),
-            as_f64(&v.rust.ty, &quote!(baseline.#v_name)),
+            fixed_point_input(&position.rule, &p.rust.ty, &quote!(baseline.#p_name)),
+            fixed_point_input(&velocity.rule, &v.rust.ty, &quote!(baseline.#v_name)),
         );
         Ok(
             quote!(::idlc_runtime::DeadReckoningAxis::new(#p_fp, #v_fp).predict_from(#p_base, #v_base, ctx)),

@@ -13,7 +13,9 @@ use quote::quote;
 
 use super::codec::FieldView;
 use super::idents::f64_lit;
-use super::rules::{Site, Val, as_f64, closure_result, fixed_point_const, from_f64};
+use super::rules::{
+    Site, Val, as_f64, closure_result, fixed_point_const, fixed_point_input, from_f64,
+};
 use super::{CodegenError, Ctx};
 use crate::ir::{RustType, Type, WireItem, WireRule};
 
@@ -87,7 +89,7 @@ pub fn sent_element(
     Ok(match (rule, idl, rust) {
         (WireRule::FixedPoint { .. }, _, _) => {
             let fp = fixed_point_const(ctx, rule);
-            let value = as_f64(rust, &v.by_val());
+            let value = fixed_point_input(rule, rust, &v.by_val());
             from_f64(rust, quote!(#rt::sent_fixed_point(&#fp, #value)#q))
         }
         (
@@ -400,7 +402,7 @@ pub fn sent_equals_body(
         if is_quantized_float(view, rule) {
             // After a difference only the error is left to find: the range check, not the step.
             let fp = fixed_point_const(ctx, rule);
-            let value = as_f64(&view.rust.ty, &quote!(self.#name));
+            let value = fixed_point_input(rule, &view.rust.ty, &quote!(self.#name));
             let q = site.q();
             checks.push(quote! {
                 if equal {

@@ -14,7 +14,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use super::idents::{f64_lit, int_lit, u32_lit, u64_lit};
-use super::rules::{Site, Val, as_f64, fixed_point_const, from_f64};
+use super::rules::{Site, Val, as_f64, fixed_point_const, fixed_point_input, from_f64};
 use super::{CodegenError, Ctx};
 use crate::ir::{RustType, Type, WireRule, packable_bits};
 
@@ -91,7 +91,7 @@ fn field_bits_encode(
             quote!(::idlc_runtime::enum_offset(w, #recv.index(), #count)#q)
         }
         WireRule::FixedPoint { .. } => {
-            let value = as_f64(field.rust, &c);
+            let value = fixed_point_input(field.rule, field.rust, &c);
             let fp = fixed_point_const(ctx, field.rule);
             quote!(::idlc_runtime::fixed_point_offset(w, #value, &#fp)#q)
         }

@@ -242,7 +242,7 @@ pub fn encode(
             quote!(#rt::write_huffman(w, #recv.index(), #codes)#q;)
         }
         WireRule::FixedPoint { .. } => {
-            let value = as_f64(rust, &c);
+            let value = fixed_point_input(rule, rust, &c);
             let fp = fixed_point_const(ctx, rule);
             quote!(w.write_quantized(&#fp, #value)#q;)
         }
@@ -611,6 +611,21 @@ pub fn as_f64(rust: &RustType, c: &TokenStream) -> TokenStream {
         RustType::F32 => quote!(f64::from(#c)),
         _ => c.clone(),
     }
+}
+
+/// A FIXED_POINT field's value as the `f64` its quantizer takes: [`as_f64`], except for an `f32`
+/// in a range with an end no `f32` equals, which goes through `idlc_runtime::real_of_f32` (the
+/// `f32` nearest to an end stands for the end, so the field can hold both ends and a decoded end
+/// re-encodes).
+pub fn fixed_point_input(rule: &WireRule, rust: &RustType, c: &TokenStream) -> TokenStream {
+    if let (RustType::F32, WireRule::FixedPoint { min, max, .. }) = (rust, rule) {
+        let exact = |end: f64| f64::from(end as f32) == end;
+        if !(exact(*min) && exact(*max)) {
+            let (min, max) = (f64_lit(*min), f64_lit(*max));
+            return quote!(::idlc_runtime::real_of_f32(#c, #min, #max));
+        }
+    }
+    as_f64(rust, c)
 }
 
 /// An `f64` as the field's float type.
