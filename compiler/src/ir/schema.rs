@@ -67,12 +67,22 @@ pub struct StructDef {
     /// stages (check-compat); may be shorter in an IR built by hand.
     #[serde(skip)]
     pub fence_locs: Vec<Loc>,
+    /// Fields declared with a type that had an error (reported by the IDL's resolver): left out
+    /// of `segments`, and named here so that an encoding or mapping naming one is not reported
+    /// again as naming an unknown field. Empty in an IR without errors.
+    #[serde(skip)]
+    pub unresolved: Vec<String>,
 }
 
 impl StructDef {
     /// All fields in declaration order, across segments.
     pub fn fields(&self) -> impl Iterator<Item = &Field> {
         self.segments.iter().flat_map(|s| s.fields.iter())
+    }
+
+    /// Whether `name` is a field declared with a type that had an error ([`Self::unresolved`]).
+    pub fn is_unresolved(&self, name: &str) -> bool {
+        self.unresolved.iter().any(|n| n == name)
     }
 
     /// The field named `name`, with the index of its segment.

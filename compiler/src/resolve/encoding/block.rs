@@ -252,6 +252,8 @@ impl<'a> EncodingResolver<'a> {
                 );
                 Some((*segment, *field))
             }
+            // Its type had an error, reported already.
+            [] if def.is_unresolved(&name.name) => None,
             [] => {
                 let mut notes: Vec<String> =
                     did_you_mean(&name.name, def.fields().map(|f| f.name.as_str()))

@@ -83,6 +83,7 @@ fn character_schema() -> Schema {
             protocol: None,
             loc: Loc::default(),
             fence_locs: Vec::new(),
+            unresolved: Vec::new(),
         },
     );
     schema.structs.insert(
@@ -98,6 +99,7 @@ fn character_schema() -> Schema {
             protocol: None,
             loc: Loc::default(),
             fence_locs: Vec::new(),
+            unresolved: Vec::new(),
         },
     );
     schema

@@ -282,6 +282,7 @@ fn add_response_structs(schema: &mut ir::Schema) {
                 protocol: Some(protocol.name.clone()),
                 loc: params.loc,
                 fence_locs: Vec::new(),
+                unresolved: Vec::new(),
             });
         }
     }

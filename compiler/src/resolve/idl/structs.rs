@@ -71,6 +71,7 @@ impl Resolver<'_> {
         let mut seen: IndexMap<String, Seen> = IndexMap::new();
         let mut last_fence: Option<Span> = None;
         let mut fence_locs = Vec::new();
+        let mut unresolved = Vec::new();
         let mut segment_has_members = false;
         for member in members {
             let current = segments.len() - 1;
@@ -115,13 +116,15 @@ impl Resolver<'_> {
                             extended_in: None,
                         },
                     );
-                    if let (Some(ty), Some(segment)) = (ty, segments.last_mut()) {
-                        segment.fields.push(ir::Field {
+                    match (ty, segments.last_mut()) {
+                        (Some(ty), Some(segment)) => segment.fields.push(ir::Field {
                             name: field.name.name.clone(),
                             ty,
                             default,
                             loc: Loc::new(file, field.name.span),
-                        });
+                        }),
+                        (None, _) => unresolved.push(field.name.name.clone()),
+                        (Some(_), None) => {}
                     }
                 }
                 ast::Member::Fence(span) => {
@@ -169,6 +172,7 @@ impl Resolver<'_> {
             protocol: protocol.map(str::to_string),
             loc: Loc::new(file, name.span),
             fence_locs,
+            unresolved,
         }
     }
 

@@ -159,6 +159,10 @@ impl<'a> Resolver<'a> {
         if let Some((_, field)) = def.field(&name.name) {
             return Some(field);
         }
+        if def.is_unresolved(&name.name) {
+            // Its type had an error, reported already.
+            return None;
+        }
         let mut notes: Vec<String> =
             did_you_mean(&name.name, def.fields().map(|f| f.name.as_str()))
                 .into_iter()

@@ -38,6 +38,7 @@ fn strukt(schema: &mut Schema, name: &str, kind: StructKind, fields: Vec<Field>)
             protocol: None,
             loc: loc(),
             fence_locs: Vec::new(),
+            unresolved: Vec::new(),
         },
     );
 }
