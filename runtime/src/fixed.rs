@@ -50,12 +50,15 @@ pub const fn fixed_point_steps(min: f64, max: f64, resolution: f64) -> Option<u6
 /// the range stands for that end (no `f32` equals 0.1: the nearest, 0.100000001, lies above
 /// `NUMERIC[0,0.1]`), any other value for itself. So an `f32` field can hold either end of its
 /// range, and the top step, decoded to its nearest `f32`, re-encodes to the same step. An open
-/// end stays excluded: its nearest `f32` stands for the end, which the quantizer rejects.
+/// end stays excluded: its nearest `f32` stands for the end, which the quantizer rejects. An
+/// infinity stands for itself (the `f32` "nearest" to an end beyond `f32::MAX`), so it stays out
+/// of range.
 ///
 /// ```
 /// use idlc_runtime::{FixedPoint, real_of_f32};
 /// assert_eq!(real_of_f32(0.1, 0.0, 0.1), 0.1);
 /// assert_eq!(real_of_f32(0.05, 0.0, 0.1), f64::from(0.05f32));
+/// assert_eq!(real_of_f32(f32::NEG_INFINITY, -1e300, 1e300), f64::NEG_INFINITY);
 /// let fp = FixedPoint::new(0.0, 0.1, 0.01).unwrap();
 /// assert_eq!(fp.quantize(real_of_f32(0.1, 0.0, 0.1)), Ok(10));
 /// assert!(fp.quantize(f64::from(0.1f32)).is_err());
@@ -63,7 +66,9 @@ pub const fn fixed_point_steps(min: f64, max: f64, resolution: f64) -> Option<u6
 #[inline]
 #[must_use]
 pub fn real_of_f32(value: f32, min: f64, max: f64) -> f64 {
-    if value == min as f32 {
+    if value.is_infinite() {
+        f64::from(value)
+    } else if value == min as f32 {
         min
     } else if value == max as f32 {
         max
