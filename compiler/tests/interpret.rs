@@ -72,6 +72,10 @@ fn encode_errors_name_the_field_path() {
         matches!(&error.kind, EncodeErrorKind::Wire(e) if e.kind == idlc_runtime::EncodeErrorKind::ValueOutOfRange)
     );
     assert_eq!(error.to_string(), "`Out.items[1].v`: value out of range");
+    // The runtime's error names the field as generated code's does.
+    assert!(
+        matches!(&error.kind, EncodeErrorKind::Wire(e) if e.field.as_deref() == Some("Out.items[1].v"))
+    );
 
     let missing = interpret::encode(&ir, "Default", "Out", &json(r#"{"items": []}"#)).unwrap_err();
     assert_eq!(missing.path, "Out");
@@ -121,6 +125,7 @@ fn enums_strings_optionals_and_decode_errors() {
     let error = interpret::decode(&ir, "Default", "P", &[0b11]).unwrap_err();
     assert_eq!(error.wire().map(|e| e.kind), Some(Wire::BadEnumerator));
     assert_eq!(error.path, "P.m");
+    assert_eq!(error.wire().and_then(|e| e.field.as_deref()), Some("P.m"));
     // Present, length 1, then a lone continuation byte: not UTF-8.
     let error =
         interpret::decode(&ir, "Default", "P", &[0b0000_0100 | 0b10_0000, 0x80]).unwrap_err();

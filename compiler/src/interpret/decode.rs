@@ -73,8 +73,10 @@ impl<'c, 'a, 't> Decoder<'c, 'a, 't> {
     }
 
     /// The error to report for `error`, at the first failure's path (recorded in the trace).
-    pub(super) fn into_error(mut self, error: rt::DecodeError) -> DecodeError {
+    pub(super) fn into_error(mut self, mut error: rt::DecodeError) -> DecodeError {
         let path = self.failure.take().unwrap_or_else(|| self.path.concat());
+        // The runtime's error names the field too, as generated code's does.
+        error.field = error.field.or_else(|| Some(path.as_str().into()));
         if let Some(trace) = self.trace.as_deref_mut() {
             trace.push(Entry::failure(&path, error.clone()));
         }

@@ -73,13 +73,18 @@ impl<'c, 'a> Encoder<'c, 'a> {
     /// The error to report for `error`: the first failure recorded, else `error` at the
     /// current path.
     pub(super) fn into_error(self, error: rt::EncodeError) -> EncodeError {
-        match self.failure {
-            Some((path, kind)) => EncodeError { path, kind },
-            None => EncodeError {
-                path: self.path.concat(),
-                kind: EncodeErrorKind::Wire(error),
-            },
-        }
+        let (path, kind) = self
+            .failure
+            .unwrap_or_else(|| (self.path.concat(), EncodeErrorKind::Wire(error)));
+        let kind = match kind {
+            // The runtime's error names the field too, as generated code's does.
+            EncodeErrorKind::Wire(mut error) => {
+                error.field = error.field.or_else(|| Some(path.as_str().into()));
+                EncodeErrorKind::Wire(error)
+            }
+            other => other,
+        };
+        EncodeError { path, kind }
     }
 
     /// Records the runtime's error (the first one wins: it is the innermost).
