@@ -4,7 +4,7 @@
 
 use crate::collection::Collection;
 use crate::error::{DecodeError, DecodeErrorKind};
-use crate::helpers::numeric_as_f32;
+use crate::helpers::nearest_f32_inside;
 use crate::int::mask;
 use crate::wire::WireRead;
 
@@ -143,7 +143,7 @@ pub fn saturate_real_f32(
     max_inclusive: bool,
 ) -> f32 {
     let real = saturate_real(f64::from(value), min, max, min_inclusive, max_inclusive);
-    numeric_as_f32(real, min, max, min_inclusive, max_inclusive).unwrap_or(real as f32)
+    nearest_f32_inside(real, min, max, min_inclusive, max_inclusive)
 }
 
 /// Bits `low..low + width` of `value`'s bit pattern, for writing with

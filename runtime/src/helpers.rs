@@ -433,6 +433,27 @@ pub fn check_numeric_f32<W: WireWrite>(
     numeric_as_f32(value, min, max, min_inclusive, max_inclusive).map_err(|kind| w.error(kind))
 }
 
+/// The `f32` a real of a `NUMERIC` range (inside it) is held as: the nearest `f32` inside the
+/// range ([`check_numeric_f32`]'s), or the nearest `f32` when none is. For a FLOAT64 read into an
+/// `f32` field: the value re-encodes.
+///
+/// ```
+/// use idlc_runtime::nearest_f32_inside;
+/// assert_eq!(nearest_f32_inside(0.1, 0.0, 0.1, true, true), 0.1f32.next_down());
+/// assert_eq!(nearest_f32_inside(0.25, 0.0, 1.0, true, true), 0.25);
+/// ```
+#[inline]
+#[must_use]
+pub fn nearest_f32_inside(
+    value: f64,
+    min: f64,
+    max: f64,
+    min_inclusive: bool,
+    max_inclusive: bool,
+) -> f32 {
+    numeric_as_f32(value, min, max, min_inclusive, max_inclusive).unwrap_or(value as f32)
+}
+
 /// [`check_numeric_f32`] without a writer: the `f32`, or the kind of error.
 #[inline]
 pub(crate) fn numeric_as_f32(
@@ -489,6 +510,49 @@ pub fn numeric_in_range<'a, R: WireRead<'a>>(
     } else {
         Err(r.error(DecodeErrorKind::ValueOutOfRange))
     }
+}
+
+/// Reads a FLOAT32 of a `NUMERIC` range: the `f32`, checked against the range
+/// ([`numeric_in_range`]: NaN and values outside are [`DecodeErrorKind::ValueOutOfRange`]).
+///
+/// ```
+/// use idlc_runtime::{read_f32_in_range, BitReader};
+/// let bytes = 0.5f32.to_le_bytes();
+/// assert_eq!(read_f32_in_range(&mut BitReader::new(&bytes), 0.0, 1.0, true, true), Ok(0.5));
+/// assert!(read_f32_in_range(&mut BitReader::new(&bytes), 0.0, 0.4, true, true).is_err());
+/// ```
+#[inline]
+pub fn read_f32_in_range<'a, R: WireRead<'a>>(
+    r: &mut R,
+    min: f64,
+    max: f64,
+    min_inclusive: bool,
+    max_inclusive: bool,
+) -> Result<f32, DecodeError> {
+    let raw = r.read_f32()?;
+    numeric_in_range(r, f64::from(raw), min, max, min_inclusive, max_inclusive)?;
+    Ok(raw)
+}
+
+/// Reads a FLOAT64 of a `NUMERIC` range: the `f64`, checked against the range
+/// ([`numeric_in_range`]).
+///
+/// ```
+/// use idlc_runtime::{read_f64_in_range, BitReader};
+/// let bytes = 0.5f64.to_le_bytes();
+/// assert_eq!(read_f64_in_range(&mut BitReader::new(&bytes), 0.0, 1.0, true, true), Ok(0.5));
+/// assert!(read_f64_in_range(&mut BitReader::new(&bytes), 0.0, 0.5, true, false).is_err());
+/// ```
+#[inline]
+pub fn read_f64_in_range<'a, R: WireRead<'a>>(
+    r: &mut R,
+    min: f64,
+    max: f64,
+    min_inclusive: bool,
+    max_inclusive: bool,
+) -> Result<f64, DecodeError> {
+    let raw = r.read_f64()?;
+    numeric_in_range(r, raw, min, max, min_inclusive, max_inclusive)
 }
 
 /// ALIGN, then the bytes (no length): for a STRING / BYTES whose length has its own rule.

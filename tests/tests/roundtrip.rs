@@ -563,17 +563,23 @@ fn f32_fields_hold_the_ends_of_their_ranges() {
         assert_eq!(back.to_bytes_with::<E>().expect("re-encodes"), bytes);
         assert_eq!(value.quantized_with::<E>().expect("in range"), back);
     }
+    // `late` (FLOAT32) defaults to the f32 below 0.1: the f32 nearest to 0.1 lies above the
+    // range, and a reader would reject it.
+    assert_eq!(e::F32Ends::default().late, 0.1f32.next_down());
     let values = [
         e::F32Ends {
             tenth: 0.1,
             open: -0.3,
             both: 0.3,
+            late: 0.05,
         },
         e::F32Ends {
             tenth: 0.0,
             open: 0.69,
             both: -0.29,
+            late: 0.0,
         },
+        e::F32Ends::default(),
     ];
     for value in &values {
         check::<e::Odd>(value);

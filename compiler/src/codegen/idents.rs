@@ -86,6 +86,23 @@ pub fn f64_lit(value: f64) -> TokenStream {
     }
 }
 
+/// An `f32` literal, with its suffix (`0.1f32`), that always reads back as the same value.
+pub fn f32_lit(value: f32) -> TokenStream {
+    if value.is_infinite() {
+        return if value > 0.0 {
+            quote!(f32::INFINITY)
+        } else {
+            quote!(f32::NEG_INFINITY)
+        };
+    }
+    let literal = proc_macro2::Literal::f32_suffixed(value.abs());
+    if value.is_sign_negative() {
+        quote!(-#literal)
+    } else {
+        literal.into_token_stream()
+    }
+}
+
 /// The names of Rust's prelude that generated code writes, qualified when a generated type of
 /// the module shadows them (an IDL `MESSAGE Result` becomes `pub struct Result`, after which
 /// `Result<(), EncodeError>` must be written `::core::result::Result<..>`).

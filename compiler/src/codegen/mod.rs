@@ -363,6 +363,7 @@ fn api_impl(
             /// value allocates only when a collection grows. On an error `self` holds a mix of
             /// its old fields and the ones read, each a valid value.
             #[inline]
+            #[allow(clippy::wrong_self_convention)]
             pub fn from_bytes_in_place(&mut self, bytes: &[u8]) -> #result<(), ::idlc_runtime::DecodeError> {
                 ::idlc_runtime::from_bytes_in_place::<DefaultEncoding, Self>(bytes, self)
             }
@@ -384,6 +385,7 @@ fn api_impl(
             }
 
             /// [`Self::from_bytes_in_place`] in the encoding `E`.
+            #[allow(clippy::wrong_self_convention)]
             pub fn from_bytes_in_place_with<E: ::idlc_runtime::Encoding>(&mut self, bytes: &[u8]) -> #result<(), ::idlc_runtime::DecodeError>
             where
                 Self: ::idlc_runtime::Codec<E>,

@@ -748,32 +748,31 @@ fn encode_float(
 fn decode_float(rule: &WireRule, idl: &Type, rust: &RustType, q: &TokenStream) -> TokenStream {
     let rt = rt();
     let single = matches!(rule, WireRule::Float32);
-    let raw = if single {
-        quote!(f64::from(r.read_f32()#q))
-    } else {
-        quote!(r.read_f64()#q)
-    };
-    if let Type::Numeric {
+    let Type::Numeric {
         min,
         max,
         min_inclusive,
         max_inclusive,
     } = idl
-    {
-        let (min, max) = (f64_lit(*min), f64_lit(*max));
-        return from_f64(
-            rust,
-            quote!({
-                let raw = #raw;
-                #rt::numeric_in_range(r, raw, #min, #max, #min_inclusive, #max_inclusive)#q
-            }),
-        );
-    }
+    else {
+        return match (single, rust) {
+            (true, RustType::F32) => quote!(r.read_f32()#q),
+            (true, _) => quote!(f64::from(r.read_f32()#q)),
+            (false, RustType::F32) => quote!(r.read_f64()#q as f32),
+            (false, _) => quote!(r.read_f64()#q),
+        };
+    };
+    let (min, max) = (f64_lit(*min), f64_lit(*max));
+    let ends = quote!(#min, #max, #min_inclusive, #max_inclusive);
     match (single, rust) {
-        (true, RustType::F32) => quote!(r.read_f32()#q),
-        (true, _) => quote!(f64::from(r.read_f32()#q)),
-        (false, RustType::F32) => quote!(r.read_f64()#q as f32),
-        (false, _) => quote!(r.read_f64()#q),
+        (true, RustType::F32) => quote!(#rt::read_f32_in_range(r, #ends)#q),
+        (true, _) => quote!(f64::from(#rt::read_f32_in_range(r, #ends)#q)),
+        // A FLOAT64 held as an f32 (W0402 warns of it): the nearest f32 inside the range, which
+        // the encoder takes back.
+        (false, RustType::F32) => {
+            quote!(#rt::nearest_f32_inside(#rt::read_f64_in_range(r, #ends)#q, #ends))
+        }
+        (false, _) => quote!(#rt::read_f64_in_range(r, #ends)#q),
     }
 }
 

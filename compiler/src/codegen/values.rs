@@ -4,7 +4,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::CodegenError;
-use super::idents::{f64_lit, ident, int_lit, rust_type};
+use super::idents::{f32_lit, f64_lit, ident, int_lit, rust_type};
 use crate::ir::{Ir, RustType, Type, Value};
 
 /// The value a field takes when it was not sent (its DEFAULT) or when a struct is made with
@@ -29,10 +29,10 @@ pub fn default_value(
                 ..
             },
             _,
-        ) if !numeric_holds_zero(idl) => float(*min, rust),
+        ) if !numeric_holds_zero(idl) => float(*min, idl, rust),
         // An open lower end is not a value of the range: its middle is, in every mapping.
         (Type::Numeric { min, max, .. }, _) if !numeric_holds_zero(idl) => {
-            float(min + (max - min) / 2.0, rust)
+            float(min + (max - min) / 2.0, idl, rust)
         }
         _ => {
             let default = prelude.path("Default");
@@ -74,12 +74,23 @@ fn numeric_holds_zero(idl: &Type) -> bool {
     above && below
 }
 
-fn float(value: f64, rust: &RustType) -> TokenStream {
-    let literal = f64_lit(value);
-    match rust {
-        RustType::F32 => quote!(#literal as f32),
-        _ => literal,
+/// A real as a literal of the field's float type. An `f32` is the nearest `f32` inside the
+/// field's range (the nearest to 0.1 lies above `NUMERIC[0,0.1]`, and a FLOAT32 reader would
+/// reject it), written with its suffix (`0.099999994_f32`).
+fn float(value: f64, idl: &Type, rust: &RustType) -> TokenStream {
+    if !matches!(rust, RustType::F32) {
+        return f64_lit(value);
     }
+    let single = match idl {
+        Type::Numeric {
+            min,
+            max,
+            min_inclusive,
+            max_inclusive,
+        } => idlc_runtime::nearest_f32_inside(value, *min, *max, *min_inclusive, *max_inclusive),
+        _ => value as f32,
+    };
+    f32_lit(single)
 }
 
 fn literal(
@@ -90,9 +101,9 @@ fn literal(
     value: &Value,
 ) -> Result<TokenStream, CodegenError> {
     Ok(match (value, rust) {
-        (Value::Int(v), RustType::F32 | RustType::F64) => float(*v as f64, rust),
+        (Value::Int(v), RustType::F32 | RustType::F64) => float(*v as f64, idl, rust),
         (Value::Int(v), _) => int_lit(*v),
-        (Value::Real(v), _) => float(*v, rust),
+        (Value::Real(v), _) => float(*v, idl, rust),
         (Value::Bool(b), _) => quote!(#b),
         (Value::Str(s), RustType::Bytes) => {
             let bytes = proc_macro2::Literal::byte_string(s.as_bytes());
