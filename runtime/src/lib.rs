@@ -89,11 +89,12 @@ pub use extend::{
 pub use fixed::{FixedPoint, MAX_FIXED_POINT_STEPS, fixed_point_steps, real_of_f32};
 pub use framing::{FRAME_HEADER_BYTES, frame, frame_into, packet_crc, protocol_hash, unframe};
 pub use helpers::{
-    VlqMode, check_numeric, check_numeric_f32, enumerator, nearest_f32_inside, numeric_in_range,
-    read_aligned_bytes, read_aligned_str, read_bool_elements, read_bounded_length, read_elements,
-    read_enum, read_f32_in_range, read_f64_in_range, read_fixed, read_huffman, read_ranged,
-    read_vlq_int, read_wide_bool, utf8, write_aligned_bytes, write_bounded_length, write_enum,
-    write_fixed, write_huffman, write_ranged, write_vlq_int, write_wide_bool,
+    VlqMode, check_numeric, check_numeric_f32, enumerator, float32_real, nearest_f32_inside,
+    numeric_in_range, read_aligned_bytes, read_aligned_str, read_bool_elements,
+    read_bounded_length, read_elements, read_enum, read_f32_in_range, read_f32_real_in_range,
+    read_f64_in_range, read_fixed, read_huffman, read_ranged, read_vlq_int, read_wide_bool, utf8,
+    write_aligned_bytes, write_bounded_length, write_enum, write_fixed, write_huffman,
+    write_ranged, write_vlq_int, write_wide_bool,
 };
 pub use in_place::{
     assign_bytes, assign_text, from_bytes_in_place, read_bool_elements_in_place,

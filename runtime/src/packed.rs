@@ -6,7 +6,7 @@
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 use crate::extend::WireInt;
 use crate::fixed::FixedPoint;
-use crate::helpers::{check_numeric_f32, numeric_in_range};
+use crate::helpers::{check_numeric_f32, float32_real};
 use crate::int::mask;
 use crate::wire::{WireRead, WireWrite};
 
@@ -212,8 +212,8 @@ pub fn float32_bits<W: WireWrite>(
     Ok(u64::from(single.to_bits()))
 }
 
-/// The FLOAT32 whose IEEE-754 bits a packed word carried, checked against its `NUMERIC` range
-/// (NaN is out of range), as an `f64`.
+/// The FLOAT32 whose IEEE-754 bits a packed word carried, as the real of its `NUMERIC` range it
+/// stands for ([`float32_real`]; NaN is out of range).
 ///
 /// ```
 /// use idlc_runtime::{BitReader, float32_from_bits};
@@ -231,6 +231,12 @@ pub fn float32_from_bits<'a, R: WireRead<'a>>(
     max_inclusive: bool,
 ) -> Result<f64, DecodeError> {
     // The word's low 32 bits are the pattern (the extraction masked the rest).
-    let value = f64::from(f32::from_bits(raw as u32));
-    numeric_in_range(r, value, min, max, min_inclusive, max_inclusive)
+    float32_real(
+        r,
+        f32::from_bits(raw as u32),
+        min,
+        max,
+        min_inclusive,
+        max_inclusive,
+    )
 }

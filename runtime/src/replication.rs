@@ -6,7 +6,7 @@ use crate::codec::{Codec, Encoding};
 use crate::collection::Collection;
 use crate::delta::{DeltaContext, read_index_gap, write_index_gap};
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
-use crate::fixed::FixedPoint;
+use crate::fixed::{FixedPoint, real_of_f32};
 use crate::helpers::numeric_as_f32;
 use crate::int::bits_required;
 use crate::wire::{Style, WireRead, WireWrite};
@@ -106,12 +106,13 @@ pub fn sent_fixed_point(fp: &FixedPoint, value: f64) -> Result<f64, EncodeError>
         .map_err(|kind| EncodeError::new(kind, 0))
 }
 
-/// The value the receiver holds after a real of a `NUMERIC` range is sent as FLOAT32: the `f32`
-/// [`check_numeric_f32`](crate::check_numeric_f32) writes.
+/// The value an `f64` receiver holds after a real of a `NUMERIC` range is sent as FLOAT32: the
+/// real that the `f32` [`check_numeric_f32`](crate::check_numeric_f32) writes stands for.
 ///
 /// ```
 /// use idlc_runtime::sent_float32;
-/// assert_eq!(sent_float32(0.1, 0.0, 0.1, true, true), Ok(f64::from(0.1f32.next_down())));
+/// assert_eq!(sent_float32(0.1, 0.0, 0.1, true, true), Ok(0.1));
+/// assert_eq!(sent_float32(0.3, 0.0, 1.0, true, true), Ok(f64::from(0.3f32)));
 /// assert!(sent_float32(2.0, 0.0, 1.0, true, true).is_err());
 /// ```
 #[inline]
@@ -123,7 +124,7 @@ pub fn sent_float32(
     max_inclusive: bool,
 ) -> Result<f64, EncodeError> {
     numeric_as_f32(value, min, max, min_inclusive, max_inclusive)
-        .map(f64::from)
+        .map(|single| real_of_f32(single, min, max))
         .map_err(|kind| EncodeError::new(kind, 0))
 }
 

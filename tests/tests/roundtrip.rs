@@ -467,8 +467,9 @@ fn edge_fixed_points() {
     fixed_points!(e, SomeEncoding: e::Result, e::Box, e::F32Ends);
 }
 
-/// A real sent as FLOAT32 whose nearest f32 lies past an end of its range (0.1 in `[0,0.1]`,
-/// 1 - 1e-12 in `[-1,1)`) arrives as the nearest f32 inside, in both streams, packed or not; the
+/// A real sent as FLOAT32 at an end no f32 equals arrives inside its range, in both streams,
+/// packed or not: the f32 nearest to a closed end stands for the end (0.1 in `[0,0.1]` arrives as
+/// 0.1), a value that rounds onto an open end (1 - 1e-12 in `[-1,1)`) goes as the f32 below; the
 /// reader takes what the writer wrote, and `quantized_with` predicts it. A value outside the range
 /// (the open end itself) is still an encode error.
 #[test]
@@ -521,13 +522,10 @@ fn float32_at_range_ends_arrives_inside() {
         check::<e::Odd>(value);
         check::<e::Bytes>(value);
     }
-    assert_eq!(
-        values[0]
-            .quantized_with::<e::Odd>()
-            .expect("in range")
-            .tenth,
-        f64::from(0.1f32.next_down())
-    );
+    // A closed end arrives as itself: the f32 nearest to it stands for it.
+    let ends = values[0].quantized_with::<e::Odd>().expect("in range");
+    assert_eq!((ends.tenth, ends.both), (0.1, 0.3));
+    assert_eq!(ends.open, f64::from(1.0f32.next_down()));
     for outside in [
         e::FloatEnds {
             open: 1.0,
@@ -563,9 +561,8 @@ fn f32_fields_hold_the_ends_of_their_ranges() {
         assert_eq!(back.to_bytes_with::<E>().expect("re-encodes"), bytes);
         assert_eq!(value.quantized_with::<E>().expect("in range"), back);
     }
-    // `late` (FLOAT32) defaults to the f32 below 0.1: the f32 nearest to 0.1 lies above the
-    // range, and a reader would reject it.
-    assert_eq!(e::F32Ends::default().late, 0.1f32.next_down());
+    // `late` (FLOAT32) defaults to the f32 nearest to 0.1, which stands for 0.1.
+    assert_eq!(e::F32Ends::default().late, 0.1f32);
     let values = [
         e::F32Ends {
             tenth: 0.1,

@@ -618,12 +618,20 @@ pub fn as_f64(rust: &RustType, c: &TokenStream) -> TokenStream {
 /// `f32` nearest to an end stands for the end, so the field can hold both ends and a decoded end
 /// re-encodes).
 pub fn fixed_point_input(rule: &WireRule, rust: &RustType, c: &TokenStream) -> TokenStream {
-    if let (RustType::F32, WireRule::FixedPoint { min, max, .. }) = (rust, rule) {
-        let exact = |end: f64| f64::from(end as f32) == end;
-        if !(exact(*min) && exact(*max)) {
-            let (min, max) = (f64_lit(*min), f64_lit(*max));
-            return quote!(::idlc_runtime::real_of_f32(#c, #min, #max));
-        }
+    match rule {
+        WireRule::FixedPoint { min, max, .. } => real_input(*min, *max, rust, c),
+        _ => as_f64(rust, c),
+    }
+}
+
+/// A real of `NUMERIC[min,max]` as the `f64` its rule takes: [`as_f64`], except for an `f32` when
+/// an end is not an `f32`, which goes through `idlc_runtime::real_of_f32` (the `f32` nearest to an
+/// end stands for the end: FIXED_POINT and FLOAT32 alike).
+pub fn real_input(min: f64, max: f64, rust: &RustType, c: &TokenStream) -> TokenStream {
+    let exact = |end: f64| f64::from(end as f32) == end;
+    if matches!(rust, RustType::F32) && !(exact(min) && exact(max)) {
+        let (min, max) = (f64_lit(min), f64_lit(max));
+        return quote!(::idlc_runtime::real_of_f32(#c, #min, #max));
     }
     as_f64(rust, c)
 }
@@ -723,7 +731,7 @@ fn encode_float(
         max_inclusive,
     } = idl
     {
-        let value = as_f64(rust, c);
+        let value = real_input(*min, *max, rust, c);
         let (min, max) = (f64_lit(*min), f64_lit(*max));
         return if single {
             quote! {
@@ -766,7 +774,7 @@ fn decode_float(rule: &WireRule, idl: &Type, rust: &RustType, q: &TokenStream) -
     let ends = quote!(#min, #max, #min_inclusive, #max_inclusive);
     match (single, rust) {
         (true, RustType::F32) => quote!(#rt::read_f32_in_range(r, #ends)#q),
-        (true, _) => quote!(f64::from(#rt::read_f32_in_range(r, #ends)#q)),
+        (true, _) => quote!(#rt::read_f32_real_in_range(r, #ends)#q),
         // A FLOAT64 held as an f32 (W0402 warns of it): the nearest f32 inside the range, which
         // the encoder takes back.
         (false, RustType::F32) => {

@@ -525,15 +525,8 @@ impl<'c, 'a, 't> Decoder<'c, 'a, 't> {
                             min_inclusive,
                             max_inclusive,
                         },
-                    ) => rt::numeric_in_range(
-                        r,
-                        f64::from(raw),
-                        *min,
-                        *max,
-                        *min_inclusive,
-                        *max_inclusive,
-                    )
-                    .map(Value::Float),
+                    ) => rt::float32_real(r, raw, *min, *max, *min_inclusive, *max_inclusive)
+                        .map(Value::Float),
                     (
                         Ok(Value::Float(raw)),
                         Type::Numeric {
