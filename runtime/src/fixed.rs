@@ -66,7 +66,10 @@ pub const fn fixed_point_steps(min: f64, max: f64, resolution: f64) -> Option<u6
 #[inline]
 #[must_use]
 pub fn real_of_f32(value: f32, min: f64, max: f64) -> f64 {
-    if value.is_infinite() {
+    // Ends that are f32s stand for themselves: with constant ends (generated code) this folds
+    // away, and the function is a conversion.
+    let exact = |end: f64| f64::from(end as f32) == end;
+    if (exact(min) && exact(max)) || value.is_infinite() {
         f64::from(value)
     } else if value == min as f32 {
         min
