@@ -59,6 +59,7 @@ pub const fn fixed_point_steps(min: f64, max: f64, resolution: f64) -> Option<u6
 /// assert_eq!(real_of_f32(0.1, 0.0, 0.1), 0.1);
 /// assert_eq!(real_of_f32(0.05, 0.0, 0.1), f64::from(0.05f32));
 /// assert_eq!(real_of_f32(f32::NEG_INFINITY, -1e300, 1e300), f64::NEG_INFINITY);
+/// assert!(real_of_f32(-0.0, 0.0, 0.1).is_sign_negative());
 /// let fp = FixedPoint::new(0.0, 0.1, 0.01).unwrap();
 /// assert_eq!(fp.quantize(real_of_f32(0.1, 0.0, 0.1)), Ok(10));
 /// assert!(fp.quantize(f64::from(0.1f32)).is_err());
@@ -66,17 +67,19 @@ pub const fn fixed_point_steps(min: f64, max: f64, resolution: f64) -> Option<u6
 #[inline]
 #[must_use]
 pub fn real_of_f32(value: f32, min: f64, max: f64) -> f64 {
-    // Ends that are f32s stand for themselves: with constant ends (generated code) this folds
-    // away, and the function is a conversion.
+    let real = f64::from(value);
+    // Ends that are f32s stand for themselves (with generated code's constant ends this folds
+    // away, and the function is a conversion); an f32 equal to an end is that end already,
+    // keeping its sign (-0.0 at an end of 0); an infinity stands for itself.
     let exact = |end: f64| f64::from(end as f32) == end;
-    if (exact(min) && exact(max)) || value.is_infinite() {
-        f64::from(value)
+    if (exact(min) && exact(max)) || value.is_infinite() || real == min || real == max {
+        real
     } else if value == min as f32 {
         min
     } else if value == max as f32 {
         max
     } else {
-        f64::from(value)
+        real
     }
 }
 

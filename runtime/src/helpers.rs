@@ -458,6 +458,35 @@ pub fn nearest_f32_inside(
     numeric_as_f32(value, min, max, min_inclusive, max_inclusive).unwrap_or(value as f32)
 }
 
+/// [`check_numeric_f32`] of a real an `f32` field holds: the `f32` itself, if it stands for a
+/// value of the range ([`float32_real`]; NaN is [`EncodeErrorKind::NotANumber`]). The same as
+/// `check_numeric_f32(w, real_of_f32(value, min, max), ..)`, without the round trip through `f64`.
+///
+/// ```
+/// use idlc_runtime::{check_f32_numeric, BitWriter};
+/// let w = BitWriter::new();
+/// assert_eq!(check_f32_numeric(&w, 0.1, 0.0, 0.1, true, true), Ok(0.1));
+/// assert!(check_f32_numeric(&w, 1.0, 0.0, 1.0, true, false).is_err());
+/// assert!(check_f32_numeric(&w, f32::NAN, 0.0, 1.0, true, true).is_err());
+/// ```
+#[inline]
+pub fn check_f32_numeric<W: WireWrite>(
+    w: &W,
+    value: f32,
+    min: f64,
+    max: f64,
+    min_inclusive: bool,
+    max_inclusive: bool,
+) -> Result<f32, EncodeError> {
+    if value.is_nan() {
+        return Err(w.error(EncodeErrorKind::NotANumber));
+    }
+    match f32_stands_for(value, min, max, min_inclusive, max_inclusive) {
+        Some(_) => Ok(value),
+        None => Err(w.error(EncodeErrorKind::ValueOutOfRange)),
+    }
+}
+
 /// [`check_numeric_f32`] without a writer: the `f32`, or the kind of error.
 #[inline]
 pub(crate) fn numeric_as_f32(

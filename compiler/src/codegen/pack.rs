@@ -14,7 +14,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use super::idents::{f64_lit, int_lit, u32_lit, u64_lit};
-use super::rules::{Site, Val, as_f64, fixed_point_const, fixed_point_input, from_f64, real_input};
+use super::rules::{Site, Val, as_f64, fixed_point_const, fixed_point_input, from_f64};
 use super::{CodegenError, Ctx};
 use crate::ir::{RustType, Type, WireRule, packable_bits};
 
@@ -101,12 +101,13 @@ fn field_bits_encode(
             quote!(::idlc_runtime::fixed_bits(w, #c, #min, #max, #bits, #signed)#q)
         }
         WireRule::Float32 => {
-            let value = match field.idl {
-                Type::Numeric { min, max, .. } => real_input(*min, *max, field.rust, &c),
-                _ => as_f64(field.rust, &c),
-            };
             let (min, max, min_inclusive, max_inclusive) = numeric_bounds(field)?;
-            quote!(::idlc_runtime::float32_bits(w, #value, #min, #max, #min_inclusive, #max_inclusive)#q)
+            if matches!(field.rust, RustType::F32) {
+                quote!(::idlc_runtime::f32_numeric_bits(w, #c, #min, #max, #min_inclusive, #max_inclusive)#q)
+            } else {
+                let value = as_f64(field.rust, &c);
+                quote!(::idlc_runtime::float32_bits(w, #value, #min, #max, #min_inclusive, #max_inclusive)#q)
+            }
         }
         other => return Err(CodegenError(format!("internal: {other:?} in a packed run"))),
     })

@@ -627,7 +627,7 @@ pub fn fixed_point_input(rule: &WireRule, rust: &RustType, c: &TokenStream) -> T
 /// A real of `NUMERIC[min,max]` as the `f64` its rule takes: [`as_f64`], except for an `f32` when
 /// an end is not an `f32`, which goes through `idlc_runtime::real_of_f32` (the `f32` nearest to an
 /// end stands for the end: FIXED_POINT and FLOAT32 alike).
-pub fn real_input(min: f64, max: f64, rust: &RustType, c: &TokenStream) -> TokenStream {
+fn real_input(min: f64, max: f64, rust: &RustType, c: &TokenStream) -> TokenStream {
     let exact = |end: f64| f64::from(end as f32) == end;
     if matches!(rust, RustType::F32) && !(exact(min) && exact(max)) {
         let (min, max) = (f64_lit(min), f64_lit(max));
@@ -731,9 +731,14 @@ fn encode_float(
         max_inclusive,
     } = idl
     {
-        let value = real_input(*min, *max, rust, c);
+        let value = as_f64(rust, c);
         let (min, max) = (f64_lit(*min), f64_lit(*max));
-        return if single {
+        return if single && matches!(rust, RustType::F32) {
+            quote! {
+                let single = #rt::check_f32_numeric(w, #c, #min, #max, #min_inclusive, #max_inclusive)#q;
+                w.write_f32(single)#q;
+            }
+        } else if single {
             quote! {
                 let single = #rt::check_numeric_f32(w, #value, #min, #max, #min_inclusive, #max_inclusive)#q;
                 w.write_f32(single)#q;
