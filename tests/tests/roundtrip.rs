@@ -464,7 +464,7 @@ fn edge_fixed_points() {
         e::Versioned, e::Nothing, e::Everything, e::Result, e::Box);
     fixed_points!(e, Bytes: e::Empty, e::Keywords, e::Extremes, e::FloatEnds, e::F32Ends, e::Nesting, e::Node,
         e::Versioned, e::Nothing, e::Everything, e::Result, e::Box);
-    fixed_points!(e, SomeEncoding: e::Result, e::Box, e::F32Ends);
+    fixed_points!(e, SomeEncoding: e::Result, e::Box, e::F32Ends, e::F64Held);
 }
 
 /// A real sent as FLOAT32 at an end no f32 equals arrives inside its range, in both streams,
@@ -600,6 +600,33 @@ fn f32_fields_hold_the_ends_of_their_ranges() {
         assert!(outside.to_bytes_with::<e::Odd>().is_err(), "{outside:?}");
         assert!(outside.to_bytes_with::<e::Bytes>().is_err(), "{outside:?}");
     }
+}
+
+/// A FLOAT64 held as an `f32` (W0402) at an end no `f32` equals: `0.1f32` is written as 0.1,
+/// which reads back as `0.1f32`, in every encoding.
+#[test]
+fn an_f32_under_float64_holds_its_ends() {
+    use idlc_tests::edge as e;
+    fn check<E: idlc_runtime::Encoding>(value: &e::F64Held)
+    where
+        e::F64Held: idlc_runtime::Codec<E>,
+    {
+        let bytes = value.to_bytes_with::<E>().expect("in range");
+        let back = e::F64Held::from_bytes_with::<E>(&bytes).expect("valid");
+        assert_eq!(&back, value);
+        assert_eq!(back.to_bytes_with::<E>().expect("re-encodes"), bytes);
+    }
+    for level in [0.1f32, 0.0, 0.05] {
+        let value = e::F64Held { level };
+        check::<e::Odd>(&value);
+        check::<e::Bytes>(&value);
+        check::<e::SomeEncoding>(&value);
+    }
+    let bytes = e::F64Held { level: 0.1 }.to_bytes().expect("in range");
+    assert!(
+        bytes.windows(8).any(|w| w == 0.1f64.to_le_bytes()),
+        "{bytes:02x?}"
+    );
 }
 
 /// Values at the ends of every range of the corner-case schema round-trip in both streams.

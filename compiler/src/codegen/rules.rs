@@ -731,7 +731,8 @@ fn encode_float(
         max_inclusive,
     } = idl
     {
-        let value = as_f64(rust, c);
+        // An f32 field stands for a real of the range (`real_of_f32`), also under FLOAT64.
+        let value = real_input(*min, *max, rust, c);
         let (min, max) = (f64_lit(*min), f64_lit(*max));
         return if single && matches!(rust, RustType::F32) {
             quote! {

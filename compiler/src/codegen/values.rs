@@ -74,9 +74,10 @@ fn numeric_holds_zero(idl: &Type) -> bool {
     above && below
 }
 
-/// A real as a literal of the field's float type. An `f32` is the nearest `f32` inside the
-/// field's range (the nearest to 0.1 lies above `NUMERIC[0,0.1]`, and a FLOAT32 reader would
-/// reject it), written with its suffix (`0.099999994_f32`).
+/// A real as a literal of the field's float type. An `f32` is the nearest `f32` that stands for a
+/// value of the field's range (`idlc_runtime::nearest_f32_inside`: 0.1 in `NUMERIC[0,0.1]` is
+/// `0.1f32`, which stands for the end; a value rounding onto an open end takes the `f32` below),
+/// written with its suffix.
 fn float(value: f64, idl: &Type, rust: &RustType) -> TokenStream {
     if !matches!(rust, RustType::F32) {
         return f64_lit(value);
