@@ -397,11 +397,23 @@ pub fn check_numeric<W: WireWrite>(
     min_inclusive: bool,
     max_inclusive: bool,
 ) -> Result<f64, EncodeError> {
+    numeric_kind(value, min, max, min_inclusive, max_inclusive).map_err(|kind| w.error(kind))
+}
+
+/// [`check_numeric`] without a writer: the value, or the kind of error.
+#[inline]
+fn numeric_kind(
+    value: f64,
+    min: f64,
+    max: f64,
+    min_inclusive: bool,
+    max_inclusive: bool,
+) -> Result<f64, EncodeErrorKind> {
     if value.is_nan() {
-        return Err(w.error(EncodeErrorKind::NotANumber));
+        return Err(EncodeErrorKind::NotANumber);
     }
     if !in_numeric_range(value, min, max, min_inclusive, max_inclusive) {
-        return Err(w.error(EncodeErrorKind::ValueOutOfRange));
+        return Err(EncodeErrorKind::ValueOutOfRange);
     }
     Ok(value)
 }
@@ -463,14 +475,14 @@ pub fn nearest_f32_inside(
 /// `check_numeric_f32(w, real_of_f32(value, min, max), ..)`, without the round trip through `f64`.
 ///
 /// ```
-/// use idlc_runtime::{check_f32_numeric, BitWriter};
+/// use idlc_runtime::{check_f32_in_range, BitWriter};
 /// let w = BitWriter::new();
-/// assert_eq!(check_f32_numeric(&w, 0.1, 0.0, 0.1, true, true), Ok(0.1));
-/// assert!(check_f32_numeric(&w, 1.0, 0.0, 1.0, true, false).is_err());
-/// assert!(check_f32_numeric(&w, f32::NAN, 0.0, 1.0, true, true).is_err());
+/// assert_eq!(check_f32_in_range(&w, 0.1, 0.0, 0.1, true, true), Ok(0.1));
+/// assert!(check_f32_in_range(&w, 1.0, 0.0, 1.0, true, false).is_err());
+/// assert!(check_f32_in_range(&w, f32::NAN, 0.0, 1.0, true, true).is_err());
 /// ```
 #[inline]
-pub fn check_f32_numeric<W: WireWrite>(
+pub fn check_f32_in_range<W: WireWrite>(
     w: &W,
     value: f32,
     min: f64,
@@ -496,13 +508,7 @@ pub(crate) fn numeric_as_f32(
     min_inclusive: bool,
     max_inclusive: bool,
 ) -> Result<f32, EncodeErrorKind> {
-    if value.is_nan() {
-        return Err(EncodeErrorKind::NotANumber);
-    }
-    if !in_numeric_range(value, min, max, min_inclusive, max_inclusive) {
-        return Err(EncodeErrorKind::ValueOutOfRange);
-    }
-    let single = value as f32;
+    let single = numeric_kind(value, min, max, min_inclusive, max_inclusive)? as f32;
     if f32_stands_for(single, min, max, min_inclusive, max_inclusive).is_some() {
         return Ok(single);
     }

@@ -89,7 +89,7 @@ pub use extend::{
 pub use fixed::{FixedPoint, MAX_FIXED_POINT_STEPS, fixed_point_steps, real_of_f32};
 pub use framing::{FRAME_HEADER_BYTES, frame, frame_into, packet_crc, protocol_hash, unframe};
 pub use helpers::{
-    VlqMode, check_f32_numeric, check_numeric, check_numeric_f32, enumerator, float32_real,
+    VlqMode, check_f32_in_range, check_numeric, check_numeric_f32, enumerator, float32_real,
     nearest_f32_inside, numeric_in_range, read_aligned_bytes, read_aligned_str, read_bool_elements,
     read_bounded_length, read_elements, read_enum, read_f32_in_range, read_f32_real_in_range,
     read_f64_in_range, read_fixed, read_huffman, read_ranged, read_vlq_int, read_wide_bool, utf8,
@@ -105,7 +105,7 @@ pub use int::{
     zigzag_encode,
 };
 pub use packed::{
-    enum_offset, f32_numeric_bits, fixed_bits, fixed_from_bits, fixed_point_from_offset,
+    enum_offset, f32_in_range_bits, fixed_bits, fixed_from_bits, fixed_point_from_offset,
     fixed_point_offset, float32_bits, float32_from_bits, ranged_from_offset, ranged_offset,
 };
 pub use packet::{

@@ -6,7 +6,7 @@
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 use crate::extend::WireInt;
 use crate::fixed::FixedPoint;
-use crate::helpers::{check_f32_numeric, check_numeric_f32, float32_real};
+use crate::helpers::{check_f32_in_range, check_numeric_f32, float32_real};
 use crate::int::mask;
 use crate::wire::{WireRead, WireWrite};
 
@@ -212,16 +212,16 @@ pub fn float32_bits<W: WireWrite>(
     Ok(u64::from(single.to_bits()))
 }
 
-/// [`float32_bits`] of an `f32` field: the IEEE-754 pattern of [`check_f32_numeric`]'s `f32`.
+/// [`float32_bits`] of an `f32` field: the IEEE-754 pattern of [`check_f32_in_range`]'s `f32`.
 ///
 /// ```
-/// use idlc_runtime::{BitWriter, f32_numeric_bits};
+/// use idlc_runtime::{BitWriter, f32_in_range_bits};
 /// let w = BitWriter::new();
-/// assert_eq!(f32_numeric_bits(&w, 1.5, -10.0, 10.0, true, true), Ok(u64::from(1.5f32.to_bits())));
-/// assert!(f32_numeric_bits(&w, 11.0, -10.0, 10.0, true, true).is_err());
+/// assert_eq!(f32_in_range_bits(&w, 1.5, -10.0, 10.0, true, true), Ok(u64::from(1.5f32.to_bits())));
+/// assert!(f32_in_range_bits(&w, 11.0, -10.0, 10.0, true, true).is_err());
 /// ```
 #[inline]
-pub fn f32_numeric_bits<W: WireWrite>(
+pub fn f32_in_range_bits<W: WireWrite>(
     w: &W,
     value: f32,
     min: f64,
@@ -229,7 +229,7 @@ pub fn f32_numeric_bits<W: WireWrite>(
     min_inclusive: bool,
     max_inclusive: bool,
 ) -> Result<u64, EncodeError> {
-    let single = check_f32_numeric(w, value, min, max, min_inclusive, max_inclusive)?;
+    let single = check_f32_in_range(w, value, min, max, min_inclusive, max_inclusive)?;
     Ok(u64::from(single.to_bits()))
 }
 

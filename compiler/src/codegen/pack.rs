@@ -103,7 +103,7 @@ fn field_bits_encode(
         WireRule::Float32 => {
             let (min, max, min_inclusive, max_inclusive) = numeric_bounds(field)?;
             if matches!(field.rust, RustType::F32) {
-                quote!(::idlc_runtime::f32_numeric_bits(w, #c, #min, #max, #min_inclusive, #max_inclusive)#q)
+                quote!(::idlc_runtime::f32_in_range_bits(w, #c, #min, #max, #min_inclusive, #max_inclusive)#q)
             } else {
                 let value = as_f64(field.rust, &c);
                 quote!(::idlc_runtime::float32_bits(w, #value, #min, #max, #min_inclusive, #max_inclusive)#q)

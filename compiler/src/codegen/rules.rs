@@ -736,7 +736,7 @@ fn encode_float(
         let (min, max) = (f64_lit(*min), f64_lit(*max));
         return if single && matches!(rust, RustType::F32) {
             quote! {
-                let single = #rt::check_f32_numeric(w, #c, #min, #max, #min_inclusive, #max_inclusive)#q;
+                let single = #rt::check_f32_in_range(w, #c, #min, #max, #min_inclusive, #max_inclusive)#q;
                 w.write_f32(single)#q;
             }
         } else if single {
