@@ -8,6 +8,8 @@
 //!
 //! [`diagnostics`] collects what is wrong; library code never prints, only the CLI renders.
 
+#![forbid(unsafe_code)]
+
 pub mod builder;
 pub mod cli;
 pub mod codegen;

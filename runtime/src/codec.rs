@@ -117,6 +117,13 @@ pub trait Codec<E: Encoding>: Sized {
         })
     }
 
+    /// Asks the CPU to start loading the memory `self` owns (its `Vec`s, `String`s and those of
+    /// the structs it holds; see [`crate::prefetch`]): what [`crate::iter_prefetching`] calls on
+    /// a batch of elements before an encoder reaches them. A hint with no effect on any value.
+    /// Generated code overrides this default (nothing) for the structs that own memory.
+    #[inline]
+    fn prefetch_owned(&self) {}
+
     /// `self.sent()? == *other`, without building the sent value: what a `DELTA SEQUENCE`
     /// asks of each element to decide whether it changed. It fails exactly when `sent` fails,
     /// with the same error. Generated code compares field by field; this default calls `sent`.

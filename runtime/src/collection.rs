@@ -124,6 +124,17 @@ pub trait Collection {
             self.push(item);
         }
     }
+
+    /// Asks the CPU to start loading the elements' memory ([`crate::prefetch`] of the first
+    /// ones), a hint that an encoder gives a batch of elements ahead (see
+    /// [`crate::iter_prefetching`]). By default nothing; `Vec` and `VecDeque` prefetch.
+    ///
+    /// ```
+    /// use idlc_runtime::Collection;
+    /// Collection::prefetch(&vec![1u8, 2]);
+    /// ```
+    #[inline]
+    fn prefetch(&self) {}
 }
 
 impl<T> Collection for Vec<T> {
@@ -162,6 +173,11 @@ impl<T> Collection for Vec<T> {
     fn extend_from<I: IntoIterator<Item = T>>(&mut self, items: I) {
         Extend::extend(self, items);
     }
+
+    #[inline]
+    fn prefetch(&self) {
+        crate::prefetch(self.as_slice());
+    }
 }
 
 impl<T> Collection for VecDeque<T> {
@@ -189,6 +205,11 @@ impl<T> Collection for VecDeque<T> {
     #[inline]
     fn push(&mut self, item: T) {
         self.push_back(item);
+    }
+
+    #[inline]
+    fn prefetch(&self) {
+        crate::prefetch(self.as_slices().0);
     }
 }
 

@@ -7,8 +7,8 @@
 //!
 //! Every read is bounds-checked and returns a [`DecodeError`] (kind + bit offset) on malformed
 //! input; nothing panics, loops without consuming input, or allocates more than the input can
-//! justify (counts are checked against the bits left before anything is reserved). The crate has
-//! no `unsafe` code.
+//! justify (counts are checked against the bits left before anything is reserved). The crate's
+//! one `unsafe` block is the prefetch hint ([`prefetch`]), whose safety argument is beside it.
 //!
 //! What generated code for a small struct looks like:
 //!
@@ -69,6 +69,7 @@ mod in_place;
 mod int;
 mod packed;
 mod packet;
+mod prefetch;
 mod replication;
 mod vlq;
 mod wire;
@@ -113,6 +114,7 @@ pub use packet::{
     PacketWriter, Pending, Protocol, RequestId, ResponseError, Responses, SendError, negotiate,
     read_packet, read_responses,
 };
+pub use prefetch::{PREFETCH_BATCH, Prefetching, iter_prefetching, prefetch};
 pub use replication::{
     DeltaCodec, ReaderOf, WriterOf, check_fixed_point, from_delta_bytes, quantize_fixed_point,
     read_delta_sequence, read_delta_sequence_into, sent_array, sent_collection, sent_elements_eq,

@@ -194,6 +194,7 @@ pub fn codec_impl(
     } else {
         TokenStream::new()
     };
+    let prefetch_owned = super::prefetch::prefetch_owned_fn(ctx, &def.name, &fields);
     let sent = super::mirror::sent_body(ctx, &fields, encoding, &ty)?;
     let sent_equals = if ctx.compared_as_sent.contains(def.name.as_str()) {
         let body = super::mirror::sent_equals_body(ctx, &fields, encoding)?;
@@ -231,6 +232,8 @@ pub fn codec_impl(
             }
 
             #decode_in_place
+
+            #prefetch_owned
 
             #nested
 

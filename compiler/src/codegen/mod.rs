@@ -10,6 +10,7 @@ mod idents;
 mod in_place;
 mod mirror;
 mod pack;
+mod prefetch;
 mod protocol;
 mod rules;
 mod types;
@@ -69,6 +70,9 @@ pub(crate) struct Ctx<'a> {
     nested_fenced: &'a std::collections::HashSet<&'a str>,
     /// [`in_place::memory_owners`]: the structs that get their own `decode_in_place_from`.
     memory_owners: &'a std::collections::HashSet<&'a str>,
+    /// [`prefetch::prefetched_structs`]: the structs that get their own `prefetch_owned`, and
+    /// the sequence elements that an encoder prefetches a batch ahead.
+    prefetched: &'a std::collections::HashSet<&'a str>,
     /// [`crate::ir::nesting::compared_as_sent`]: the structs that get their own `sent_equals`
     /// (the others keep the runtime's default, which nothing calls on them).
     compared_as_sent: &'a std::collections::HashSet<&'a str>,
@@ -212,6 +216,7 @@ pub fn generate(ir: &Ir, options: &GenOptions) -> Result<String, CodegenError> {
     let quantizers = Quantizers::default();
     let nested_fenced = crate::ir::nesting::nested_fenced_structs(&ir.schema);
     let memory_owners = in_place::memory_owners(ir);
+    let prefetched = prefetch::prefetched_structs(ir, &memory_owners);
     let compared_as_sent = crate::ir::nesting::compared_as_sent(ir);
     for encoding in ir.encodings.values() {
         let marker = checked_ident(&marker_name(ir, &encoding.name))?;
@@ -223,6 +228,7 @@ pub fn generate(ir: &Ir, options: &GenOptions) -> Result<String, CodegenError> {
             prelude: &prelude,
             nested_fenced: &nested_fenced,
             memory_owners: &memory_owners,
+            prefetched: &prefetched,
             compared_as_sent: &compared_as_sent,
             quantizers: &quantizers,
         };

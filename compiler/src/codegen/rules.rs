@@ -290,10 +290,21 @@ pub fn encode(
                 Val::Ref(quote!(item)),
                 &item_site,
             )?;
+            let items = match element.as_ref() {
+                // Elements that own memory: their blocks are prefetched a batch ahead.
+                WireRule::Struct(name)
+                    if ctx.prefetched.contains(name.as_str())
+                        && matches!(element_rust, RustType::Named(_)) =>
+                {
+                    let marker = &ctx.marker;
+                    quote!(#rt::iter_prefetching::<#marker, _>(#r))
+                }
+                _ => quote!(#rt::Collection::iter(#r)),
+            };
             quote! {
                 #bind
                 #count_code
-                for (#index, item) in #rt::Collection::iter(#r).enumerate() {
+                for (#index, item) in #items.enumerate() {
                     #item
                 }
             }
