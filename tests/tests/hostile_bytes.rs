@@ -80,6 +80,15 @@ impl<T: Weight> Weight for Vec<T> {
     }
 }
 
+impl<T: Weight> Weight for std::collections::VecDeque<T> {
+    fn elements(&self) -> usize {
+        self.capacity() + self.iter().map(Weight::elements).sum::<usize>()
+    }
+    fn heap_bytes(&self) -> usize {
+        self.capacity() * size_of::<T>() + self.iter().map(Weight::heap_bytes).sum::<usize>()
+    }
+}
+
 impl<T: Weight> Weight for Option<Box<T>> {
     fn elements(&self) -> usize {
         self.as_ref().map_or(0, |b| 1 + b.elements())
@@ -177,6 +186,8 @@ weigh!(idlc_tests::edge::Nesting: grid, nothings, tree);
 weigh!(idlc_tests::edge::Node: children);
 weigh!(idlc_tests::edge::Versioned: tag);
 weigh!(idlc_tests::edge::Everything: e, k);
+weigh!(idlc_tests::edge::Box:);
+weigh!(idlc_tests::edge::Roster: boxes, queued);
 
 weigh!(idlc_tests::naval::Turret:);
 weigh!(idlc_tests::naval::Ship: turrets);
@@ -588,8 +599,8 @@ fn edge_types() {
             )+
         };
     }
-    edge!(Odd: Keywords, Extremes, FloatEnds, F32Ends, F64Held, Nesting, Node, Versioned, Everything);
-    edge!(Bytes: Keywords, Extremes, FloatEnds, F32Ends, F64Held, Nesting, Node, Versioned, Everything);
+    edge!(Odd: Keywords, Extremes, FloatEnds, F32Ends, F64Held, Nesting, Node, Versioned, Everything, Roster);
+    edge!(Bytes: Keywords, Extremes, FloatEnds, F32Ends, F64Held, Nesting, Node, Versioned, Everything, Roster);
 }
 
 /// The naval schema: open-ended ranges under FIXED_POINT (`NUMERIC[0,360)`, `NUMERIC(0,1]`),

@@ -13,6 +13,7 @@ use idlc_runtime::{
     to_delta_bytes,
 };
 use idlc_tests::character_client as cc;
+use idlc_tests::edge as e;
 use idlc_tests::naval as n;
 use idlc_tests::simulation::{Population, run};
 use proptest::prelude::*;
@@ -350,6 +351,43 @@ fn hostile_delta_packets() {
     let moved: Vec<n::Fleet> = fleets.iter().map(|f| evolve(&mut rng, f)).collect();
     hostile::<n::NAVAL, _>(&fleets, &moved, 30_000, 4);
     hostile::<n::NAVAL_S2S, _>(&fleets, &moved, 30_000, 5);
+}
+
+/// A random Roster: `boxes` (a `Vec`) and `queued` (a `VecDeque`) of plain STRUCTs.
+fn roster(rng: &mut ChaCha8Rng) -> e::Roster {
+    let mut boxes = || -> Vec<e::Box> {
+        (0..rng.random_range(0..=8))
+            .map(|_| e::Box {
+                v: rng.random_range(0..4),
+            })
+            .collect()
+    };
+    let (boxes, queued) = (boxes(), boxes().into());
+    e::Roster {
+        boxes,
+        queued,
+        round: rng.random(),
+    }
+}
+
+/// DELTA SEQUENCEs of a plain STRUCT (edge.idl's Roster): elements that changed or are new go in
+/// full, in a `Vec` (decoded in place) and a `VecDeque` (rebuilt); the mirror equals the
+/// receiver's state through lost packets, and hostile packets keep the decode-encode property.
+#[test]
+fn plain_struct_sequences_replicate() {
+    let mut rng = ChaCha8Rng::seed_from_u64(0x5057);
+    let states: Vec<e::Roster> = (0..40).map(|_| roster(&mut rng)).collect();
+    let elapsed = vec![0.1; states.len()];
+    let dropped: Vec<bool> = (0..states.len()).map(|i| i % 7 == 3).collect();
+    for (truth, got) in replicate::<e::Odd, _>(&states, &elapsed, &dropped) {
+        assert_eq!(got, truth, "Odd: lossless fields arrive as sent");
+    }
+    for (truth, got) in replicate::<e::Bytes, _>(&states, &elapsed, &dropped) {
+        assert_eq!(got, truth, "Bytes: lossless fields arrive as sent");
+    }
+    let (baselines, moved) = states.split_at(20);
+    hostile::<e::Odd, _>(baselines, moved, 5_000, 6);
+    hostile::<e::Bytes, _>(baselines, moved, 5_000, 7);
 }
 
 /// The delta costs `idlc report` prints for `encoding`, by struct name.

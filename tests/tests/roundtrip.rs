@@ -461,9 +461,9 @@ fn arena_builtin_fixed_points() {
 fn edge_fixed_points() {
     use idlc_tests::edge as e;
     fixed_points!(e, Odd: e::Empty, e::Keywords, e::Extremes, e::FloatEnds, e::F32Ends, e::Nesting, e::Node,
-        e::Versioned, e::Nothing, e::Everything, e::Result, e::Box);
+        e::Versioned, e::Nothing, e::Everything, e::Result, e::Box, e::Roster);
     fixed_points!(e, Bytes: e::Empty, e::Keywords, e::Extremes, e::FloatEnds, e::F32Ends, e::Nesting, e::Node,
-        e::Versioned, e::Nothing, e::Everything, e::Result, e::Box);
+        e::Versioned, e::Nothing, e::Everything, e::Result, e::Box, e::Roster);
     fixed_points!(e, SomeEncoding: e::Result, e::Box, e::F32Ends, e::F64Held);
 }
 

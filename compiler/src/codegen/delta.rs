@@ -701,10 +701,20 @@ impl<'a> Gen<'a, '_> {
         let q = field_site.q();
         if !matches!(self.view(&encoded.field)?.rust.ty, RustType::Vec(_)) {
             // Another collection is built anew and assigned.
-            let element_delta = if publishable {
-                quote!(Some(base) => ::idlc_runtime::DeltaCodec::<#marker>::encode_delta_to(element, base, ctx, w)#map,)
+            let write_element = if publishable {
+                quote!(|w, element, base| match base {
+                    Some(base) => ::idlc_runtime::DeltaCodec::<#marker>::encode_delta_to(element, base, ctx, w)#map,
+                    None => {
+                        #write_full
+                        Ok(#element_mirror)
+                    }
+                })
             } else {
-                quote!()
+                // Not a PUBLISHABLE_STRUCT: written in full, baseline or not.
+                quote!(|w, element, _base| {
+                    #write_full
+                    Ok(#element_mirror)
+                })
             };
             return Ok(quote! {
                 #start
@@ -717,20 +727,25 @@ impl<'a> Gen<'a, '_> {
                         Ok(())
                     },
                     |element, base| #same_item,
-                    |w, element, base| match base {
-                        #element_delta
-                        _ => {
-                            #write_full
-                            Ok(#element_mirror)
-                        }
-                    },
+                    #write_element,
                 )#q;
             });
         }
-        let element_delta = if publishable {
-            quote!(Some(base) => ::idlc_runtime::DeltaCodec::<#marker>::encode_delta_into(element, base, ctx, w, slot)#map,)
+        let write_element = if publishable {
+            quote!(|w, element, base, slot| match base {
+                Some(base) => ::idlc_runtime::DeltaCodec::<#marker>::encode_delta_into(element, base, ctx, w, slot)#map,
+                None => {
+                    #write_full
+                    *slot = #element_mirror;
+                    Ok(())
+                }
+            })
         } else {
-            quote!()
+            quote!(|w, element, _base, slot| {
+                #write_full
+                *slot = #element_mirror;
+                Ok(())
+            })
         };
         Ok(quote! {
             #start
@@ -744,14 +759,7 @@ impl<'a> Gen<'a, '_> {
                     Ok(())
                 },
                 |element, base| #same_item,
-                |w, element, base, slot| match base {
-                    #element_delta
-                    _ => {
-                        #write_full
-                        *slot = #element_mirror;
-                        Ok(())
-                    }
-                },
+                #write_element,
             )#q;
         })
     }

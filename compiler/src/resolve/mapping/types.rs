@@ -134,15 +134,17 @@ impl Written<'_> {
 fn classify(ty: &ast::RustType) -> Written<'_> {
     let segments: Vec<&str> = ty.path.segments.iter().map(|s| s.name.as_str()).collect();
     let args = ty.args.as_slice();
-    match segments.as_slice() {
-        ["Vec"] | ["std" | "alloc", "vec", "Vec"] => return Written::Vec(args),
-        ["Option"] | ["std" | "core", "option", "Option"] => return Written::Option(args),
-        ["Box"] | ["std" | "alloc", "boxed", "Box"] => return Written::Boxed(args),
-        _ => {}
-    }
     if !args.is_empty() {
-        return Written::Path;
+        return match segments.as_slice() {
+            ["Vec"] | ["std" | "alloc", "vec", "Vec"] => Written::Vec(args),
+            ["Option"] | ["std" | "core", "option", "Option"] => Written::Option(args),
+            ["Box"] | ["std" | "alloc", "boxed", "Box"] => Written::Boxed(args),
+            _ => Written::Path,
+        };
     }
+    // Without arguments, `Box`, `Vec` and `Option` are paths like any other: a type of the
+    // schema that shadows the prelude's (edge.idl's `STRUCT Box`, `ENUM Option`).
+
     match segments.as_slice() {
         ["String"] | ["std" | "alloc", "string", "String"] => Written::String,
         ["bool"] => Written::Bool,
