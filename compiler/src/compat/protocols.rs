@@ -208,9 +208,17 @@ impl Checker<'_> {
                 item => Violation::new(
                     Rule::NotExtension,
                     format!(
-                        "{} is new but stands among OLD's entries of PROTOCOL `{}`: the ids of the entries after it shift",
+                        "{} is new but stands among OLD's entries of PROTOCOL `{}`: {}",
                         item.describe(),
-                        new.name
+                        new.name,
+                        if new_items[j + 1..aligned_end]
+                            .iter()
+                            .any(|later| !matches!(later, Item::Fence(_)))
+                        {
+                            "the ids of the entries after it shift"
+                        } else {
+                            "before OLD's last FENCE, it changes the versions OLD has"
+                        }
                     ),
                     Anchor::At(at),
                 )
