@@ -523,6 +523,25 @@ fn a_both_protocol_calls_and_answers_on_each_side() {
     );
 }
 
+/// `PSender` and `PReceiver` in a type are the module's default encoding (GENERATED_API.md,
+/// "Naming the encoding"): an annotated binding needs no turbofish.
+#[test]
+fn an_annotated_binding_takes_the_default_encoding() {
+    let version = ac::ArenaPing::newest::<ac::DefaultEncoding>();
+    let mut client: ac::ArenaPingSender = ac::ArenaPingSender::new(version);
+    client.ping(&ac::Ping { sent_at_us: 1 }).unwrap();
+    let packet = client.finish().to_vec();
+    let mut server: asv::ArenaPingReceiver = asv::ArenaPingReceiver::new(version);
+    server.dispatch(&packet, &mut Clock(2)).unwrap();
+    let reply = server.replies().unwrap().to_vec();
+    let mut got = Vec::new();
+    client.read_responses(&reply, |r| got.push(r)).unwrap();
+    assert!(matches!(
+        got[..],
+        [Ok(ac::ArenaPingResponse::Ping { value: 3, .. })]
+    ));
+}
+
 #[test]
 fn peers_negotiate_the_newest_shared_version() {
     type V1 = squad_v1::SquadOps;
