@@ -170,6 +170,8 @@ pub const ENC_DEFAULT_BEFORE_FENCE: &str = "E0328";
 pub const ENC_TYPE_NAME_FOR_FIELD: &str = "W0301";
 /// `VLQ(n)` with n != 7 in a BYTESTREAM, which always uses 7-bit groups.
 pub const ENC_VLQ_GROUP_IN_BYTESTREAM: &str = "W0302";
+/// FLOAT32 for a NUMERIC whose range reaches past the largest `f32`: such values are sent as it.
+pub const ENC_FLOAT32_SATURATES: &str = "W0303";
 
 /// Brackets nested deeper than the front ends accept.
 pub const NESTING_TOO_DEEP: &str = "E0104";

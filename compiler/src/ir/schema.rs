@@ -220,8 +220,10 @@ impl Type {
                 min_inclusive,
                 max_inclusive,
             } => format!(
-                "NUMERIC{}{min},{max}{}",
+                "NUMERIC{}{},{}{}",
                 if *min_inclusive { '[' } else { '(' },
+                real_text(*min),
+                real_text(*max),
                 if *max_inclusive { ']' } else { ')' }
             ),
             Type::String { max: None } => "STRING".into(),
@@ -341,4 +343,15 @@ pub enum EntryKind {
         /// The response type of a request.
         returns: Option<Type>,
     },
+}
+
+/// A range end as a diagnostic shows it: `0.01`, `-10000`, or `1e300` where the plain form would
+/// run to dozens of digits.
+fn real_text(value: f64) -> String {
+    let magnitude = value.abs();
+    if magnitude >= 1e16 || (magnitude != 0.0 && magnitude < 1e-6) {
+        format!("{value:e}")
+    } else {
+        format!("{value}")
+    }
 }

@@ -174,6 +174,8 @@ struct EncodingResolver<'a> {
     defaults: IndexMap<Category, DefaultEntry>,
     /// DEFAULTS rules that do not fit some values: the fields and what is wrong.
     misfits: IndexMap<Category, Vec<(Loc, String, Problem)>>,
+    /// The fields already warned of as W0303 (a field's rule may be computed more than once).
+    saturating: Vec<Loc>,
     diagnostics: Vec<Diagnostic>,
 }
 
@@ -184,6 +186,7 @@ impl<'a> EncodingResolver<'a> {
             style: Style::Bitstream,
             defaults: IndexMap::new(),
             misfits: IndexMap::new(),
+            saturating: Vec::new(),
             diagnostics: Vec::new(),
         }
     }
@@ -341,6 +344,50 @@ impl<'a> EncodingResolver<'a> {
         }
     }
 
+    /// W0303 when `rule` (for a value of type `ty`, written at `span`) sends a NUMERIC whose
+    /// range reaches past the largest `f32` as FLOAT32: a value beyond it is sent as it (the
+    /// `f32` nearest to an end stands for the end, WIRE_FORMAT.md "Floats").
+    fn float32_saturation(
+        &mut self,
+        file: FileId,
+        span: Span,
+        ty: &Type,
+        rule: &WireRule,
+        field: FieldRef<'_>,
+    ) {
+        let (ty, rule) = match (ty, rule) {
+            (Type::Optional(ty), WireRule::Optional(rule))
+            | (Type::Array { element: ty, .. }, WireRule::Array { element: rule, .. }) => {
+                (ty.as_ref(), rule.as_ref())
+            }
+            other => other,
+        };
+        let (Type::Numeric { min, max, .. }, WireRule::Float32) = (ty, rule) else {
+            return;
+        };
+        let largest = f64::from(f32::MAX);
+        if (*min >= -largest && *max <= largest) || self.saturating.contains(&field.loc) {
+            return;
+        }
+        self.saturating.push(field.loc);
+        self.diagnostics.push(
+            CodespanDiagnostic::warning()
+                .with_code(codes::ENC_FLOAT32_SATURATES)
+                .with_message(format!(
+                    "FLOAT32 cannot send every value of {}, which is {}",
+                    field.what(),
+                    field.ty.describe()
+                ))
+                .with_labels(vec![
+                    primary(file, span).with_message("at most ±3.4028235e38"),
+                    field.label(),
+                ])
+                .with_notes(vec![
+                    "a value beyond the largest f32 is sent as it, and arrives as ±3.4028234663852886e38: write FLOAT64, or narrow the range".into(),
+                ]),
+        );
+    }
+
     /// W0302 for `VLQ(n)`, n != 7, and E0318 for HUFFMAN, in a BYTESTREAM.
     fn bytestream_params(&mut self, file: FileId, rule: &Rule, params: &Params) {
         match params {
@@ -429,7 +476,11 @@ impl<'a> EncodingResolver<'a> {
         if let Some(category) = Category::of(ty) {
             if let Some(entry) = self.defaults.get(&category) {
                 match rules::apply(&entry.params, &slot, ty, &field.what(), self.style) {
-                    Ok(rule) => return rule,
+                    Ok(rule) => {
+                        let (file, span) = (entry.file, entry.span);
+                        self.float32_saturation(file, span, ty, &rule, field);
+                        return rule;
+                    }
                     Err(problem) => {
                         let misfits = self.misfits.entry(category).or_default();
                         let label = field.label().message;

@@ -404,6 +404,7 @@ impl<'a> EncodingResolver<'a> {
             if let Some(params) = self.checked_params(b.file, written) {
                 match self.explicit_rule(&field.ty, &params, fref) {
                     Ok(resolved) => {
+                        self.float32_saturation(b.file, written.span, &field.ty, &resolved, fref);
                         element_delta = f.delta.is_some() && matches!(params, Params::Sequence(_));
                         rule = Some(resolved);
                     }
