@@ -46,8 +46,11 @@ fn target(item: &MapItem) -> (&MapTarget, Option<&RustPath>, &[MapMember]) {
     }
 }
 
-/// A type as text: `a::b<c, d<e>>`.
+/// A type as text: `a::b<c, d<e>>`, `[f32; 3]`.
 fn show(ty: &RustType) -> String {
+    if let (Some(len), [element]) = (ty.array_len, ty.args.as_slice()) {
+        return format!("[{}; {len}]", show(element));
+    }
     let path: Vec<_> = ty.path.segments.iter().map(|s| s.name.as_str()).collect();
     let mut out = path.join("::");
     if !ty.args.is_empty() {
@@ -473,13 +476,40 @@ MAPPING("Rust", "Client") STRUCT B { f32 y; }
 
 #[test]
 fn stray_tokens_and_lexical_errors_recover() {
+    // `[u8]` begins an array type (`[u8; 4]`) that lacks its length.
     let source = r#"MAPPING("Rust", "C") STRUCT S { [u8] a; f32 b; # c; f64 d; }"#;
     let (tree, diagnostics) = parse_err(source);
     assert_eq!(diagnostics.len(), 2, "{diagnostics:#?}");
-    assert_eq!(label_text(source, &diagnostics[0]), "[");
+    assert_eq!(label_text(source, &diagnostics[0]), "]");
+    assert!(diagnostics[0].labels[0].message.contains("`;`"));
     assert_eq!(label_text(source, &diagnostics[1]), "#");
     let (_, _, members) = target(&tree.items[0]);
     assert_eq!(summaries(members), ["f32 b", "f64 d"]);
+}
+
+#[test]
+fn array_types_parse_alone_and_as_arguments() {
+    let source = r#"MAPPING("Rust", "C") STRUCT S {
+    [f32; 3] corner;
+    Vec<[f32; 2]> outline;
+    [[u8; 2]; 2] grid;
+    Option<[f64; 4]> maybe;
+}"#;
+    let tree = parse_ok(source);
+    let (_, _, members) = target(&tree.items[0]);
+    assert_eq!(
+        summaries(members),
+        [
+            "[f32; 3] corner",
+            "Vec<[f32; 2]> outline",
+            "[[u8; 2]; 2] grid",
+            "Option<[f64; 4]> maybe"
+        ]
+    );
+    let MapMember::Field { ty, .. } = &members[0] else {
+        panic!("a field");
+    };
+    assert_eq!(text(source, ty.span), "[f32; 3]");
 }
 
 #[test]

@@ -461,10 +461,10 @@ fn arena_builtin_fixed_points() {
 fn edge_fixed_points() {
     use idlc_tests::edge as e;
     fixed_points!(e, Odd: e::Empty, e::Keywords, e::Extremes, e::FloatEnds, e::F32Ends, e::Nesting, e::Node,
-        e::Versioned, e::Nothing, e::Everything, e::Result, e::Box, e::Roster);
+        e::Versioned, e::Nothing, e::Everything, e::Result, e::Box, e::Roster, e::F32Arrays);
     fixed_points!(e, Bytes: e::Empty, e::Keywords, e::Extremes, e::FloatEnds, e::F32Ends, e::Nesting, e::Node,
-        e::Versioned, e::Nothing, e::Everything, e::Result, e::Box, e::Roster);
-    fixed_points!(e, SomeEncoding: e::Result, e::Box, e::F32Ends, e::F64Held);
+        e::Versioned, e::Nothing, e::Everything, e::Result, e::Box, e::Roster, e::F32Arrays);
+    fixed_points!(e, SomeEncoding: e::Result, e::Box, e::F32Ends, e::F64Held, e::F32Arrays);
 }
 
 /// A real sent as FLOAT32 at an end no f32 equals arrives inside its range, in both streams,
@@ -548,19 +548,24 @@ fn float32_at_range_ends_arrives_inside() {
 /// An `f32` field under FIXED_POINT holds both ends of a range no `f32` equals (the `f32` nearest
 /// to 0.1 lies above `NUMERIC[0,0.1]`): it encodes, decodes to the same `f32` and re-encodes to the
 /// same bytes, in every encoding; past an end, or at an open end, it is an encode error.
+/// `value` encodes in `E`, decodes to itself, re-encodes to the same bytes, and is the value
+/// the receiver holds (`Codec::sent`, what `quantized_with` gives).
+fn arrives_exactly<E: Encoding, T: Codec<E> + PartialEq + Debug>(value: &T) {
+    let bytes = to_bytes::<E, T>(value).expect("in range");
+    let back = from_bytes::<E, T>(&bytes).expect("valid");
+    assert_eq!(&back, value, "{}", E::NAME);
+    assert_eq!(to_bytes::<E, T>(&back).expect("re-encodes"), bytes);
+    assert_eq!(Codec::<E>::sent(value).expect("in range"), back);
+}
+
 #[test]
 fn f32_fields_hold_the_ends_of_their_ranges() {
     use idlc_tests::edge as e;
-    fn check<E: idlc_runtime::Encoding>(value: &e::F32Ends)
-    where
-        e::F32Ends: idlc_runtime::Codec<E>,
-    {
-        let bytes = value.to_bytes_with::<E>().expect("in range");
-        let back = e::F32Ends::from_bytes_with::<E>(&bytes).expect("valid");
-        assert_eq!(&back, value);
-        assert_eq!(back.to_bytes_with::<E>().expect("re-encodes"), bytes);
-        assert_eq!(value.quantized_with::<E>().expect("in range"), back);
-    }
+    let check = |value: &e::F32Ends| {
+        arrives_exactly::<e::Odd, _>(value);
+        arrives_exactly::<e::Bytes, _>(value);
+        arrives_exactly::<e::SomeEncoding, _>(value);
+    };
     // `late` (FLOAT32) defaults to the f32 nearest to 0.1, which stands for 0.1.
     assert_eq!(e::F32Ends::default().late, 0.1f32);
     let values = [
@@ -579,9 +584,7 @@ fn f32_fields_hold_the_ends_of_their_ranges() {
         e::F32Ends::default(),
     ];
     for value in &values {
-        check::<e::Odd>(value);
-        check::<e::Bytes>(value);
-        check::<e::SomeEncoding>(value);
+        check(value);
     }
     for outside in [
         e::F32Ends {
@@ -599,6 +602,47 @@ fn f32_fields_hold_the_ends_of_their_ranges() {
     ] {
         assert!(outside.to_bytes_with::<e::Odd>().is_err(), "{outside:?}");
         assert!(outside.to_bytes_with::<e::Bytes>().is_err(), "{outside:?}");
+    }
+}
+
+/// ARRAYs mapped to `[f32; n]` (edge.map): every element holds the ends of its range under
+/// FIXED_POINT and FLOAT32, a decoded array re-encodes to the same bytes, and an element
+/// outside the range is refused.
+#[test]
+fn f32_arrays_hold_the_ends_of_their_ranges() {
+    use idlc_tests::edge as e;
+    let values = [
+        e::F32Arrays {
+            pair: [0.1, 0.0],
+            maybe: Some([1.0, -0.99, 0.5]),
+        },
+        e::F32Arrays {
+            pair: [0.05, 0.1],
+            maybe: None,
+        },
+        e::F32Arrays::default(),
+    ];
+    for value in &values {
+        arrives_exactly::<e::Odd, _>(value);
+        arrives_exactly::<e::Bytes, _>(value);
+        arrives_exactly::<e::SomeEncoding, _>(value);
+    }
+    for outside in [
+        e::F32Arrays {
+            pair: [0.11, 0.0],
+            maybe: None,
+        },
+        e::F32Arrays {
+            pair: [0.0, 0.0],
+            maybe: Some([0.0, -1.0, 0.0]),
+        },
+    ] {
+        assert!(outside.to_bytes_with::<e::Odd>().is_err(), "{outside:?}");
+        assert!(outside.to_bytes_with::<e::Bytes>().is_err(), "{outside:?}");
+        assert!(
+            outside.to_bytes_with::<e::SomeEncoding>().is_err(),
+            "{outside:?}"
+        );
     }
 }
 

@@ -129,13 +129,16 @@ pub struct RustPath {
     pub span: Span,
 }
 
-/// A type such as `Vec<Item>` or `MyInventory`.
+/// A type such as `Vec<Item>`, `MyInventory` or `[f32; 3]`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RustType {
-    /// The path.
+    /// The path (no segment for an array).
     pub path: RustPath,
-    /// Generic arguments, if any.
+    /// Generic arguments, if any; an array's element type.
     pub args: Vec<RustType>,
+    /// `[T; n]`: the length as written (`T` is the one argument).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub array_len: Option<i128>,
     /// The whole type.
     pub span: Span,
 }

@@ -57,6 +57,7 @@ fn field_member(
     let ty = RustType {
         path,
         args,
+        array_len: None,
         span: Span::new(start, type_end),
     };
     MapMember::Field {

@@ -352,6 +352,59 @@ fn collections_and_element_types() {
 }
 
 #[test]
+fn arrays_map_their_element_type() {
+    let mut schema = character();
+    let array = |element: Type, len: u64| Type::Array {
+        element: Box::new(element),
+        len,
+    };
+    strukt(
+        &mut schema,
+        "Shape",
+        StructKind::Struct,
+        vec![
+            field("corner", array(numeric(), 3)),
+            field(
+                "outline",
+                Type::Sequence {
+                    element: Box::new(array(numeric(), 2)),
+                    max: Some(8),
+                },
+            ),
+            field("grid", array(array(range(0, 9), 2), 2)),
+            field("maybe", Type::Optional(Box::new(array(numeric(), 2)))),
+            field("wrong_len", array(numeric(), 2)),
+            field("wrong_element", array(numeric(), 2)),
+        ],
+    );
+    let map = r#"
+        MAPPING("Rust","C") STRUCT Shape {
+            [f32; 3] corner;
+            Vec<[f32; 2]> outline;
+            [[u8; 2]; 2] grid;
+            Option<[f32; 2]> maybe;
+            [f32; 3] wrong_len;
+            [u8; 2] wrong_element;
+        }
+    "#;
+    let (mapping, diagnostics) = run(&schema, map, Some("C"));
+    assert_eq!(codes(&diagnostics), ["E0407", "E0407"]);
+    assert_eq!(
+        ty(&mapping, "Shape", "corner"),
+        &RustType::Array(Box::new(RustType::F32), 3)
+    );
+    assert_eq!(
+        ty(&mapping, "Shape", "outline").to_string(),
+        "Vec<[f32; 2]>"
+    );
+    assert_eq!(ty(&mapping, "Shape", "grid").to_string(), "[[u8; 2]; 2]");
+    assert_eq!(
+        ty(&mapping, "Shape", "maybe").to_string(),
+        "Option<[f32; 2]>"
+    );
+}
+
+#[test]
 fn type_errors() {
     let schema = character();
     let map = r#"

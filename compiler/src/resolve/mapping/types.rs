@@ -59,8 +59,11 @@ pub(crate) fn smallest_int(min: i128, max: i128) -> &'static str {
     smallest_of(min < 0, min, max).unwrap_or("i128")
 }
 
-/// A type as written in the mapping: `std::collections::VecDeque<Item>`.
+/// A type as written in the mapping: `std::collections::VecDeque<Item>`, `[f32; 3]`.
 pub(super) fn written_text(ty: &ast::RustType) -> String {
+    if let (Some(len), [element]) = (ty.array_len, ty.args.as_slice()) {
+        return format!("[{}; {len}]", written_text(element));
+    }
     let mut text = super::path_text(&ty.path);
     if !ty.args.is_empty() {
         let args: Vec<String> = ty.args.iter().map(written_text).collect();
@@ -120,6 +123,8 @@ enum Written<'t> {
     Option(&'t [ast::RustType]),
     /// `Box<...>` with its arguments.
     Boxed(&'t [ast::RustType]),
+    /// `[T; n]`: the element type and the length as written.
+    Array(&'t ast::RustType, i128),
     /// Any other path: a user type.
     Path,
 }
@@ -134,6 +139,9 @@ impl Written<'_> {
 fn classify(ty: &ast::RustType) -> Written<'_> {
     let segments: Vec<&str> = ty.path.segments.iter().map(|s| s.name.as_str()).collect();
     let args = ty.args.as_slice();
+    if let (Some(len), [element]) = (ty.array_len, args) {
+        return Written::Array(element, len);
+    }
     if !args.is_empty() {
         return match segments.as_slice() {
             ["Vec"] | ["std" | "alloc", "vec", "Vec"] => Written::Vec(args),
@@ -329,6 +337,13 @@ impl Resolver<'_> {
                     element: Box::new(element),
                 })
             }
+            (Type::Array { element, len }, Written::Array(arg, written_len)) => {
+                if i128::from(*len) != written_len {
+                    return self.mismatch(file, side, idl, written, field, false);
+                }
+                self.check_type(file, side, element, arg, field)
+                    .map(|t| RustType::Array(Box::new(t), *len))
+            }
             (Type::Optional(inner), Written::Option([arg])) => self
                 .check_type(file, side, inner, arg, field)
                 .map(|t| RustType::Option(Box::new(t))),
@@ -384,8 +399,8 @@ impl Resolver<'_> {
                     "a SEQUENCE is `Vec<{element}>` (the default) or a collection type implementing the runtime's collection trait (`MyInventory`, `VecDeque<{element}>`)"
                 )
             }
-            Type::Array { .. } => format!(
-                "an ARRAY is always `{}` in Rust: remove this line",
+            Type::Array { len, .. } => format!(
+                "an ARRAY<T,{len}> is an array of {len} (`{}` by default), whose element type may be mapped as a field of type T: `[f32; {len}]` for NUMERIC elements",
                 rust(self, idl)
             ),
             Type::Optional(_) => format!("an OPTIONAL is `{}`", rust(self, idl)),
