@@ -811,7 +811,9 @@ pub fn read_wide_bool<'a, R: WireRead<'a>>(r: &mut R, bits: u32) -> Result<bool,
 /// let e = read_bool_elements::<_, Vec<bool>>(&mut BitReader::new(&[0]), 9, 1);
 /// assert_eq!(e.unwrap_err().kind, DecodeErrorKind::LengthOverBound);
 /// ```
-#[inline]
+// Inlined into every decoder: out of line, mk48's new-value decode was 2.5% slower (criterion,
+// docs/PERFORMANCE.md "Session 11").
+#[inline(always)]
 pub fn read_bool_elements<'a, R, C>(
     r: &mut R,
     count: u64,
