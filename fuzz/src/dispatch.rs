@@ -314,7 +314,7 @@ target! {
     EDGE = "edge" {
         edge: [Odd, Bytes, SomeEncoding] x [
             Keywords, Extremes, Nesting, Node, Versioned, Everything, Empty, Box, Result,
-            Nothing, FloatEnds, F32Ends, F64Held, Roster, F32Arrays,
+            Nothing, FloatEnds, F32Ends, F64Held, Roster, F32Arrays, BigArrays,
         ];
     }
 }

@@ -183,6 +183,7 @@ weigh!(idlc_tests::edge::FloatEnds:);
 weigh!(idlc_tests::edge::F32Ends:);
 weigh!(idlc_tests::edge::F64Held:);
 weigh!(idlc_tests::edge::F32Arrays:);
+weigh!(idlc_tests::edge::BigArrays:);
 weigh!(idlc_tests::edge::Nesting: grid, nothings, tree);
 weigh!(idlc_tests::edge::Node: children);
 weigh!(idlc_tests::edge::Versioned: tag);
@@ -600,8 +601,8 @@ fn edge_types() {
             )+
         };
     }
-    edge!(Odd: Keywords, Extremes, FloatEnds, F32Ends, F64Held, F32Arrays, Nesting, Node, Versioned, Everything, Roster);
-    edge!(Bytes: Keywords, Extremes, FloatEnds, F32Ends, F64Held, F32Arrays, Nesting, Node, Versioned, Everything, Roster);
+    edge!(Odd: Keywords, Extremes, FloatEnds, F32Ends, F64Held, F32Arrays, BigArrays, Nesting, Node, Versioned, Everything, Roster);
+    edge!(Bytes: Keywords, Extremes, FloatEnds, F32Ends, F64Held, F32Arrays, BigArrays, Nesting, Node, Versioned, Everything, Roster);
 }
 
 /// The naval schema: open-ended ranges under FIXED_POINT (`NUMERIC[0,360)`, `NUMERIC(0,1]`),

@@ -198,7 +198,7 @@ fn for_edge(ir: &Ir) {
         edge::Odd = "Odd",
         [
             Empty, Keywords, Extremes, FloatEnds, F32Ends, Nesting, Node, Versioned, Box, Result,
-            Nothing, Everything, Roster, F32Arrays
+            Nothing, Everything, Roster, F32Arrays, BigArrays
         ]
     );
     agree!(
@@ -206,7 +206,7 @@ fn for_edge(ir: &Ir) {
         edge::Bytes = "Bytes",
         [
             Empty, Keywords, Extremes, FloatEnds, F32Ends, Nesting, Node, Versioned, Box, Result,
-            Nothing, Everything, Roster, F32Arrays
+            Nothing, Everything, Roster, F32Arrays, BigArrays
         ]
     );
     agree!(
@@ -214,7 +214,7 @@ fn for_edge(ir: &Ir) {
         edge::SomeEncoding = "Some",
         [
             Empty, Keywords, Extremes, FloatEnds, F32Ends, Nesting, Node, Versioned, Box, Result,
-            Nothing, Everything, Roster, F32Arrays
+            Nothing, Everything, Roster, F32Arrays, BigArrays
         ]
     );
 }

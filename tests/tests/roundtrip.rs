@@ -461,9 +461,11 @@ fn arena_builtin_fixed_points() {
 fn edge_fixed_points() {
     use idlc_tests::edge as e;
     fixed_points!(e, Odd: e::Empty, e::Keywords, e::Extremes, e::FloatEnds, e::F32Ends, e::Nesting, e::Node,
-        e::Versioned, e::Nothing, e::Everything, e::Result, e::Box, e::Roster, e::F32Arrays);
+        e::Versioned, e::Nothing, e::Everything, e::Result, e::Box, e::Roster, e::F32Arrays,
+        e::BigArrays);
     fixed_points!(e, Bytes: e::Empty, e::Keywords, e::Extremes, e::FloatEnds, e::F32Ends, e::Nesting, e::Node,
-        e::Versioned, e::Nothing, e::Everything, e::Result, e::Box, e::Roster, e::F32Arrays);
+        e::Versioned, e::Nothing, e::Everything, e::Result, e::Box, e::Roster, e::F32Arrays,
+        e::BigArrays);
     fixed_points!(e, SomeEncoding: e::Result, e::Box, e::F32Ends, e::F64Held, e::F32Arrays);
 }
 

@@ -6,7 +6,7 @@ use quote::quote;
 
 use super::CodegenError;
 use super::idents::{Prelude, checked_ident, doc, ident, rust_type, u64_lit};
-use super::values::{default_value, zero_is_valid};
+use super::values::{default_value, derived_default_fits};
 use crate::ir::{EnumDef, Ir, StructDef, StructKind, StructMapping};
 
 /// `#[derive(...)]`: `base`, then the mapping's DERIVEs that `base` does not hold already (an
@@ -35,7 +35,8 @@ fn kind_name(kind: StructKind) -> &'static str {
     }
 }
 
-/// The struct definition (and a `Default` impl when the zero value would be out of range).
+/// The struct definition (and a `Default` impl when the derived one would be out of range, or
+/// cannot be derived: an array of more than 32 elements).
 pub fn struct_def(
     ir: &Ir,
     prelude: &Prelude,
@@ -58,7 +59,7 @@ pub fn struct_def(
         let current = current_type(def, &field.name).unwrap_or(&field.ty);
         let field_doc = doc(&format!("`{}`: `{}`.", field.name, current.describe()));
         fields.push(quote!(#field_doc pub #field_name: #ty));
-        needs_manual_default |= field.default.is_some() || !zero_is_valid(&field.ty);
+        needs_manual_default |= field.default.is_some() || !derived_default_fits(&field.ty);
         let value = default_value(ir, prelude, &field.ty, &rust.ty, field.default.as_ref())?;
         defaults.push(quote!(#field_name: #value));
     }

@@ -34,6 +34,13 @@ pub fn default_value(
         (Type::Numeric { min, max, .. }, _) if !numeric_holds_zero(idl) => {
             float(min + (max - min) / 2.0, idl, rust)
         }
+        // Every element its own default (`[T; n]` derives `Default` only up to 32 elements).
+        (Type::Array { element, .. }, RustType::Array(element_rust, _))
+            if !derived_default_fits(idl) =>
+        {
+            let element = default_value(ir, prelude, element, element_rust, None)?;
+            quote!(::core::array::from_fn(|_| #element))
+        }
         _ => {
             let default = prelude.path("Default");
             quote!(#default::default())
@@ -41,12 +48,14 @@ pub fn default_value(
     })
 }
 
-/// Whether the zero value of a type lies in its IDL range, so that `#[derive(Default)]` gives a
-/// value that can be sent.
-pub fn zero_is_valid(idl: &Type) -> bool {
+/// Whether `#[derive(Default)]` gives a value of a type that can be sent: its zero lies in its
+/// IDL range, and an array has at most 32 elements (the arrays the standard library's `Default`
+/// covers), each such a value.
+pub fn derived_default_fits(idl: &Type) -> bool {
     match idl {
         Type::IntRange { min, max } => (*min..=*max).contains(&0),
         Type::Numeric { .. } => numeric_holds_zero(idl),
+        Type::Array { element, len } => *len <= 32 && derived_default_fits(element),
         _ => true,
     }
 }
