@@ -148,6 +148,20 @@ fn gen_to_a_file_then_check() {
 }
 
 #[test]
+fn a_protocol_that_would_shadow_a_prelude_value_is_refused() {
+    let dir = TempDir::new();
+    let idl = dir.path().join("none.idl");
+    std::fs::write(&idl, "PROTOCOL None { MESSAGE Ping { UINT8 n; } }\n").expect("write");
+    let out = run(&["gen", &idl.to_string_lossy()]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("shadows the prelude's `None`"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
 fn check_of_a_missing_file_exits_1() {
     let dir = TempDir::new();
     let out = dir.path().join("missing.rs");

@@ -118,6 +118,7 @@ const PRELUDE_TYPES: &[(&str, &str)] = &[
     ("String", "::std::string::String"),
     ("Box", "::std::boxed::Box"),
     ("Default", "::core::default::Default"),
+    ("Sized", "::core::marker::Sized"),
 ];
 
 impl Prelude {

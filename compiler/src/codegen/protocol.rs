@@ -72,7 +72,9 @@ pub fn protocol_items(ir: &Ir, protocol: &ProtocolDef) -> Result<TokenStream, Co
     if matches!(role, ProtocolRole::Receive | ProtocolRole::Both) {
         items.push(message_enum(protocol, &names, &entries, &bounds));
         items.push(handler(protocol, &names, &entries));
-        items.push(receiver(protocol, &names, &entries, &bounds));
+        // `Sized`, qualified when a type of the schema takes its name.
+        let sized = super::idents::Prelude::of(ir).path("Sized");
+        items.push(receiver(protocol, &names, &entries, &bounds, &sized));
     }
     Ok(quote!(#(#items)*))
 }
@@ -93,6 +95,13 @@ fn check_clashes(ir: &Ir, protocol: &ProtocolDef, names: &Names) -> Result<(), C
         .map(|s| s.rust_name.as_str())
         .chain(ir.mapping.enums.values().map(|e| e.rust_name.as_str()))
         .chain(ir.mapping.typedefs.values().map(|t| t.rust_name.as_str()));
+    // The protocol's unit struct is a value too: it would shadow the prelude's.
+    if ["Some", "None", "Ok", "Err"].contains(&names.protocol.to_string().as_str()) {
+        return Err(CodegenError(format!(
+            "the protocol `{}` would be the Rust unit struct `{}`, which shadows the prelude's `{}` in the generated module: rename the protocol",
+            protocol.name, names.protocol, names.protocol
+        )));
+    }
     for name in taken {
         if let Some(clash) = ours.iter().find(|ident| **ident == name) {
             return Err(CodegenError(format!(
@@ -441,6 +450,7 @@ fn receiver(
     names: &Names,
     entries: &[Entry],
     bounds: &TokenStream,
+    sized: &TokenStream,
 ) -> TokenStream {
     let Names {
         protocol: ids,
@@ -565,7 +575,7 @@ fn receiver(
             }
 
             #dispatch_doc
-            pub fn dispatch<H: #handler + ?Sized>(
+            pub fn dispatch<H: #handler + ?#sized>(
                 &mut self,
                 packet: &[u8],
                 handler: &mut H,
