@@ -67,14 +67,35 @@ pub fn compile(inputs: &Inputs) -> Result<Compilation, load::LoadError> {
     compile_with(inputs, &load::RealFs)
 }
 
+/// [`compile`] for `idlc check` without a side: when `inputs` names no side, every side the
+/// mapping files name is resolved and checked (its DERIVEs, its lossy mappings), each
+/// diagnostic reported once; with a side, [`compile`].
+pub fn compile_every_side(inputs: &Inputs) -> Result<Compilation, load::LoadError> {
+    match inputs.side {
+        Some(_) => compile(inputs),
+        None => compile_by(inputs, &load::RealFs, resolve::resolve_every_side),
+    }
+}
+
 /// As [`compile`], reading files through `fs` (tests use an in-memory file system).
 pub fn compile_with(
     inputs: &Inputs,
     fs: &dyn load::FileSystem,
 ) -> Result<Compilation, load::LoadError> {
+    compile_by(inputs, fs, |parsed| {
+        resolve::resolve(parsed, inputs.side.as_deref())
+    })
+}
+
+/// Loads `inputs` through `fs` and resolves them with `resolve`.
+fn compile_by(
+    inputs: &Inputs,
+    fs: &dyn load::FileSystem,
+    resolve: impl FnOnce(&load::Parsed) -> (ir::Ir, Vec<diagnostics::Diagnostic>),
+) -> Result<Compilation, load::LoadError> {
     let mut sources = SourceMap::new();
     let (parsed, mut diagnostics) = load::load(&mut sources, inputs, fs)?;
-    let (ir, resolved) = resolve::resolve(&parsed, inputs.side.as_deref());
+    let (ir, resolved) = resolve(&parsed);
     // What resolution says of files that did not parse is mostly a cascade of the syntax
     // errors (a type "not declared" because its declaration did not parse): fix those first.
     if !diagnostics::has_errors(&diagnostics) {

@@ -48,6 +48,47 @@ fn clean_input_exits_0_with_a_summary_line() {
     assert_eq!(stderr, "");
 }
 
+/// `check` without `--side` checks the mapping items of every side (DESIGN.md's `idlc check` has
+/// no side); `gen` and `ir` without one refuse mapping files (E0422).
+#[test]
+fn check_without_a_side_checks_every_side() {
+    let dir = TempDir::new();
+    let idl = dir.file(
+        "game.idl",
+        "STRUCT P { INT[-5,5] dx; ARRAY<BOOL, 40> flags; }\n",
+    );
+    let client = dir.file(
+        "client.map",
+        "MAPPING(\"Rust\",\"Client\") STRUCT P { i16 dx; }\n",
+    );
+    let server = dir.file(
+        "server.map",
+        "MAPPING(\"Rust\",\"Server\") STRUCT P { i32 dx; }\n",
+    );
+    let (code, stderr) = run(&["check", &idl, "-m", &client, "-m", &server]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.ends_with("0 errors, 0 warnings\n"), "{stderr}");
+    // A side-specific error of the second side: its DERIVE cannot hold the 40 BOOLs.
+    let derive = dir.file(
+        "derive.map",
+        "MAPPING(\"Rust\",\"Server\") DERIVE(serde::Serialize);\n",
+    );
+    let (code, stderr) = run(&["check", &idl, "-m", &client, "-m", &server, "-m", &derive]);
+    assert_eq!(code, 1, "{stderr}");
+    assert_eq!(stderr.matches("error[E0423]").count(), 1, "{stderr}");
+    assert!(!stderr.contains("E0422"), "{stderr}");
+    // With a side, that side only.
+    let (code, stderr) = run(&[
+        "check", &idl, "-m", &client, "-m", &derive, "--side", "Client",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    for command in ["gen", "ir"] {
+        let (code, stderr) = run(&[command, &idl, "-m", &client]);
+        assert_eq!(code, 1, "{command}: {stderr}");
+        assert!(stderr.contains("error[E0422]"), "{command}: {stderr}");
+    }
+}
+
 #[test]
 fn gen_says_what_it_wrote() {
     let dir = TempDir::new();

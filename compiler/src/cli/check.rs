@@ -5,7 +5,7 @@ use std::io::Write as _;
 use clap::Args;
 use codespan_reporting::diagnostic::Severity;
 
-use super::inputs::{InputArgs, with_compilation};
+use super::inputs::{InputArgs, with_every_side};
 use super::{Status, stderr};
 use crate::Compilation;
 
@@ -24,7 +24,7 @@ impl CheckArgs {
     /// Runs the check: renders every diagnostic to stderr, then (unless `--quiet`) one summary
     /// line, and returns the exit status.
     pub fn run(&self) -> Status {
-        with_compilation(&self.inputs, "check", "check", |compilation| {
+        with_every_side(&self.inputs, "check", |compilation| {
             if !self.quiet {
                 let _ = writeln!(stderr(), "{}", summary(compilation));
             }

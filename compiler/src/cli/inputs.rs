@@ -155,8 +155,17 @@ impl InputArgs {
 /// Compiles `inputs`, rendering every diagnostic to stderr (summary: `could not {what}`).
 /// `Err` is the exit status: 1 when the input has errors, 2 when a named file cannot be read.
 pub fn compile(inputs: &Inputs, what: &str) -> Result<Compilation, Status> {
+    compile_by(inputs, what, crate::compile)
+}
+
+/// [`compile`] with `compile` in place of [`crate::compile`] (`idlc check` checks every side).
+fn compile_by(
+    inputs: &Inputs,
+    what: &str,
+    compile: fn(&Inputs) -> Result<Compilation, crate::load::LoadError>,
+) -> Result<Compilation, Status> {
     let mut err = stderr();
-    let compilation = match crate::compile(inputs) {
+    let compilation = match compile(inputs) {
         Ok(compilation) => compilation,
         Err(error) => {
             print_error(&mut err, error);
@@ -185,6 +194,26 @@ pub fn with_compilation(
     what: &str,
     f: impl FnOnce(&Compilation) -> Status,
 ) -> Status {
+    with_compilation_by(args, subcommand, what, crate::compile, f)
+}
+
+/// [`with_compilation`] for `idlc check`: without a side, the mappings of every side are checked
+/// ([`crate::compile_every_side`]).
+pub fn with_every_side(
+    args: &InputArgs,
+    what: &str,
+    f: impl FnOnce(&Compilation) -> Status,
+) -> Status {
+    with_compilation_by(args, "check", what, crate::compile_every_side, f)
+}
+
+fn with_compilation_by(
+    args: &InputArgs,
+    subcommand: &str,
+    what: &str,
+    compile: fn(&Inputs) -> Result<Compilation, crate::load::LoadError>,
+    f: impl FnOnce(&Compilation) -> Status,
+) -> Status {
     let targets = match args.targets(subcommand, Sides::First) {
         Ok(targets) => targets,
         Err(status) => return status,
@@ -192,7 +221,7 @@ pub fn with_compilation(
     let Some(target) = targets.first() else {
         return Status::Success;
     };
-    match compile(&target.inputs, what) {
+    match compile_by(&target.inputs, what, compile) {
         Ok(compilation) => f(&compilation),
         Err(status) => status,
     }

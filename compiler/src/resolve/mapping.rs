@@ -79,6 +79,19 @@ pub fn resolve_mapping(
     (mapping, diagnostics)
 }
 
+/// The sides the Rust mapping items of `files` name, sorted, each once.
+pub fn sides(files: &[(FileId, MapFile)]) -> Vec<&str> {
+    let mut sides: Vec<&str> = files
+        .iter()
+        .flat_map(|(_, map)| &map.items)
+        .filter(|item| item.language.value == TARGET_LANGUAGE)
+        .map(|item| item.side.value.as_str())
+        .collect();
+    sides.sort_unstable();
+    sides.dedup();
+    sides
+}
+
 /// An error when Rust mapping items were given but none of them is for `side` (or no side was
 /// asked for): they would be ignored without a word, and the fields keep their built-in types.
 fn unused_mappings(files: &[(FileId, MapFile)], side: Option<&str>) -> Option<Diagnostic> {

@@ -35,6 +35,25 @@ pub fn resolve(parsed: &Parsed, side: Option<&str>) -> (Ir, Vec<Diagnostic>) {
     (ir, diagnostics)
 }
 
+/// [`resolve`] for every side the Rust mapping items name (for `idlc check` without a side):
+/// the IR of the first side (by name), and the diagnostics of all sides, each once. Without
+/// Rust mapping items it is [`resolve`] with no side.
+pub fn resolve_every_side(parsed: &Parsed) -> (Ir, Vec<Diagnostic>) {
+    let sides = mapping::sides(&parsed.mappings);
+    let Some((first, rest)) = sides.split_first() else {
+        return resolve(parsed, None);
+    };
+    let (ir, mut diagnostics) = resolve(parsed, Some(first));
+    for side in rest {
+        for diagnostic in resolve(parsed, Some(side)).1 {
+            if !diagnostics.contains(&diagnostic) {
+                diagnostics.push(diagnostic);
+            }
+        }
+    }
+    (ir, diagnostics)
+}
+
 /// The IR type of a fixed-width primitive (both the IDL and an Encoding's EXTEND write them).
 pub(crate) fn primitive_type(primitive: crate::front::common::Primitive) -> crate::ir::Type {
     use crate::front::common::Primitive;

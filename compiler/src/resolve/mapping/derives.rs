@@ -1,5 +1,6 @@
 //! A `DERIVE` that a generated struct cannot satisfy: `Copy` for a struct holding a `Vec`,
-//! `Eq` or `Hash` for one holding an `f64`. Every generated type of the side derives what a
+//! `Eq` or `Hash` for one holding an `f64`, serde's `Serialize` or `Deserialize` for one holding
+//! an array of more than 32 elements. Every generated type of the side derives what a
 //! DERIVE lists, so the generated code would not compile; the error points at the DERIVE and
 //! names the first field in the way.
 
@@ -17,6 +18,9 @@ enum Need {
     Copy,
     /// `Eq`, `Hash`, `Ord`: no floats.
     Total,
+    /// serde's `Serialize`, `Deserialize`: no array of more than 32 elements (serde implements
+    /// arrays up to 32).
+    Serde,
 }
 
 impl Need {
@@ -24,6 +28,7 @@ impl Need {
         match derive.rsplit("::").next().unwrap_or(derive) {
             "Copy" => Some(Need::Copy),
             "Eq" | "Hash" | "Ord" => Some(Need::Total),
+            "Serialize" | "Deserialize" => Some(Need::Serde),
             _ => None,
         }
     }
@@ -51,6 +56,7 @@ pub(super) fn check(mapping: &SideMapping, derives: &[(String, FileId, Span)]) -
             let why = match need {
                 Need::Copy => ", which holds heap data",
                 Need::Total => ": a float has no total equality or order",
+                Need::Serde => ": serde implements arrays of at most 32 elements",
             };
             out.push(
                 error(
@@ -80,7 +86,8 @@ fn satisfies<'m>(
 ) -> bool {
     match ty {
         RustType::Bool | RustType::Int(_) => true,
-        RustType::F32 | RustType::F64 => need == Need::Copy,
+        RustType::F32 | RustType::F64 => need != Need::Total,
+        RustType::Array(_, len) if need == Need::Serde && *len > 32 => false,
         RustType::String
         | RustType::Bytes
         | RustType::Vec(_)
