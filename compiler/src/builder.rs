@@ -7,7 +7,7 @@
 //!         .encoding("schemas/s2c.enc")
 //!         .mapping("schemas/client.map")
 //!         .side("Client")
-//!         .compile(&["schemas/game.idl"])?;
+//!         .compile("schemas/game.idl")?; // or several: `.compile(&["a.idl", "b.idl"])`
 //!     Ok(())
 //! }
 //! ```
@@ -116,11 +116,12 @@ impl Builder {
         self
     }
 
-    /// Generates the module for `idl` and writes it (only if its content changed). Returns the
-    /// path written. Warnings are printed as `cargo:warning`s.
-    pub fn compile(&self, idl: &[impl AsRef<Path>]) -> Result<PathBuf, BuildError> {
+    /// Generates the module for `idl` (one IDL file, `"game.idl"`, or several, `&["a.idl",
+    /// "b.idl"]`) and writes it (only if its content changed). Returns the path written.
+    /// Warnings are printed as `cargo:warning`s.
+    pub fn compile(&self, idl: impl IdlFiles) -> Result<PathBuf, BuildError> {
         let inputs = Inputs {
-            idl: idl.iter().map(|p| p.as_ref().to_path_buf()).collect(),
+            idl: idl.paths(),
             encodings: self.encodings.clone(),
             mappings: self.mappings.clone(),
             side: self.side.clone(),
@@ -201,4 +202,59 @@ pub fn write_if_changed(path: &Path, content: &str) -> std::io::Result<bool> {
         std::fs::create_dir_all(parent)?;
     }
     std::fs::write(path, content).map(|()| true)
+}
+
+/// The IDL files of [`Builder::compile`]: one path (`"game.idl"`, a `Path`, a `String`) or
+/// several (a slice, an array or a `Vec` of paths), by value or by reference.
+pub trait IdlFiles {
+    /// The files, in order.
+    fn paths(&self) -> Vec<PathBuf>;
+}
+
+impl<T: IdlFiles + ?Sized> IdlFiles for &T {
+    fn paths(&self) -> Vec<PathBuf> {
+        (**self).paths()
+    }
+}
+
+impl IdlFiles for str {
+    fn paths(&self) -> Vec<PathBuf> {
+        vec![PathBuf::from(self)]
+    }
+}
+
+impl IdlFiles for String {
+    fn paths(&self) -> Vec<PathBuf> {
+        vec![PathBuf::from(self)]
+    }
+}
+
+impl IdlFiles for Path {
+    fn paths(&self) -> Vec<PathBuf> {
+        vec![self.to_path_buf()]
+    }
+}
+
+impl IdlFiles for PathBuf {
+    fn paths(&self) -> Vec<PathBuf> {
+        vec![self.clone()]
+    }
+}
+
+impl<P: AsRef<Path>> IdlFiles for [P] {
+    fn paths(&self) -> Vec<PathBuf> {
+        self.iter().map(|p| p.as_ref().to_path_buf()).collect()
+    }
+}
+
+impl<P: AsRef<Path>, const N: usize> IdlFiles for [P; N] {
+    fn paths(&self) -> Vec<PathBuf> {
+        self.as_slice().paths()
+    }
+}
+
+impl<P: AsRef<Path>> IdlFiles for Vec<P> {
+    fn paths(&self) -> Vec<PathBuf> {
+        self.as_slice().paths()
+    }
 }

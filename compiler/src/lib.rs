@@ -25,7 +25,7 @@ pub mod resolve;
 
 use std::path::PathBuf;
 
-pub use builder::Builder;
+pub use builder::{Builder, IdlFiles};
 
 use diagnostics::{Diagnostic, SourceMap};
 use ir::Ir;

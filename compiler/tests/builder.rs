@@ -14,7 +14,7 @@ fn build_errors_debug_as_rendered_diagnostics() {
     let out = TempDir::new();
     let error = idlc::Builder::new()
         .out_dir(out.path())
-        .compile(&[&idl])
+        .compile([&idl])
         .expect_err("the IDL has an error");
     let boxed: Box<dyn std::error::Error> = Box::new(error);
     let debug = format!("{boxed:?}");
@@ -23,4 +23,30 @@ fn build_errors_debug_as_rendered_diagnostics() {
     assert!(debug.starts_with("error["), "{debug}");
     assert!(debug.lines().count() > 3, "{debug}");
     assert!(debug.contains("game.idl:1:"), "{debug}");
+}
+
+/// `compile` takes one IDL file as DESIGN.md writes it (`.compile("game.idl")`), or several
+/// (a slice, an array, a `Vec`), as `&str`, `String`, `Path` or `PathBuf`: the same module.
+#[test]
+fn compile_takes_one_file_or_several() {
+    let dir = TempDir::new();
+    let idl = dir.file("game.idl", "STRUCT Player { UINT32 id; }\n");
+    let out = TempDir::new();
+    let builder = idlc::Builder::new().out_dir(out.path());
+    let written = builder.compile(idl.as_str()).expect("one &str");
+    assert_eq!(written, out.path().join("game.rs"));
+    let first = std::fs::read_to_string(&written).expect("written");
+    let path = std::path::PathBuf::from(&idl);
+    for again in [
+        builder.compile(&idl),
+        builder.compile(idl.clone()),
+        builder.compile(path.as_path()),
+        builder.compile(path.clone()),
+        builder.compile([&idl]),
+        builder.compile(&[idl.as_str()][..]),
+        builder.compile(vec![path.clone()]),
+    ] {
+        assert_eq!(again.expect("compiles"), written);
+        assert_eq!(std::fs::read_to_string(&written).expect("written"), first);
+    }
 }
