@@ -270,9 +270,30 @@ pub fn generate(ir: &Ir, options: &GenOptions) -> Result<String, CodegenError> {
 /// one item's tokens and syntax tree are alive at a time (the whole module's took 3.3 GB for
 /// 5,000 structs); prettyplease formats a file item by item, so the text is the same.
 fn formatted(tokens: TokenStream) -> Result<String, CodegenError> {
-    let file: syn::File = syn::parse2(tokens)
+    let mut file: syn::File = syn::parse2(tokens)
         .map_err(|e| CodegenError(format!("internal: generated code does not parse: {e}")))?;
+    for item in &mut file.items {
+        if let Some(attrs) = dead_code_attrs(item) {
+            attrs.push(syn::parse_quote!(#[allow(dead_code)]));
+        }
+    }
     Ok(prettyplease::unparse(&file))
+}
+
+/// The attributes of an item that a crate may leave unused: a module included privately (`mod
+/// net { include_generated!("game"); }` in a binary) uses what the game uses, and
+/// `#![deny(warnings)]` must still hold (DESIGN.md). `use` and `const _` items are not such.
+fn dead_code_attrs(item: &mut syn::Item) -> Option<&mut Vec<syn::Attribute>> {
+    match item {
+        syn::Item::Struct(i) => Some(&mut i.attrs),
+        syn::Item::Enum(i) => Some(&mut i.attrs),
+        syn::Item::Impl(i) => Some(&mut i.attrs),
+        syn::Item::Trait(i) => Some(&mut i.attrs),
+        syn::Item::Type(i) => Some(&mut i.attrs),
+        syn::Item::Fn(i) => Some(&mut i.attrs),
+        syn::Item::Const(i) if i.ident != "_" => Some(&mut i.attrs),
+        _ => None,
+    }
 }
 
 /// A blank line after every top-level item, as rustfmt'd code has them.
