@@ -122,8 +122,15 @@ const PRELUDE_TYPES: &[(&str, &str)] = &[
 ];
 
 impl Prelude {
-    /// The prelude names that the module's own type names shadow.
+    /// The prelude names that the module's own type names shadow: its structs, enums, type
+    /// aliases and the unit struct of each protocol.
     pub fn of(ir: &crate::ir::Ir) -> Prelude {
+        let protocols: Vec<String> = ir
+            .schema
+            .protocols
+            .keys()
+            .map(|name| heck::ToUpperCamelCase::to_upper_camel_case(name.as_str()))
+            .collect();
         let generated = ir
             .mapping
             .structs
@@ -131,7 +138,8 @@ impl Prelude {
             .filter(|s| !s.existing)
             .map(|s| s.rust_name.as_str())
             .chain(ir.mapping.enums.values().map(|e| e.rust_name.as_str()))
-            .chain(ir.mapping.typedefs.values().map(|t| t.rust_name.as_str()));
+            .chain(ir.mapping.typedefs.values().map(|t| t.rust_name.as_str()))
+            .chain(protocols.iter().map(String::as_str));
         let mut shadowed = std::collections::HashSet::new();
         for name in generated {
             if let Some((short, _)) = PRELUDE_TYPES.iter().find(|(short, _)| *short == name) {
