@@ -174,8 +174,6 @@ struct EncodingResolver<'a> {
     defaults: IndexMap<Category, DefaultEntry>,
     /// DEFAULTS rules that do not fit some values: the fields and what is wrong.
     misfits: IndexMap<Category, Vec<(Loc, String, Problem)>>,
-    /// The fields already warned of as W0303 (a field's rule may be computed more than once).
-    saturating: Vec<Loc>,
     diagnostics: Vec<Diagnostic>,
 }
 
@@ -186,7 +184,6 @@ impl<'a> EncodingResolver<'a> {
             style: Style::Bitstream,
             defaults: IndexMap::new(),
             misfits: IndexMap::new(),
-            saturating: Vec::new(),
             diagnostics: Vec::new(),
         }
     }
@@ -366,10 +363,9 @@ impl<'a> EncodingResolver<'a> {
             return;
         };
         let largest = f64::from(f32::MAX);
-        if (*min >= -largest && *max <= largest) || self.saturating.contains(&field.loc) {
+        if *min >= -largest && *max <= largest {
             return;
         }
-        self.saturating.push(field.loc);
         self.diagnostics.push(
             CodespanDiagnostic::warning()
                 .with_code(codes::ENC_FLOAT32_SATURATES)
