@@ -6,7 +6,8 @@
 //! CPU's reorder window before the next miss starts. [`iter_prefetching`] first walks a batch of
 //! elements asking the CPU to load their blocks ([`Codec::prefetch_owned`]), so that the misses
 //! of a whole batch overlap; then the encoder meets them in cache. docs/PERFORMANCE.md has the
-//! measurements (a 17% faster mk48 encode when the data is not in cache, no change when it is).
+//! measurements: mk48 encodes about a fifth faster when its data is not in cache, and 3 to 10%
+//! slower when it is (the pass over each batch).
 
 use core::marker::PhantomData;
 
@@ -169,12 +170,5 @@ mod tests {
             assert_eq!(yielded, len);
             assert_eq!(SEEN.get(), len);
         }
-    }
-
-    #[test]
-    fn prefetch_takes_any_reference() {
-        prefetch(&[0u8; 0][..]);
-        prefetch("text");
-        prefetch(&Vec::<u64>::new());
     }
 }
