@@ -409,8 +409,71 @@ fn command_line_encoding_replaces_the_toml_list() {
     assert!(dir.read("src/net/server.rs").contains("Encodings: OTHER"));
 }
 
+/// `idlc check` without `--side` checks every side of idlc.toml, each with its own encodings and
+/// mappings, and prints a diagnostic that several sides find once; `--side` checks one side.
 #[test]
-fn idlc_toml_drives_check_ir_and_report_with_the_first_side() {
+fn idlc_toml_check_checks_every_side() {
+    let dir = project();
+    dir.file(
+        "schemas/server.map",
+        "MAPPING(\"Rust\",\"Server\") PUBLISHABLE_STRUCT Nope {\n  f32 x;\n}\n",
+    );
+    let toml = dir.read("idlc.toml").replace(
+        "[sides.Server]\n",
+        "[sides.Server]\nmappings = [\"schemas/server.map\"]\n",
+    );
+    dir.file("idlc.toml", &toml);
+    let all = run_in(Some(dir.path()), &["check"]);
+    assert_eq!(all.code, 1, "{}", all.stderr);
+    assert_eq!(
+        all.stderr.matches("error[E0402]").count(),
+        1,
+        "{}",
+        all.stderr
+    );
+    assert!(all.stderr.contains("schemas/server.map"), "{}", all.stderr);
+    // MYENCODING1's `Animation` for the field `anim`: found on both sides, printed once.
+    assert_eq!(
+        all.stderr.matches("warning[W0301]").count(),
+        1,
+        "{}",
+        all.stderr
+    );
+    let client = run_in(Some(dir.path()), &["check", "--side", "Client"]);
+    assert_eq!(client.code, 0, "{}", client.stderr);
+    let server = run_in(Some(dir.path()), &["check", "--side", "Server"]);
+    assert_eq!(server.code, 1, "{}", server.stderr);
+
+    // Fixed, with an encoding of the Server's own: the summary counts both sides' files and
+    // encodings, and W0402 is the Server's (its `f32 x` under OTHER's FLOAT64).
+    dir.file(
+        "schemas/server.map",
+        "MAPPING(\"Rust\",\"Server\") PUBLISHABLE_STRUCT Character {\n  f32 x;\n}\n",
+    );
+    let toml = toml.replace(
+        "[sides.Server]\n",
+        "[sides.Server]\nencodings = [\"schemas/other.enc\"]\n",
+    );
+    dir.file("idlc.toml", &toml);
+    let clean = run_in(Some(dir.path()), &["check"]);
+    assert_eq!(clean.code, 0, "{}", clean.stderr);
+    assert!(clean.stderr.contains("warning[W0402]"), "{}", clean.stderr);
+    assert!(
+        clean.stderr.contains("on side `Server`"),
+        "{}",
+        clean.stderr
+    );
+    assert!(
+        clean
+            .stderr
+            .ends_with("checked 6 files: 4 types, 2 encodings, 0 errors, 2 warnings\n"),
+        "{}",
+        clean.stderr
+    );
+}
+
+#[test]
+fn idlc_toml_drives_ir_and_report_with_the_first_side() {
     let dir = project();
     let check = run_in(Some(dir.path()), &["check"]);
     assert_eq!(check.code, 0, "{}", check.stderr);

@@ -35,9 +35,9 @@ pub struct InputArgs {
 /// Which sides of an `idlc.toml` a subcommand wants when `--side` is not given.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Sides {
-    /// The first side listed (`check`, `ir`, `report`).
+    /// The first side listed (`ir`, `report`).
     First,
-    /// Every side listed (`gen`).
+    /// Every side listed (`gen`, `check`).
     All,
 }
 
@@ -197,14 +197,77 @@ pub fn with_compilation(
     with_compilation_by(args, subcommand, what, crate::compile, f)
 }
 
-/// [`with_compilation`] for `idlc check`: without a side, the mappings of every side are checked
-/// ([`crate::compile_every_side`]).
+/// [`with_compilation`] for `idlc check`: without a side, every side is checked. The sides of
+/// `idlc.toml` are compiled one after the other (each with its own encodings and mappings), and
+/// within one, every side its mapping files name ([`crate::compile_every_side`]); each
+/// diagnostic is printed once, and `f` sees the sides merged ([`merge_sides`]).
 pub fn with_every_side(
     args: &InputArgs,
     what: &str,
     f: impl FnOnce(&Compilation) -> Status,
 ) -> Status {
-    with_compilation_by(args, "check", what, crate::compile_every_side, f)
+    let targets = match args.targets("check", Sides::All) {
+        Ok(targets) => targets,
+        Err(status) => return status,
+    };
+    if targets.len() <= 1 {
+        return with_compilation_by(args, "check", what, crate::compile_every_side, f);
+    }
+    let mut compilations = Vec::with_capacity(targets.len());
+    for target in &targets {
+        match crate::compile_every_side(&target.inputs) {
+            Ok(compilation) => compilations.push(compilation),
+            Err(error) => {
+                print_error(&mut stderr(), error);
+                return Status::Usage;
+            }
+        }
+    }
+    let merged = merge_sides(compilations);
+    // A failed write to stderr changes nothing about the verdict.
+    let _ = report(&mut stderr(), &merged.sources, &merged.diagnostics, what);
+    if merged.has_errors() {
+        Status::InputErrors
+    } else {
+        f(&merged)
+    }
+}
+
+/// The compilations of several sides as one, for `idlc check`'s report: every file read once
+/// (by path), every diagnostic once (the shared IDL's are found by every side), the first
+/// side's schema, and the encodings of every side by name.
+fn merge_sides(compilations: Vec<Compilation>) -> Compilation {
+    let mut compilations = compilations.into_iter();
+    let Some(mut merged) = compilations.next() else {
+        return Compilation {
+            sources: crate::diagnostics::SourceMap::new(),
+            diagnostics: Vec::new(),
+            ir: crate::ir::Ir::default(),
+        };
+    };
+    for side in compilations {
+        let files: Vec<usize> = (0..side.sources.len())
+            .map(|file| {
+                let path = side.sources.path(file);
+                merged
+                    .sources
+                    .find(path)
+                    .unwrap_or_else(|| merged.sources.add(path, side.sources.source(file)))
+            })
+            .collect();
+        for mut diagnostic in side.diagnostics {
+            for label in &mut diagnostic.labels {
+                label.file_id = files.get(label.file_id).copied().unwrap_or(label.file_id);
+            }
+            if !merged.diagnostics.contains(&diagnostic) {
+                merged.diagnostics.push(diagnostic);
+            }
+        }
+        for (name, encoding) in side.ir.encodings {
+            merged.ir.encodings.entry(name).or_insert(encoding);
+        }
+    }
+    merged
 }
 
 fn with_compilation_by(
