@@ -249,10 +249,17 @@ fn report_shows_the_seed_widths() {
 }
 
 /// The bundled project (idlc.toml at the repository's root) checks without a warning on both
-/// sides: the README's first command prints no noise.
+/// sides, together and one by one: the README's first command prints no noise.
 #[test]
 fn bundled_project_checks_clean_on_both_sides() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let every = run_in(Some(&root), &["check"]);
+    assert_eq!(every.code, 0, "{}", every.stderr);
+    assert!(
+        every.stderr.ends_with("0 errors, 0 warnings\n"),
+        "{}",
+        every.stderr
+    );
     for side in ["Client", "Server"] {
         let out = run_in(Some(&root), &["check", "--side", side]);
         assert_eq!(out.code, 0, "{}", out.stderr);
