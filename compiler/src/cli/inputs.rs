@@ -200,7 +200,7 @@ pub fn with_compilation(
 /// [`with_compilation`] for `idlc check`: without a side, every side is checked. The sides of
 /// `idlc.toml` are compiled one after the other (each with its own encodings and mappings), and
 /// within one, every side its mapping files name ([`crate::compile_every_side`]); each
-/// diagnostic is printed once, and `f` sees the sides merged ([`merge_sides`]).
+/// diagnostic is printed once, and `f` sees the sides merged (`merge_sides`).
 pub fn with_every_side(
     args: &InputArgs,
     what: &str,
