@@ -215,7 +215,7 @@ fn compat_pairs() -> Result<(), Box<dyn std::error::Error>> {
             }
         }
         modules.push_str(&format!(
-            "/// compiler/tests/compat/pass/{name}: OLD and NEW.\npub mod {ident} {{\n    /// OLD.\n    pub mod old {{ idlc_runtime::include_generated!(\"compat_{ident}_old\"); }}\n    /// NEW.\n    pub mod new {{ idlc_runtime::include_generated!(\"compat_{ident}_new\"); }}\n    /// Crosses every shared type both ways.\n    pub fn cross(seed: u64, cases: usize) -> Result<(), String> {{\n{calls}Ok(())\n    }}\n}}\n"
+            "/// compiler/tests/compat/pass/{name}: OLD and NEW.\npub mod {ident} {{\n    /// OLD.\n    pub mod old {{ generated!(\"compat_{ident}_old\"); }}\n    /// NEW.\n    pub mod new {{ generated!(\"compat_{ident}_new\"); }}\n    /// Crosses every shared type both ways.\n    pub fn cross(seed: u64, cases: usize) -> Result<(), String> {{\n{calls}Ok(())\n    }}\n}}\n"
         ));
         table.push_str(&format!("    ({name:?}, {ident}::cross),\n"));
     }

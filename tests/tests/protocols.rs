@@ -744,6 +744,29 @@ fn messages_have_a_json_form_through_the_mapping_derive() {
         serde_json::from_str::<ac::JoinResponse>(&json).unwrap(),
         response
     );
+    // The protocol's own data types are generated types of the side too: a received message,
+    // a paired response and the protocol marker have the same JSON form.
+    let message = ac::ArenaServerToClientMessage::ChatBroadcast(ac::ChatBroadcast {
+        text: "gg".into(),
+        ..Default::default()
+    });
+    let json = serde_json::to_string(&message).unwrap();
+    assert!(json.contains("\"ChatBroadcast\""), "{json}");
+    assert_eq!(
+        serde_json::from_str::<ac::ArenaServerToClientMessage>(&json).unwrap(),
+        message
+    );
+    let paired = ac::ArenaClientToServerResponse::Buy {
+        request: 7,
+        value: Some(ac::Item::default()),
+    };
+    let json = serde_json::to_string(&paired).unwrap();
+    assert!(json.contains("\"request\":7"), "{json}");
+    assert_eq!(
+        serde_json::from_str::<ac::ArenaClientToServerResponse>(&json).unwrap(),
+        paired
+    );
+    assert_eq!(serde_json::to_string(&ac::ArenaPing).unwrap(), "null");
 }
 
 /// The squad protocol's receiver in version 3: what `rename` got.

@@ -363,6 +363,22 @@ fn encoding_markers(ir: &Ir) -> Result<TokenStream, CodegenError> {
     })
 }
 
+/// `#[allow(clippy::wrong_self_convention)]` for the `to_*(&self)` methods when the side's
+/// DERIVE makes every generated struct `Copy` (clippy wants `to_*` of a `Copy` type to take
+/// `self`; the API is the same for every side), else nothing.
+fn to_method_allow(ir: &Ir) -> TokenStream {
+    let copy = ir
+        .mapping
+        .derives
+        .iter()
+        .any(|path| path.rsplit("::").next() == Some("Copy"));
+    if copy {
+        quote!(#[allow(clippy::wrong_self_convention)])
+    } else {
+        TokenStream::new()
+    }
+}
+
 fn api_impl(
     ir: &Ir,
     prelude: &idents::Prelude,
@@ -371,10 +387,12 @@ fn api_impl(
     let (result, vec) = (prelude.path("Result"), prelude.path("Vec"));
     let name = checked_ident(&mapping.rust_name)?;
     let (writer, reader) = default_stream_types(ir)?;
+    let allow = to_method_allow(ir);
     Ok(quote! {
         impl #name {
             /// Encodes `self` in [`DefaultEncoding`]: the full form, every field.
             #[inline]
+            #allow
             pub fn to_bytes(&self) -> #result<#vec<u8>, ::idlc_runtime::EncodeError> {
                 ::idlc_runtime::to_bytes::<DefaultEncoding, Self>(self)
             }
@@ -396,6 +414,7 @@ fn api_impl(
             }
 
             /// Encodes `self` in the encoding `E`.
+            #allow
             pub fn to_bytes_with<E: ::idlc_runtime::Encoding>(&self) -> #result<#vec<u8>, ::idlc_runtime::EncodeError>
             where
                 Self: ::idlc_runtime::Codec<E>,
@@ -461,6 +480,7 @@ fn delta_api_impl(
     let (result, vec) = (prelude.path("Result"), prelude.path("Vec"));
     let name = checked_ident(&mapping.rust_name)?;
     let (writer, reader) = default_stream_types(ir)?;
+    let allow = to_method_allow(ir);
     Ok(quote! {
         impl #name {
             /// Appends what changed since `baseline` (the state the receiver holds) in
@@ -515,6 +535,7 @@ fn delta_api_impl(
 
             /// [`Self::encode_delta`] into a new buffer (the mirror is dropped).
             #[inline]
+            #allow
             pub fn to_delta_bytes(
                 &self,
                 baseline: &Self,
@@ -534,6 +555,7 @@ fn delta_api_impl(
             }
 
             /// [`Self::to_delta_bytes`] in the encoding `E`.
+            #allow
             pub fn to_delta_bytes_with<E: ::idlc_runtime::Encoding>(
                 &self,
                 baseline: &Self,

@@ -62,15 +62,17 @@ pub fn protocol_items(ir: &Ir, protocol: &ProtocolDef) -> Result<TokenStream, Co
     check_clashes(ir, protocol, &names)?;
     let entries = entries(ir, protocol)?;
     let bounds = codec_bounds(&entries);
+    // The message and response enums are data, like the structs: the side's DERIVEs apply.
+    let derives = super::types::derives(ir, &["Debug", "Clone", "PartialEq"])?;
     let mut items = vec![ids(ir, protocol, &names, &entries)?];
     if matches!(role, ProtocolRole::Send | ProtocolRole::Both) {
         if entries.iter().any(|e| e.response.is_some()) {
-            items.push(response_enum(protocol, &names, &entries, &bounds));
+            items.push(response_enum(protocol, &names, &entries, &bounds, &derives));
         }
         items.push(sender(protocol, &names, &entries, &bounds));
     }
     if matches!(role, ProtocolRole::Receive | ProtocolRole::Both) {
-        items.push(message_enum(protocol, &names, &entries, &bounds));
+        items.push(message_enum(protocol, &names, &entries, &bounds, &derives));
         items.push(handler(protocol, &names, &entries));
         // `Sized`, qualified when a type of the schema takes its name.
         let sized = super::idents::Prelude::of(ir).path("Sized");
@@ -215,6 +217,18 @@ fn ids(
 ) -> Result<TokenStream, CodegenError> {
     let Names { protocol: name, .. } = names;
     let idl_name = &protocol.name;
+    let derives = super::types::derives(
+        ir,
+        &[
+            "Debug",
+            "Clone",
+            "Copy",
+            "Default",
+            "PartialEq",
+            "Eq",
+            "Hash",
+        ],
+    )?;
     let consts = entries.iter().map(|e| {
         let (id_const, id) = (&e.id_const, u32_lit(e.id));
         let text = doc(&format!(
@@ -243,7 +257,7 @@ fn ids(
     ));
     Ok(quote! {
         #text
-        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+        #derives
         pub struct #name;
 
         impl #name {
@@ -275,6 +289,7 @@ fn message_enum(
     names: &Names,
     entries: &[Entry],
     bounds: &TokenStream,
+    derives: &TokenStream,
 ) -> TokenStream {
     let Names {
         protocol: ids,
@@ -350,7 +365,7 @@ fn message_enum(
     ));
     quote! {
         #text
-        #[derive(Debug, Clone, PartialEq)]
+        #derives
         pub enum #message {
             #(#variants,)*
         }
@@ -611,6 +626,7 @@ fn response_enum(
     names: &Names,
     entries: &[Entry],
     bounds: &TokenStream,
+    derives: &TokenStream,
 ) -> TokenStream {
     let Names {
         protocol: ids,
@@ -646,7 +662,7 @@ fn response_enum(
     ));
     quote! {
         #text
-        #[derive(Debug, Clone, PartialEq)]
+        #derives
         pub enum #response {
             #(#variants,)*
         }

@@ -11,7 +11,7 @@ use crate::ir::{EnumDef, Ir, StructDef, StructKind, StructMapping};
 
 /// `#[derive(...)]`: `base`, then the mapping's DERIVEs that `base` does not hold already (an
 /// enum derives `Copy` itself: `DERIVE(Copy)` must not repeat it).
-fn derives(ir: &Ir, base: &[&str]) -> Result<TokenStream, CodegenError> {
+pub(super) fn derives(ir: &Ir, base: &[&str]) -> Result<TokenStream, CodegenError> {
     let mut paths = Vec::new();
     let user = ir.mapping.derives.iter().filter(|path| {
         let last = path.rsplit("::").next().unwrap_or(path);
