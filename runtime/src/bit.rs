@@ -664,6 +664,42 @@ impl<'a> BitReader<'a> {
         }
     }
 
+    /// The one- and two-group forms of a `VLQ(n)` (`n` at most 27) of a `type_bits`-bit type:
+    /// the value when the VLQ has one of them, is minimal and fits the type; `None` otherwise,
+    /// and then nothing is consumed (the caller's full reader decides, errors included).
+    #[inline(always)]
+    fn read_short_vlq(&mut self, n: u32, type_bits: u32) -> Option<u64> {
+        let word = self.peek();
+        let group_len = n + 1;
+        let low = word & mask(n);
+        if word >> n & 1 == 0 {
+            if u64::from(group_len) <= self.remaining() && (type_bits >= n || low >> type_bits == 0)
+            {
+                self.pos += u64::from(group_len);
+                return Some(low);
+            }
+        } else if word >> (2 * n + 1) & 1 == 0 {
+            let high = (word >> group_len) & mask(n);
+            // Minimal (a non-zero last group), and within the type's width.
+            if u64::from(2 * group_len) <= self.remaining()
+                && high != 0
+                && type_bits > n
+                && (type_bits - n >= n || high >> (type_bits - n) == 0)
+            {
+                self.pos += u64::from(2 * group_len);
+                return Some(low | high << n);
+            }
+        }
+        None
+    }
+
+    /// A VLQ(7) of a 64-bit value past the inlined paths of one and two groups: the 16-byte
+    /// window of [`WireRead::read_vlq`].
+    #[inline(never)]
+    fn read_vlq7_wide(&mut self) -> Result<u64, DecodeError> {
+        self.read_vlq_width(DEFAULT_VLQ_GROUP_BITS, 64)
+    }
+
     /// A VLQ(7) of a type of at most 7 groups (`type_bits` 1 to 49) past the inlined paths of
     /// one and two groups: one 8-byte load ([`vlq7_in`]), else the general path.
     #[inline(never)]
@@ -851,33 +887,22 @@ impl<'a> WireRead<'a> for BitReader<'a> {
             }
         }
         if valid_vlq_group_bits(n) && n <= 27 && (1..=64).contains(&type_bits) {
-            let word = self.peek();
-            let group_len = n + 1;
-            let low = word & mask(n);
-            if word >> n & 1 == 0 {
-                if u64::from(group_len) <= self.remaining()
-                    && (type_bits >= n || low >> type_bits == 0)
-                {
-                    self.pos += u64::from(group_len);
-                    return Ok(low);
-                }
-            } else if word >> (2 * n + 1) & 1 == 0 {
-                let high = (word >> group_len) & mask(n);
-                // Minimal (a non-zero last group), and within the type's width.
-                if u64::from(2 * group_len) <= self.remaining()
-                    && high != 0
-                    && type_bits > n
-                    && (type_bits - n >= n || high >> (type_bits - n) == 0)
-                {
-                    self.pos += u64::from(2 * group_len);
-                    return Ok(low | high << n);
-                }
+            if let Some(value) = self.read_short_vlq(n, type_bits) {
+                return Ok(value);
             }
         }
         if n == 7 && (1..=49).contains(&type_bits) {
             return self.read_vlq7_long(type_bits);
         }
         self.read_vlq_general(group_bits, type_bits)
+    }
+
+    #[inline(always)]
+    fn read_vlq_length(&mut self) -> Result<u64, DecodeError> {
+        match self.read_short_vlq(DEFAULT_VLQ_GROUP_BITS, 64) {
+            Some(value) => Ok(value),
+            None => self.read_vlq7_wide(),
+        }
     }
 
     #[inline]
@@ -915,7 +940,7 @@ impl<'a> WireRead<'a> for BitReader<'a> {
             return Ok(None);
         }
         let start = self.pos;
-        let len = self.read_vlq(DEFAULT_VLQ_GROUP_BITS)?;
+        let len = self.read_vlq_length()?;
         if len > self.remaining() {
             return Err(DecodeError::new(DecodeErrorKind::UnexpectedEnd, start));
         }
@@ -938,7 +963,7 @@ impl<'a> WireRead<'a> for BitReader<'a> {
             return Ok(None);
         }
         let start = self.pos;
-        let len = self.read_vlq(DEFAULT_VLQ_GROUP_BITS)?;
+        let len = self.read_vlq_length()?;
         if len > self.remaining() {
             return Err(DecodeError::new(DecodeErrorKind::UnexpectedEnd, start));
         }
@@ -1311,6 +1336,17 @@ mod tests {
             );
             if got.is_ok() {
                 assert_eq!(fast.bits_read(), pos);
+            }
+            if n == 7 && t == 64 {
+                // Lengths take the short forms first, then the window: the same answers.
+                let mut length = BitReader::new(data);
+                length.end = end;
+                let got_length = length
+                    .skip_bits(offset.into())
+                    .and_then(|()| length.read_vlq_length())
+                    .map_err(|e| e.kind);
+                assert_eq!(got_length, got, "length: offset={offset} data={data:02x?}");
+                assert_eq!(length.bits_read(), fast.bits_read());
             }
         }
     }

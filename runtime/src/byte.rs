@@ -360,7 +360,7 @@ impl<'a> WireRead<'a> for ByteReader<'a> {
             return Ok(None);
         }
         let start = self.bits_read();
-        let len = self.read_vlq(DEFAULT_VLQ_GROUP_BITS)?;
+        let len = self.read_vlq_length()?;
         let len = match usize::try_from(len) {
             Ok(len) if len <= self.end - self.pos => len,
             _ => return Err(DecodeError::new(DecodeErrorKind::UnexpectedEnd, start)),
@@ -385,7 +385,7 @@ impl<'a> WireRead<'a> for ByteReader<'a> {
             return Ok(None);
         }
         let start = self.bits_read();
-        let len = self.read_vlq(DEFAULT_VLQ_GROUP_BITS)?;
+        let len = self.read_vlq_length()?;
         let len = match usize::try_from(len) {
             Ok(len) if len <= self.end - self.pos => len,
             _ => return Err(DecodeError::new(DecodeErrorKind::UnexpectedEnd, start)),

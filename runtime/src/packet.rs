@@ -318,14 +318,14 @@ impl<'a, E: Encoding> PacketReader<'a, E> {
         }
         let value = self.reader.read_extension(|r| {
             let at = r.bits_read();
-            let header = r.read_vlq(DEFAULT_VLQ_GROUP_BITS)?;
+            let header = r.read_vlq_length()?;
             let id = u32::try_from(header >> 2)
                 .map_err(|_| DecodeError::new(DecodeErrorKind::ValueOutOfRange, at))?;
             let kind = match header & 3 {
                 0 => ItemKind::Message,
                 tag => {
                     let at = r.bits_read();
-                    let request = u32::try_from(r.read_vlq(DEFAULT_VLQ_GROUP_BITS)?)
+                    let request = u32::try_from(r.read_vlq_length()?)
                         .map_err(|_| DecodeError::new(DecodeErrorKind::ValueOutOfRange, at))?;
                     match tag {
                         1 => ItemKind::Request(request),

@@ -861,6 +861,22 @@ pub trait WireRead<'a>: Sized {
         self.read_vlq_width(group_bits, 64)
     }
 
+    /// Reads a `VLQ(7)` of a 64-bit length or count (a SEQUENCE count, a string's length, an
+    /// extension's size, a packet header): the bytes and errors of `read_vlq(7)`, but a reader
+    /// may check the short forms first, as such values are mostly small. [`WireRead::read_vlq`]
+    /// is tuned for values of any magnitude.
+    ///
+    /// ```
+    /// use idlc_runtime::{BitReader, WireRead};
+    /// let mut r = BitReader::new(&[0x05, 0xAC, 0x02]);
+    /// assert_eq!(r.read_vlq_length().unwrap(), 5);
+    /// assert_eq!(r.read_vlq_length().unwrap(), 300);
+    /// ```
+    #[inline]
+    fn read_vlq_length(&mut self) -> Result<u64, DecodeError> {
+        self.read_vlq(DEFAULT_VLQ_GROUP_BITS)
+    }
+
     /// Reads a zigzag `VLQ(group_bits)` of a 64-bit signed value.
     ///
     /// ```
@@ -1082,7 +1098,7 @@ pub trait WireRead<'a>: Sized {
                 }
                 len
             }
-            None => self.read_vlq(DEFAULT_VLQ_GROUP_BITS)?,
+            None => self.read_vlq_length()?,
         };
         Ok(len)
     }
