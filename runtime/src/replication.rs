@@ -68,6 +68,60 @@ pub trait DeltaCodec<E: Encoding>: Codec<E> {
         *state = Self::decode_delta_from(baseline, ctx, r)?;
         Ok(())
     }
+
+    /// [`DeltaCodec::encode_delta_into`] in the form of a value that another holds (an element
+    /// of a `DELTA SEQUENCE`): each segment after a FENCE in an extension with its length, so
+    /// that an older reader skips what it does not know and the next element stays in place
+    /// (WIRE.md, "Fences and versions"). A struct with no FENCE has one form: the default.
+    fn encode_delta_nested_into(
+        &self,
+        baseline: &Self,
+        ctx: &DeltaContext,
+        w: &mut WriterOf<E>,
+        mirror: &mut Self,
+    ) -> Result<(), EncodeError> {
+        self.encode_delta_into(baseline, ctx, w, mirror)
+    }
+
+    /// [`DeltaCodec::encode_delta_nested_into`] into a new mirror.
+    fn encode_delta_nested_to(
+        &self,
+        baseline: &Self,
+        ctx: &DeltaContext,
+        w: &mut WriterOf<E>,
+    ) -> Result<Self, EncodeError>
+    where
+        Self: Clone,
+    {
+        let mut mirror = baseline.clone();
+        self.encode_delta_nested_into(baseline, ctx, w, &mut mirror)?;
+        Ok(mirror)
+    }
+
+    /// Reads what [`DeltaCodec::encode_delta_nested_into`] writes into `state`, skipping the
+    /// extensions of a newer writer.
+    fn decode_delta_nested_into(
+        baseline: &Self,
+        ctx: &DeltaContext,
+        r: &mut ReaderOf<'_, E>,
+        state: &mut Self,
+    ) -> Result<(), DecodeError> {
+        Self::decode_delta_into(baseline, ctx, r, state)
+    }
+
+    /// [`DeltaCodec::decode_delta_nested_into`] into a new state.
+    fn decode_delta_nested_from(
+        baseline: &Self,
+        ctx: &DeltaContext,
+        r: &mut ReaderOf<'_, E>,
+    ) -> Result<Self, DecodeError>
+    where
+        Self: Clone,
+    {
+        let mut state = baseline.clone();
+        Self::decode_delta_nested_into(baseline, ctx, r, &mut state)?;
+        Ok(state)
+    }
 }
 
 /// Encodes `value` against `baseline` in encoding `E` into a new buffer (padded to a byte).

@@ -804,4 +804,20 @@ mod delta {
         check::<a::ArenaState, a::S2CDebug>(&ir, "ArenaState", "S2CDebug", Bridge::Bytes);
         check::<a::ArenaState, a::S2S>(&ir, "ArenaState", "S2S", Bridge::Bytes);
     }
+
+    /// A `DELTA SEQUENCE` of a struct with FENCEs and an open end: its elements' nested delta
+    /// form (each later segment in an extension).
+    #[test]
+    fn nested_delta_forms_agree_with_generated_code() {
+        use idlc_tests::compat_pairs::p23_delta_sequence_of_open_struct_grows::new as v2;
+        let pair = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../compiler/tests/compat/pass/23_delta_sequence_of_open_struct_grows");
+        let ir = ir(
+            &[pair.join("new.idl")],
+            &[pair.join("new.enc")],
+            Some(("Test", schema("versions/serde.map"))),
+        );
+        check::<v2::World, v2::D>(&ir, "World", "D", Bridge::Bytes);
+        check::<v2::Unit, v2::D>(&ir, "Unit", "D", Bridge::Bytes);
+    }
 }

@@ -126,7 +126,7 @@ pub fn codec_impl(
                     })?;
                     let (e, d) = extension(ctx, view, index, rule)?;
                     writes.push(e);
-                    reads.push((d, None));
+                    reads.push((in_segment(index, d), None));
                 }
                 Flat::Align => {
                     let q = Site::named(&format!("{} (ALIGN)", def.name)).q();
@@ -644,6 +644,8 @@ fn decode_field(
     Ok(quote!(let #mutable #local: #ty = if #present { #read } else { #default };))
 }
 
+/// The write and the read of a field's EXTEND in `segment`. The read joins the extension into
+/// the field's local; the caller runs it only when the segment is present.
 pub(super) fn extension(
     ctx: &Ctx<'_>,
     view: &FieldView<'_>,
@@ -664,7 +666,6 @@ pub(super) fn extension(
     let types = types_over_time(view);
     let next = types.get(position + 2).copied();
     let local = view.local();
-    let present = format_ident!("present_{segment}");
     let access = view.access().by_val();
     let site = view.site();
     if let Some((old, new)) = split_widening(&extend.from, &extend.to) {
@@ -673,20 +674,13 @@ pub(super) fn extension(
         let encode =
             quote!(w.write_bits(::idlc_runtime::bit_slice(#access, #low, #width), #width)#q;);
         let decode = quote! {
-            if #present {
-                let high = r.read_bits(#width)#q;
-                #local = ::idlc_runtime::with_bit_slice(r, #local, high, #low)#q;
-            }
+            let high = r.read_bits(#width)#q;
+            #local = ::idlc_runtime::with_bit_slice(r, #local, high, #low)#q;
         };
         return Ok((encode, decode));
     }
     let value = narrowed(ctx, view, &extend.to, next)?;
     let encode = encode(ctx, rule, &extend.to, &view.rust.ty, value, &site)?;
     let read = decode(ctx, rule, &extend.to, &view.rust.ty, &site)?;
-    let decode = quote! {
-        if #present {
-            #local = #read;
-        }
-    };
-    Ok((encode, decode))
+    Ok((encode, quote!(#local = #read;)))
 }

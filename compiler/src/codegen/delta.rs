@@ -101,56 +101,43 @@ pub fn delta_impl(
         fields: &fields,
         next_unit: 0,
     };
-    let mut write_code = Vec::new();
-    let mut read_code = Vec::new();
     let q = Site::named(&def.name).q();
+    let mut segment_writes = Vec::new();
+    let mut segment_reads = Vec::new();
     for (index, segment) in layout.segments.iter().enumerate() {
         let writes = generator.plan_and_write_items(&segment.items, index)?;
         let reads = generator.read_items(&segment.items, index)?;
-        let unsent = generator.unsent_items(&segment.items, Target::State)?;
-        if index == 0 {
-            write_code.push(writes);
-            read_code.push(reads);
-            continue;
-        }
-        let present = format_ident!("present_{index}");
-        let previous = format_ident!("present_{}", index - 1);
-        let read_present = if index == 1 {
-            quote!(r.read_fence_present()#q)
-        } else {
-            quote!(#previous && r.read_fence_present()#q)
-        };
-        write_code.push(quote! {
-            w.write_presence(true)?;
-            #writes
-        });
         // A segment an older writer did not send keeps the baseline's values.
-        let otherwise = if unsent.is_empty() {
-            quote!()
-        } else {
-            quote!(else { #unsent })
-        };
-        read_code.push(quote! {
-            let #present = #read_present;
-            if #present {
-                #reads
-            } #otherwise
-        });
+        let unsent = generator.unsent_items(&segment.items, Target::State)?;
+        segment_writes.push(writes);
+        segment_reads.push((reads, unsent));
     }
-    if def.open_end {
-        write_code.push(quote!(w.write_presence(false)?;));
-        read_code.push(quote!(::idlc_runtime::skip_extension(r)#q;));
-    }
+    let (write_code, read_code) = top_level_delta(def, &segment_writes, &segment_reads, &q);
+    // The nested form, for a struct with FENCE segments that a DELTA SEQUENCE holds (any other
+    // keeps the trait's default, which nothing calls on it).
+    let element = ctx.compared_as_sent.contains(def.name.as_str());
+    let nested = if element && segment_writes.len() > 1 {
+        Some(nested_delta(def, &segment_writes, &segment_reads, &q))
+    } else {
+        None
+    };
     // The encoder assigns the mirror's fields; it declares only the flags that say whether a
-    // widened field's old slot was sent (its extension follows).
-    let encoder_declarations: Vec<TokenStream> = fields
-        .iter()
-        .filter(|view| !view.extends.is_empty())
-        .map(|view| {
-            let flag = Gen::sent_flag(view);
-            quote!(let #flag: bool;)
-        })
-        .collect();
+    // widened field's old slot was sent (its extension follows). In the nested form a flag set
+    // inside a segment's extension (a closure) starts false.
+    let encoder_declarations = |nested: bool| -> Vec<TokenStream> {
+        fields
+            .iter()
+            .filter(|view| !view.extends.is_empty())
+            .map(|view| {
+                let flag = Gen::sent_flag(view);
+                if nested && view.segment > 0 {
+                    quote!(let mut #flag = false;)
+                } else {
+                    quote!(let #flag: bool;)
+                }
+            })
+            .collect()
+    };
     let copied: Vec<&FieldView<'_>> = fields
         .iter()
         .filter(|view| is_copy(&view.field.ty, &view.rust.ty))
@@ -192,10 +179,63 @@ pub fn delta_impl(
     let marker = &ctx.marker;
     let (writer, reader) = ctx.stream_types();
     let ty = super::idents::rust_type(&mapping.rust_name)?;
-    let assign_copied = copied.iter().map(|view| {
-        let (name, local) = (super::idents::ident(&view.rust.rust_name), view.local());
-        quote!(state.#name = #local;)
-    });
+    let assign_copied: Vec<TokenStream> = copied
+        .iter()
+        .map(|view| {
+            let (name, local) = (super::idents::ident(&view.rust.rust_name), view.local());
+            quote!(state.#name = #local;)
+        })
+        .collect();
+    let top_level_declarations = encoder_declarations(false);
+    let nested_methods = match nested {
+        // One segment and an open end: the top-level form, whose tail a newer writer's
+        // extension follows; skip it.
+        None if element && def.open_end => quote! {
+            fn decode_delta_nested_into(
+                baseline: &Self,
+                ctx: &::idlc_runtime::DeltaContext,
+                r: &mut #reader,
+                state: &mut Self,
+            ) -> #result<(), ::idlc_runtime::DecodeError> {
+                <Self as ::idlc_runtime::DeltaCodec<#marker>>::decode_delta_into(
+                    baseline, ctx, r, state,
+                )?;
+                ::idlc_runtime::skip_extension(r)#q;
+                Ok(())
+            }
+        },
+        None => quote!(),
+        Some((nested_write, nested_read)) => {
+            let declarations = encoder_declarations(true);
+            quote! {
+                fn encode_delta_nested_into(
+                    &self,
+                    #encode_baseline: &Self,
+                    #encode_ctx: &::idlc_runtime::DeltaContext,
+                    w: &mut #writer,
+                    #mirror: &mut Self,
+                ) -> #result<(), ::idlc_runtime::EncodeError> {
+                    #(#declarations)*
+                    #nested_write
+                    Ok(())
+                }
+
+                fn decode_delta_nested_into(
+                    #decode_baseline: &Self,
+                    #decode_ctx: &::idlc_runtime::DeltaContext,
+                    r: &mut #reader,
+                    #state: &mut Self,
+                ) -> #result<(), ::idlc_runtime::DecodeError> {
+                    #enter
+                    #(#decoder_declarations)*
+                    #nested_read
+                    #leave
+                    #(#assign_copied)*
+                    Ok(())
+                }
+            }
+        }
+    };
     let doc = format!(
         " `{}` against a baseline in the encoding `{}`.",
         def.name, ctx.encoding.name
@@ -230,7 +270,7 @@ pub fn delta_impl(
                 #w: &mut #writer,
                 #mirror: &mut Self,
             ) -> #result<(), ::idlc_runtime::EncodeError> {
-                #(#encoder_declarations)*
+                #(#top_level_declarations)*
                 #(#write_code)*
                 Ok(())
             }
@@ -260,8 +300,120 @@ pub fn delta_impl(
                 #(#assign_copied)*
                 Ok(())
             }
+
+            #nested_methods
         }
     })
+}
+
+/// The top-level delta form (`encode_delta_into` / `decode_delta_into`): each segment after a
+/// FENCE behind a present bit, and the open end's present bit (0). A top-level message is framed
+/// by its transport: an older reader stops after what it knows and ignores the tail.
+fn top_level_delta(
+    def: &StructDef,
+    writes: &[TokenStream],
+    reads: &[(TokenStream, TokenStream)],
+    q: &TokenStream,
+) -> (Vec<TokenStream>, Vec<TokenStream>) {
+    let mut write_code = Vec::new();
+    let mut read_code = Vec::new();
+    for (index, (segment_writes, (segment_reads, unsent))) in writes.iter().zip(reads).enumerate() {
+        if index == 0 {
+            write_code.push(segment_writes.clone());
+            read_code.push(segment_reads.clone());
+            continue;
+        }
+        let present = format_ident!("present_{index}");
+        let previous = format_ident!("present_{}", index - 1);
+        let read_present = if index == 1 {
+            quote!(r.read_fence_present()#q)
+        } else {
+            quote!(#previous && r.read_fence_present()#q)
+        };
+        write_code.push(quote! {
+            w.write_presence(true)?;
+            #segment_writes
+        });
+        let otherwise = otherwise(unsent);
+        read_code.push(quote! {
+            let #present = #read_present;
+            if #present {
+                #segment_reads
+            } #otherwise
+        });
+    }
+    if def.open_end {
+        write_code.push(quote!(w.write_presence(false)?;));
+    }
+    (write_code, read_code)
+}
+
+/// The nested delta form (`encode_delta_nested_into` / `decode_delta_nested_into`, an element of
+/// a `DELTA SEQUENCE`) of a struct with FENCE segments: segment k+1 in an extension (present bit, length) inside segment k's, and
+/// the open end's present bit in the last, so that an older reader skips what it does not know
+/// and the next element stays in place (WIRE.md, "Fences and versions").
+fn nested_delta(
+    def: &StructDef,
+    writes: &[TokenStream],
+    reads: &[(TokenStream, TokenStream)],
+    q: &TokenStream,
+) -> (TokenStream, TokenStream) {
+    let mut write = if def.open_end {
+        quote!(w.write_presence(false)?;)
+    } else {
+        quote!()
+    };
+    for (index, segment_writes) in writes.iter().enumerate().rev() {
+        write = if index == 0 {
+            quote!(#segment_writes #write)
+        } else {
+            quote!(w.write_extension(|w| { #segment_writes #write Ok(()) })?;)
+        };
+    }
+    let mut read = Vec::new();
+    let mut leave_extensions = Vec::new();
+    for (index, (segment_reads, unsent)) in reads.iter().enumerate() {
+        if index == 0 {
+            read.push(segment_reads.clone());
+            continue;
+        }
+        let present = format_ident!("present_{index}");
+        let extension = format_ident!("extension_{index}");
+        let enter = if index == 1 {
+            quote!(r.enter_extension()#q)
+        } else {
+            let previous = format_ident!("present_{}", index - 1);
+            quote!(if #previous { r.enter_extension()#q } else { None })
+        };
+        let otherwise = otherwise(unsent);
+        read.push(quote! {
+            let #extension = #enter;
+            let #present = #extension.is_some();
+            if #present {
+                #segment_reads
+            } #otherwise
+        });
+        leave_extensions.push(quote! {
+            if let Some(outer) = #extension {
+                r.leave_extension(outer);
+            }
+        });
+    }
+    if def.open_end {
+        let last = format_ident!("present_{}", reads.len() - 1);
+        read.push(quote!(if #last { ::idlc_runtime::skip_extension(r)#q; }));
+    }
+    leave_extensions.reverse();
+    (write, quote!(#(#read)* #(#leave_extensions)*))
+}
+
+/// `else { unsent }`, or nothing when a segment has nothing to keep.
+fn otherwise(unsent: &TokenStream) -> TokenStream {
+    if unsent.is_empty() {
+        quote!()
+    } else {
+        quote!(else { #unsent })
+    }
 }
 
 impl<'a> Gen<'a, '_> {
@@ -637,6 +789,11 @@ impl<'a> Gen<'a, '_> {
             };
             let predicted = from_f64(&view.rust.ty, prediction);
             out.push(quote!(#place = #predicted;));
+            if !view.extends.is_empty() {
+                // A widened position's extension follows only when its old slot was sent.
+                let flag = Self::sent_flag(view);
+                out.push(quote!(#flag = false;));
+            }
         }
         for velocity in &dr.velocities {
             out.push(self.keep(self.view(&velocity.field)?, target));
@@ -703,7 +860,7 @@ impl<'a> Gen<'a, '_> {
             // Another collection is built anew and assigned.
             let write_element = if publishable {
                 quote!(|w, element, base| match base {
-                    Some(base) => ::idlc_runtime::DeltaCodec::<#marker>::encode_delta_to(element, base, ctx, w)#map,
+                    Some(base) => ::idlc_runtime::DeltaCodec::<#marker>::encode_delta_nested_to(element, base, ctx, w)#map,
                     None => {
                         #write_full
                         Ok(#element_mirror)
@@ -733,7 +890,7 @@ impl<'a> Gen<'a, '_> {
         }
         let write_element = if publishable {
             quote!(|w, element, base, slot| match base {
-                Some(base) => ::idlc_runtime::DeltaCodec::<#marker>::encode_delta_into(element, base, ctx, w, slot)#map,
+                Some(base) => ::idlc_runtime::DeltaCodec::<#marker>::encode_delta_nested_into(element, base, ctx, w, slot)#map,
                 None => {
                     #write_full
                     *slot = #element_mirror;
@@ -925,7 +1082,7 @@ impl<'a> Gen<'a, '_> {
         let q = field_site.q();
         if matches!(self.view(&encoded.field)?.rust.ty, RustType::Vec(_)) {
             let read_old = if publishable {
-                quote!(::idlc_runtime::DeltaCodec::<#marker>::decode_delta_into(base, ctx, r, slot)#map)
+                quote!(::idlc_runtime::DeltaCodec::<#marker>::decode_delta_nested_into(base, ctx, r, slot)#map)
             } else {
                 quote!({
                     *slot = #read_full_old;
@@ -951,7 +1108,7 @@ impl<'a> Gen<'a, '_> {
         }
         // Another collection is built anew and assigned.
         let read_old = if publishable {
-            quote!(::idlc_runtime::DeltaCodec::<#marker>::decode_delta_from(base, ctx, r)#map)
+            quote!(::idlc_runtime::DeltaCodec::<#marker>::decode_delta_nested_from(base, ctx, r)#map)
         } else {
             closure_result(read_full_old)
         };

@@ -34,7 +34,8 @@ use super::{
 };
 use crate::ir::cost::min_bits;
 use crate::ir::{
-    DeadReckoning, FieldEncoding, Ir, StructDef, StructKind, Style, Type, WireItem, WireRule,
+    DeadReckoning, FieldEncoding, Ir, StructDef, StructEncoding, StructKind, Style, Type, WireItem,
+    WireRule,
 };
 
 /// Encodes `value`, a PUBLISHABLE_STRUCT `type_name`, as a delta against `baseline` (the state
@@ -487,7 +488,7 @@ impl<'c, 'a> DeltaEncoder<'c, 'a> {
         baseline: &Value,
     ) -> Result<Value, EncodeError> {
         self.enc.path.push(name.to_string());
-        match self.delta_struct(w, name, value, baseline) {
+        match self.delta_struct(w, name, value, baseline, false) {
             Ok(mirror) => Ok(mirror),
             Err(error) => Err(self.enc.into_error(error)),
         }
@@ -511,14 +512,16 @@ impl<'c, 'a> DeltaEncoder<'c, 'a> {
         error
     }
 
-    /// `encode_delta_to` of the struct `name`: every segment (a present bit before each after
-    /// the first), each item planned then written; the open end's 0 bit. Returns the mirror.
+    /// `encode_delta_to` of the struct `name` (`encode_delta_nested_to` when `nested`, an element
+    /// of a `DELTA SEQUENCE`): every segment, each item planned then written; the open end's 0
+    /// bit. Returns the mirror.
     fn delta_struct<W: WireWrite>(
         &mut self,
         w: &mut W,
         name: &str,
         value: &Value,
         baseline: &Value,
+        nested: bool,
     ) -> Step<Value> {
         let ctx = self.enc.ctx;
         let Some((def, layout)) = ctx.layout(name) else {
@@ -536,22 +539,44 @@ impl<'c, 'a> DeltaEncoder<'c, 'a> {
         let pair = Pair { now, base };
         self.enc.depth += 1;
         let mut state = Written::default();
-        for (index, segment) in layout.segments.iter().enumerate() {
-            if index > 0 {
-                let written = w.write_presence(true);
-                self.enc.wire(written)?;
+        self.segments(w, def, layout, 0, &pair, &mut state, nested)?;
+        self.enc.depth -= 1;
+        Ok(state.mirror.into_value(def, pair.base))
+    }
+
+    /// Segment `index`, then each later one: behind a present bit (the top-level form) or in
+    /// an extension nested in the previous one's (the nested form); then the open end's 0 bit.
+    #[allow(clippy::too_many_arguments)]
+    fn segments<W: WireWrite>(
+        &mut self,
+        w: &mut W,
+        def: &'a StructDef,
+        layout: &'a StructEncoding,
+        index: usize,
+        pair: &Pair<'_>,
+        state: &mut Written<'a>,
+        nested: bool,
+    ) -> Step<()> {
+        for item in layout.segments.get(index).map_or(&[][..], |s| &s.items) {
+            let (plan, _) = self.plan(w, def, item, pair, &mut state.candidates, false)?;
+            self.write_item(w, def, index, item, &plan, pair, state)?;
+        }
+        let next = index + 1;
+        if next < layout.segments.len() {
+            if nested {
+                let written =
+                    w.write_extension(|w| self.segments(w, def, layout, next, pair, state, nested));
+                return self.enc.wire(written);
             }
-            for item in &segment.items {
-                let (plan, _) = self.plan(w, def, item, &pair, &mut state.candidates, false)?;
-                self.write_item(w, def, index, item, &plan, &pair, &mut state)?;
-            }
+            let written = w.write_presence(true);
+            self.enc.wire(written)?;
+            return self.segments(w, def, layout, next, pair, state, nested);
         }
         if def.open_end {
             let written = w.write_presence(false);
             self.enc.wire(written)?;
         }
-        self.enc.depth -= 1;
-        Ok(state.mirror.into_value(def, pair.base))
+        Ok(())
     }
 
     /// The plan of one item, and whether it differs from the baseline (for a block around it).
@@ -860,7 +885,7 @@ impl<'c, 'a> DeltaEncoder<'c, 'a> {
     ) -> Step<Item> {
         self.enc.path.push(format!("[{index}]"));
         let mirror = match (publishable, base) {
-            (Some(name), Some(base)) => self.delta_struct(w, name, &item.0, &base.0)?,
+            (Some(name), Some(base)) => self.delta_struct(w, name, &item.0, &base.0, true)?,
             _ => {
                 self.enc.rule(w, rule, ty, &item.0)?;
                 let at = w.bits_written();
@@ -897,7 +922,7 @@ impl<'c, 'a, 't> DeltaDecoder<'c, 'a, 't> {
         baseline: &Value,
     ) -> Result<Value, DecodeError> {
         self.dec.path.push(name.to_string());
-        match self.delta_struct(r, name, baseline) {
+        match self.delta_struct(r, name, baseline, false) {
             Ok(value) => Ok(value),
             Err(error) => Err(self.dec.into_error(error)),
         }
@@ -909,13 +934,16 @@ impl<'c, 'a, 't> DeltaDecoder<'c, 'a, 't> {
         self.dec.wire(Err(error))
     }
 
-    /// `decode_delta_from` of the struct `name`: segment by segment (a later segment an older
-    /// writer did not send keeps the baseline's values), then the open end's extension.
+    /// `decode_delta_from` of the struct `name` (`decode_delta_nested_from` when `nested`):
+    /// segment by segment (a later segment an older writer did not send keeps the baseline's
+    /// values); in the nested form each later segment in an extension, and the open end's
+    /// extension skipped. A top-level message ignores what follows what it knows.
     fn delta_struct<'d, R: WireRead<'d>>(
         &mut self,
         r: &mut R,
         name: &str,
         baseline: &Value,
+        nested: bool,
     ) -> Read<Value> {
         let ctx = self.dec.ctx;
         let (Some((def, layout)), Value::Struct(base)) = (ctx.layout(name), baseline) else {
@@ -928,19 +956,28 @@ impl<'c, 'a, 't> DeltaDecoder<'c, 'a, 't> {
         }
         let mut fields = Fields::default();
         let mut present = true;
+        let mut outers = Vec::new();
         for (index, segment) in layout.segments.iter().enumerate() {
             if index > 0 && present {
                 let start = r.bits_read();
-                let read = r.read_fence_present();
-                present = self.dec.wire(read)?;
-                let label = if present { "present" } else { "absent" };
+                let label = if nested {
+                    let entered = r.enter_extension();
+                    let extension = self.dec.wire(entered)?;
+                    present = extension.is_some();
+                    outers.push(extension);
+                    if present {
+                        format!("extension of {} bits", r.bits_remaining())
+                    } else {
+                        "absent".to_string()
+                    }
+                } else {
+                    let read = r.read_fence_present();
+                    present = self.dec.wire(read)?;
+                    if present { "present" } else { "absent" }.to_string()
+                };
                 let end = r.bits_read();
-                self.dec.note(
-                    &format!(" (segment {index})"),
-                    start,
-                    end,
-                    label.to_string(),
-                );
+                self.dec
+                    .note(&format!(" (segment {index})"), start, end, label);
             }
             if index == 0 || present {
                 self.read_items(r, def, index, &segment.items, base, &mut fields)?;
@@ -948,13 +985,20 @@ impl<'c, 'a, 't> DeltaDecoder<'c, 'a, 't> {
                 return self.invalid(r);
             }
         }
-        if def.open_end {
+        if def.open_end && nested && present {
             let start = r.bits_read();
             let skipped = rt::skip_extension(r);
             self.dec.wire(skipped)?;
             let end = r.bits_read();
-            self.dec
-                .note(" (open end)", start, end, "skipped".to_string());
+            let label = if end.saturating_sub(start) > 1 {
+                "extension skipped"
+            } else {
+                "absent"
+            };
+            self.dec.note(" (open end)", start, end, label.to_string());
+        }
+        for outer in outers.into_iter().rev().flatten() {
+            r.leave_extension(outer);
         }
         if recursive {
             r.leave();
@@ -1152,7 +1196,7 @@ impl<'c, 'a, 't> DeltaDecoder<'c, 'a, 't> {
     ) -> Read<Item> {
         self.dec.path.push(format!("[{index}]"));
         let value = match (publishable, base) {
-            (Some(name), Some(base)) => self.delta_struct(r, name, &base.0)?,
+            (Some(name), Some(base)) => self.delta_struct(r, name, &base.0, true)?,
             _ => self.dec.rule(r, rule, ty)?,
         };
         self.dec.path.pop();
