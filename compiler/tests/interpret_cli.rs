@@ -798,3 +798,27 @@ fn float32_at_a_range_end_decodes_inside_it() {
     assert_eq!(out.code, 1, "{}", out.stderr);
     assert!(out.stderr.contains("F.b"), "{}", out.stderr);
 }
+
+/// JSON numbers are read to the nearest `f64` (serde_json's `float_roundtrip`), as generated
+/// code holds them: 17-digit decimals such as `decode` prints for FIXED_POINT steps encode to
+/// the same bits, so `decode` then `encode` is the identity.
+#[test]
+fn json_numbers_are_read_to_the_nearest_f64() {
+    let dir = TempDir::new();
+    let idl = dir.file("f.idl", "STRUCT S { FLOAT64 v; }\n");
+    for v in [
+        1.0879654651798887f64,
+        -200.07999999999998,
+        221.56000000000006,
+        3.4028234663852886e38,
+    ] {
+        let value = dir.file("v.json", format!(r#"{{"v": {v:?}}}"#));
+        let out = run(&["encode", &idl, "--type", "S", &value], None);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        let mut expected = String::new();
+        for byte in v.to_le_bytes() {
+            expected.push_str(&format!("{byte:02x}"));
+        }
+        assert_eq!(out.text().trim(), expected, "{v:?}");
+    }
+}

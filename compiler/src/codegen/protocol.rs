@@ -366,6 +366,8 @@ fn message_enum(
     quote! {
         #text
         #derives
+        // One variant per message of the IDL, named by it, each as large as its message.
+        #[allow(clippy::enum_variant_names, clippy::large_enum_variant)]
         pub enum #message {
             #(#variants,)*
         }
@@ -663,6 +665,8 @@ fn response_enum(
     quote! {
         #text
         #derives
+        // One variant per message of the IDL, named by it, each as large as its message.
+        #[allow(clippy::enum_variant_names, clippy::large_enum_variant)]
         pub enum #response {
             #(#variants,)*
         }

@@ -161,6 +161,8 @@ pub fn enum_def(ir: &Ir, prelude: &Prelude, def: &EnumDef) -> Result<TokenStream
     Ok(quote! {
         #enum_doc
         #derive
+        // The enumerators are named by the IDL.
+        #[allow(clippy::enum_variant_names)]
         pub enum #name {
             #(#variants),*
         }
