@@ -1090,3 +1090,33 @@ fn arena_delta_errors_name_the_player() {
     let e = state.quantized_with::<ac::S2C>().unwrap_err();
     assert_eq!(e.field.as_deref(), Some("ArenaState.players[1].x"));
 }
+
+/// `quantized_with` fails where `to_bytes_with` does, with its error: an integer outside its
+/// range (held in a wider Rust type), a sequence over its bound, not only a NUMERIC.
+#[test]
+fn quantized_with_fails_where_encoding_fails() {
+    let mut player = ac::PlayerState {
+        slot: 16,
+        ..Default::default()
+    };
+    let encoding = player.to_bytes_with::<ac::S2C>().unwrap_err();
+    let quantized = player.quantized_with::<ac::S2C>().unwrap_err();
+    assert_eq!(quantized, encoding);
+    assert_eq!(
+        (quantized.kind, quantized.field.as_deref()),
+        (EncodeErrorKind::ValueOutOfRange, Some("PlayerState.slot"))
+    );
+    player.slot = 15;
+    assert_eq!(
+        player.quantized_with::<ac::S2C>().unwrap(),
+        from_bytes::<ac::S2C, _>(&player.to_bytes_with::<ac::S2C>().unwrap()).unwrap()
+    );
+    let state = ac::ArenaState {
+        players: vec![ac::PlayerState::default(); 17],
+        ..Default::default()
+    };
+    assert_eq!(
+        state.quantized_with::<ac::S2C>().unwrap_err(),
+        state.to_bytes_with::<ac::S2C>().unwrap_err()
+    );
+}

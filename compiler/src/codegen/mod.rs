@@ -460,11 +460,14 @@ fn api_impl(
 
             /// The value the receiver gets when `self` is sent in the encoding `E`: quantized
             /// fields on their steps, as `from_bytes_with::<E>(&to_bytes_with::<E>()?)` would
-            /// give, computed without encoding.
+            /// give, computed without decoding; the error `to_bytes_with` would give for a
+            /// value it cannot send.
             pub fn quantized_with<E: ::idlc_runtime::Encoding>(&self) -> #result<Self, ::idlc_runtime::EncodeError>
             where
                 Self: ::idlc_runtime::Codec<E>,
             {
+                let mut checked = ::idlc_runtime::WriterOf::<E>::default();
+                ::idlc_runtime::Codec::<E>::encode_to(self, &mut checked)?;
                 ::idlc_runtime::Codec::<E>::sent(self)
             }
         }
