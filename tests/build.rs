@@ -86,6 +86,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .file_name("edge.rs")
         .compile(&[schemas("edge.idl")])?;
     idlc::Builder::new()
+        .encoding(schemas("markers.enc"))
+        .file_name("markers.rs")
+        .compile(&[schemas("markers.idl")])?;
+    idlc::Builder::new()
         .mapping(schemas("derives.map"))
         .side("Game")
         .file_name("derives.rs")

@@ -116,6 +116,11 @@ pub mod compat_pairs {
     generated!("compat_pairs");
 }
 
+/// schemas/markers.idl: encoding markers renamed past the names the module has taken.
+pub mod markers {
+    generated!("markers");
+}
+
 /// schemas/derives.idl with DERIVE(Copy, Eq, Hash, PartialOrd): compiles (the enums derive
 /// Copy, Eq and Hash already and do not repeat them).
 pub mod derives {

@@ -780,6 +780,27 @@ fn derives_the_enums_have_already_compile() {
     assert_eq!(Tick::from_bytes(&tick.to_bytes().unwrap()).unwrap(), tick);
 }
 
+/// Encoding markers renamed past the names the module has taken (schemas/markers.idl): each
+/// encoding is reachable by its marker, the default one through `DefaultEncoding`.
+#[test]
+fn encoding_markers_step_around_taken_names() {
+    use idlc_tests::markers::{DefaultEncoding, LobbyEncoding, Wire, WireEncoding, WireEncoding2};
+    let wire = Wire { a: 200 };
+    let other = WireEncoding { b: 9 };
+    assert_eq!(wire.to_bytes_with::<WireEncoding2>().unwrap(), vec![200]);
+    assert_eq!(wire.to_bytes_with::<DefaultEncoding>().unwrap(), vec![200]);
+    let bytes = wire.to_bytes_with::<LobbyEncoding>().unwrap();
+    assert_eq!(
+        Wire::from_bytes_with::<LobbyEncoding>(&bytes).unwrap(),
+        wire
+    );
+    assert_eq!(
+        WireEncoding::from_bytes(&other.to_bytes().unwrap()).unwrap(),
+        other
+    );
+    let _unit: idlc_tests::markers::Lobby = idlc_tests::markers::Lobby;
+}
+
 /// `quantized_with::<E>()` is the value the receiver gets: what decoding the encoded bytes
 /// gives, in each encoding (1 cm positions in MYENCODING1, raw in the built-in encoding).
 #[test]

@@ -167,13 +167,21 @@ const PRELUDE_NAMES: &[&str] = &[
 ];
 
 /// The Rust name of the marker type of an encoding: its own name when that is a usable type
-/// name, else `<Name>Encoding`; the built-in encoding is `BuiltinEncoding`.
+/// name, else `<Name>Encoding` (`<Name>Encoding2`, ... while that is taken too); the built-in
+/// encoding is `BuiltinEncoding`. Taken: the prelude's names, `DefaultEncoding`, the schema's
+/// types and the types its protocols generate.
 pub fn marker_name(ir: &Ir, encoding: &str) -> String {
     let taken = |name: &str| {
         PRELUDE_NAMES.contains(&name)
-            || name == "DefaultEncoding"
+            || name == crate::ir::DEFAULT_ENCODING_ALIAS
             || ir.mapping.structs.values().any(|s| s.rust_name == name)
             || ir.mapping.enums.values().any(|e| e.rust_name == name)
+            || ir.mapping.typedefs.values().any(|t| t.rust_name == name)
+            || ir.schema.protocols.keys().any(|p| {
+                crate::ir::protocol_type_names(p)
+                    .iter()
+                    .any(|generated| generated == name)
+            })
     };
     if encoding == "Default" {
         return "BuiltinEncoding".to_string();
@@ -181,8 +189,14 @@ pub fn marker_name(ir: &Ir, encoding: &str) -> String {
     if is_ident(encoding) && !taken(encoding) && !encoding.starts_with("r#") {
         return encoding.to_string();
     }
-    let camel = heck::AsUpperCamelCase(encoding).to_string();
-    format!("{camel}Encoding")
+    let base = format!("{}Encoding", heck::AsUpperCamelCase(encoding));
+    let mut name = base.clone();
+    let mut suffix = 2;
+    while taken(&name) {
+        name = format!("{base}{suffix}");
+        suffix += 1;
+    }
+    name
 }
 
 /// Generates the module for `ir`: formatted Rust source with a do-not-edit header.

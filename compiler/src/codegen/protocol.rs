@@ -50,14 +50,21 @@ pub fn protocol_items(ir: &Ir, protocol: &ProtocolDef) -> Result<TokenStream, Co
         .get(&protocol.name)
         .copied()
         .unwrap_or(ProtocolRole::Both);
-    let base = protocol.name.to_upper_camel_case();
+    let [
+        unit,
+        message,
+        response,
+        handler_trait,
+        sender_struct,
+        receiver_struct,
+    ] = crate::ir::protocol_type_names(&protocol.name);
     let names = Names {
-        protocol: checked_ident(&base)?,
-        message: format_ident!("{base}Message"),
-        response: format_ident!("{base}Response"),
-        handler: format_ident!("{base}Handler"),
-        sender: format_ident!("{base}Sender"),
-        receiver: format_ident!("{base}Receiver"),
+        protocol: checked_ident(&unit)?,
+        message: format_ident!("{message}"),
+        response: format_ident!("{response}"),
+        handler: format_ident!("{handler_trait}"),
+        sender: format_ident!("{sender_struct}"),
+        receiver: format_ident!("{receiver_struct}"),
     };
     check_clashes(ir, protocol, &names)?;
     let entries = entries(ir, protocol)?;

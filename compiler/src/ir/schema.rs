@@ -43,6 +43,23 @@ pub fn response_struct_name(rpc: &str) -> String {
     format!("{rpc}.response")
 }
 
+/// The alias a generated module declares for its default encoding's marker.
+pub const DEFAULT_ENCODING_ALIAS: &str = "DefaultEncoding";
+
+/// The Rust types a generated module declares for the protocol `idl`: its unit struct, then
+/// its `Message` and `Response` enums, its `Handler` trait, its `Sender` and `Receiver`.
+pub fn protocol_type_names(idl: &str) -> [String; 6] {
+    let base = heck::AsUpperCamelCase(idl).to_string();
+    [
+        base.clone(),
+        format!("{base}Message"),
+        format!("{base}Response"),
+        format!("{base}Handler"),
+        format!("{base}Sender"),
+        format!("{base}Receiver"),
+    ]
+}
+
 /// The one field of an RPC's response struct.
 pub const RESPONSE_FIELD: &str = "value";
 

@@ -43,6 +43,7 @@ impl Resolver<'_> {
                 ]),
             );
         }
+        self.check_generated_names(&types);
         for (struct_name, def) in &schema.structs {
             let fields: Vec<&Field> = def.fields().collect();
             let rust: Vec<String> = fields.iter().map(|f| names::field_name(&f.name)).collect();
@@ -100,6 +101,51 @@ impl Resolver<'_> {
                     .with_notes(vec![
                         "Rust variant names are UpperCamelCase; rename one of the two in the IDL"
                             .into(),
+                    ]),
+                );
+            }
+        }
+    }
+
+    /// Reports IDL types whose Rust name is one the generated module declares itself: the
+    /// default encoding's alias, or a type a protocol generates (`PMessage` of `PROTOCOL P`).
+    fn check_generated_names(&mut self, types: &[(&str, Loc, String)]) {
+        for (name, loc, rust) in types {
+            if rust == crate::ir::DEFAULT_ENCODING_ALIAS {
+                self.push(
+                    error(
+                        codes::MAP_NAME_CLASH,
+                        format!(
+                            "the IDL type `{name}` is `{rust}` in Rust, the name of the generated module's default encoding"
+                        ),
+                    )
+                    .with_labels(vec![
+                        primary(loc.file, loc.span)
+                            .with_message(format!("`{name}` becomes the Rust type `{rust}`")),
+                    ])
+                    .with_notes(vec!["rename the type in the IDL".into()]),
+                );
+            }
+            for (protocol, def) in &self.schema.protocols {
+                let generated = crate::ir::protocol_type_names(protocol);
+                if protocol == name || !generated.contains(rust) {
+                    continue;
+                }
+                self.push(
+                    error(
+                        codes::MAP_NAME_CLASH,
+                        format!(
+                            "the IDL type `{name}` and a type the protocol `{protocol}` generates are both `{rust}` in Rust"
+                        ),
+                    )
+                    .with_labels(vec![
+                        primary(loc.file, loc.span)
+                            .with_message(format!("`{name}` becomes the Rust type `{rust}`")),
+                        secondary(def.loc.file, def.loc.span)
+                            .with_message(format!("`{protocol}` generates `{rust}` too")),
+                    ])
+                    .with_notes(vec![
+                        "a protocol `P` generates `P`, `PMessage`, `PResponse`, `PHandler`, `PSender` and `PReceiver`; rename the type or the protocol in the IDL".into(),
                     ]),
                 );
             }
