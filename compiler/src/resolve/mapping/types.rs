@@ -131,8 +131,10 @@ enum Written<'t> {
 
 impl Written<'_> {
     /// Whether it looks like a collection: `Vec` or a user type.
-    fn collection_like(self) -> bool {
-        matches!(self, Written::Vec(_) | Written::Path)
+    /// Written as a collection: `Vec<..>`, or a path with a type argument (a bare path such as
+    /// `f16` is more likely a scalar type than a collection).
+    fn collection_like(self, written: &ast::RustType) -> bool {
+        matches!(self, Written::Vec(_)) || matches!(self, Written::Path) && !written.args.is_empty()
     }
 }
 
@@ -330,7 +332,9 @@ impl Resolver<'_> {
             (Type::Sequence { element, .. }, Written::Path) => {
                 let element = match written.args.as_slice() {
                     [arg] => self.check_type(file, side, element, arg, field)?,
-                    _ => self.default_type(Some(side), element),
+                    [] => self.default_type(Some(side), element),
+                    // A collection takes one type argument, the element's (LANGUAGES.md).
+                    _ => return self.mismatch(file, side, idl, written, field, false),
                 };
                 Some(RustType::Collection {
                     path: written_text(written),
@@ -361,7 +365,10 @@ impl Resolver<'_> {
             (Type::Sequence { .. } | Type::Struct(_) | Type::Enum(_), _) => {
                 self.mismatch(file, side, idl, written, field, false)
             }
-            (_, kind) => self.mismatch(file, side, idl, written, field, kind.collection_like()),
+            (_, kind) => {
+                let collection = kind.collection_like(written);
+                self.mismatch(file, side, idl, written, field, collection)
+            }
         }
     }
 
