@@ -27,6 +27,13 @@ pub enum Change {
         /// Its type after.
         to: String,
     },
+    /// A struct, message or RPC that NEW ends with a FENCE (an open end) where OLD did not.
+    OpenEndAdded {
+        /// The struct, message or RPC.
+        owner: String,
+        /// Its keyword (`STRUCT`, `RPC`, ...).
+        kind: &'static str,
+    },
     /// A message or RPC appended to a protocol.
     EntryAdded {
         /// The protocol.
@@ -65,6 +72,9 @@ impl fmt::Display for Change {
                 from,
                 to,
             } => write!(f, "widened {owner}.{field} from {from} to {to}"),
+            Change::OpenEndAdded { owner, kind } => {
+                write!(f, "opened {kind} {owner}: it ends with a FENCE now")
+            }
             Change::EntryAdded {
                 protocol,
                 entry,
@@ -89,6 +99,11 @@ pub fn tally(changes: &[Change]) -> String {
             count(|c| matches!(c, Change::FieldWidened { .. })),
             "field widened",
             "fields widened",
+        ),
+        (
+            count(|c| matches!(c, Change::OpenEndAdded { .. })),
+            "open end added",
+            "open ends added",
         ),
         (
             count(|c| matches!(c, Change::EntryAdded { .. })),

@@ -82,6 +82,12 @@ impl Checker<'_> {
                 Member::Fence { .. } => {}
             }
         }
+        if new.open_end && !old.open_end {
+            self.change(Change::OpenEndAdded {
+                owner: new.name.clone(),
+                kind: kind_name(new.kind),
+            });
+        }
     }
 
     fn new_field(&mut self, new: &StructDef, field: &Field) {

@@ -41,6 +41,21 @@ fn identical_versions_are_compatible_without_changes() {
 }
 
 #[test]
+fn a_fence_at_the_end_is_a_change_to_report() {
+    let pair = pair("MESSAGE M { UINT8 a; }", "MESSAGE M { UINT8 a; FENCE }");
+    let outcome = check(&pair.old, &pair.new);
+    assert!(outcome.is_compatible());
+    assert_eq!(
+        outcome.changes,
+        vec![changes::Change::OpenEndAdded {
+            owner: "M".into(),
+            kind: "MESSAGE",
+        }]
+    );
+    assert_eq!(changes::tally(&outcome.changes), "1 open end added");
+}
+
+#[test]
 fn empty_irs_have_nothing_to_say() {
     let outcome = check(&Ir::default(), &Ir::default());
     assert!(outcome.violations.is_empty() && outcome.changes.is_empty());
