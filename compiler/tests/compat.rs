@@ -328,6 +328,22 @@ fn inputs_with_errors_exit_1_and_usage_errors_exit_2() {
     assert_eq!(code, 1, "{stderr}");
     assert!(stderr.contains("error[E0102]"), "{stderr}");
     assert!(stderr.contains("could not check compatibility"), "{stderr}");
+    // A CI tool reading JSON learns why there is no verdict: one object per input error.
+    let (code, stdout, _) = run(None, &[&good, &broken, "--format", "json"]);
+    assert_eq!(code, 1);
+    let objects: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("one JSON object per line"))
+        .collect();
+    assert_eq!(objects.len(), 1, "{stdout}");
+    assert_eq!(
+        (
+            &objects[0]["rule"],
+            &objects[0]["code"],
+            &objects[0]["line"]
+        ),
+        (&"input".into(), &"E0102".into(), &1.into())
+    );
 
     let missing = dir.path().join("missing.idl");
     let (code, _, stderr) = run(None, &[&good, &missing.to_string_lossy()]);

@@ -91,12 +91,24 @@ impl CompatArgs {
                 return Status::Usage;
             }
         };
-        if self.format == Format::Github {
+        let input_line = match self.format {
+            Format::Human => None,
+            Format::Json => Some(render::json_diagnostic as fn(&_, &_) -> String),
+            Format::Github => Some(render::github_diagnostic as fn(&_, &_) -> String),
+        };
+        if let Some(line) = input_line {
+            // JSON lists only the errors that stop the check (a warning there would read as
+            // a violation); GitHub annotates warnings too.
+            let least = if self.format == Format::Json {
+                Severity::Error
+            } else {
+                Severity::Warning
+            };
             let lines: Vec<String> = pair
                 .diagnostics
                 .iter()
-                .filter(|d| d.severity >= Severity::Warning)
-                .map(|d| render::github_diagnostic(&pair.sources, d))
+                .filter(|d| d.severity >= least)
+                .map(|d| line(&pair.sources, d))
                 .collect();
             print_lines(&lines);
         }

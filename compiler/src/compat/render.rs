@@ -62,6 +62,25 @@ pub fn json_line(sources: &SourceMap, violation: &Violation) -> String {
     value.to_string()
 }
 
+/// A diagnostic of the inputs (a syntax error, an unknown type, ...) as one line of JSON of the
+/// same shape as [`json_line`], with `"rule": "input"`: a CI tool that reads violations reads
+/// why no verdict could be given too. Its notes are the `help`.
+pub fn json_diagnostic(sources: &SourceMap, diagnostic: &Diagnostic) -> String {
+    let position = diagnostic_position(sources, diagnostic);
+    let value = serde_json::json!({
+        "rule": "input",
+        "code": diagnostic.code,
+        "file": position.as_ref().map(|p| p.file.clone()),
+        "line": position.as_ref().map(|p| p.line),
+        "column": position.as_ref().map(|p| p.column),
+        "message": diagnostic.message,
+        "help": diagnostic.notes,
+        "acknowledged": false,
+        "reason": null,
+    });
+    value.to_string()
+}
+
 /// One GitHub workflow command: `::error file=F,line=L,col=C,title=idlc rule::message` (a
 /// `::notice` once acknowledged). GitHub annotates the files of the pull request, so the place
 /// is in NEW (`new_files`) when the violation has one there: the primary label, else a
