@@ -772,20 +772,7 @@ fn float32_at_a_range_end_decodes_inside_it() {
     let value = dir.file("f.json", r#"{"a": 0.1, "b": 0.999999999999}"#);
     let out = run(&["encode", &idl, "-e", &enc, "--type", "F", &value], None);
     assert_eq!(out.code, 0, "{}", out.stderr);
-    let hex = out.text();
-    let out = run(
-        &[
-            "decode",
-            &idl,
-            "-e",
-            &enc,
-            "--type",
-            "F",
-            "--hex",
-            hex.trim(),
-        ],
-        None,
-    );
+    let out = decode_hex(&idl, &enc, "F", out.text().trim(), &[]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
     assert_eq!(json["a"], 0.1);
@@ -821,4 +808,43 @@ fn json_numbers_are_read_to_the_nearest_f64() {
         }
         assert_eq!(out.text().trim(), expected, "{v:?}");
     }
+}
+
+/// `explain` gives a string, bytes or sequence one line for its length and content, whatever
+/// rule the length has (a VLQ of the encoding's DEFAULTS too), and a sequence's count its own.
+#[test]
+fn explain_gives_a_length_no_line_of_its_own() {
+    let dir = TempDir::new();
+    let idl = dir.file(
+        "s.idl",
+        "STRUCT S { STRING<16> s; SEQUENCE<UINT8,4> q; STRING u; BYTES b; }\n",
+    );
+    let enc = dir.file(
+        "s.enc",
+        "ENCODING(E) DEFAULTS { SEQUENCE: VLQ(3); STRING: VLQ(4); }\n",
+    );
+    let value = dir.file("v.json", r#"{"s":"hi","q":[1,2],"u":"x","b":[7]}"#);
+    let out = run(&["encode", &idl, "-e", &enc, "--type", "S", &value], None);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let out = decode_hex(&idl, &enc, "S", out.text().trim(), &["--format", "explain"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let text = out.text();
+    let column = text.find("field").expect("a header");
+    let fields: Vec<&str> = text
+        .lines()
+        .skip(1)
+        .filter_map(|line| line.get(column..)?.split_whitespace().next())
+        .collect();
+    assert_eq!(
+        fields,
+        ["S.s", "S.q", "S.q[0]", "S.q[1]", "S.u", "S.b"],
+        "{text}"
+    );
+}
+
+/// `idlc decode IDL -e ENC --type TY --hex HEX` and `extra` arguments.
+fn decode_hex(idl: &str, enc: &str, ty: &str, hex: &str, extra: &[&str]) -> Out {
+    let mut args = vec!["decode", idl, "-e", enc, "--type", ty, "--hex", hex];
+    args.extend_from_slice(extra);
+    run(&args, None)
 }

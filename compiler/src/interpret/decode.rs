@@ -225,7 +225,7 @@ impl<'c, 'a, 't> Decoder<'c, 'a, 't> {
                 let extension = self.wire(entered)?;
                 let end = r.bits_read();
                 let label = match extension {
-                    Some(_) => format!("extension of {} bits/bytes", r.bits_remaining()),
+                    Some(_) => format!("extension of {} bits", r.bits_remaining()),
                     None => present_label(false, start == end),
                 };
                 self.note(&format!(" (segment {index})"), start, end, label);
@@ -251,7 +251,8 @@ impl<'c, 'a, 't> Decoder<'c, 'a, 't> {
         let skipped = rt::skip_extension(r);
         self.wire(skipped)?;
         let end = r.bits_read();
-        let label = if end.saturating_sub(start) > 1 {
+        let presence = u64::from(native_bool_bits(self.ctx.encoding.style));
+        let label = if end.saturating_sub(start) > presence {
             "extension skipped".to_string()
         } else {
             present_label(false, start == end)
@@ -671,7 +672,13 @@ impl<'c, 'a, 't> Decoder<'c, 'a, 't> {
             return rt::read_bounded_length(r, bound, *bits);
         }
         let start = r.bits_read();
-        match self.rule(r, rule, &length_type(max))? {
+        // The length is part of its string's, bytes' or sequence's line, not a line of its own.
+        let lines = self.trace_len();
+        let length = self.rule(r, rule, &length_type(max));
+        if let (Ok(_), Some(trace)) = (&length, self.trace.as_deref_mut()) {
+            trace.truncate(lines);
+        }
+        match length? {
             Value::Int(v) => {
                 u64::try_from(v).map_err(|_| rt::DecodeError::new(RtKind::ValueOutOfRange, start))
             }

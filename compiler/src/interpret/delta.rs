@@ -990,7 +990,8 @@ impl<'c, 'a, 't> DeltaDecoder<'c, 'a, 't> {
             let skipped = rt::skip_extension(r);
             self.dec.wire(skipped)?;
             let end = r.bits_read();
-            let label = if end.saturating_sub(start) > 1 {
+            let presence = u64::from(super::encode::native_bool_bits(ctx.encoding.style));
+            let label = if end.saturating_sub(start) > presence {
                 "extension skipped"
             } else {
                 "absent"
