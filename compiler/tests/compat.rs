@@ -673,6 +673,30 @@ fn prove_crosses_random_values_of_a_compatible_pair() {
         stderr.contains("proved: 240 values crossed both ways"),
         "{stderr}"
     );
+    // A DELTA SEQUENCE of a struct that grows: its deltas cross both ways too.
+    let pair = |file: &str| {
+        root.join("compiler/tests/compat/pass/23_delta_sequence_of_open_struct_grows")
+            .join(file)
+            .display()
+            .to_string()
+    };
+    let (code, _, stderr) = run(
+        None,
+        &[
+            &pair("old.idl"),
+            &pair("new.idl"),
+            "--encoding",
+            &pair("old.enc"),
+            &pair("new.enc"),
+            "--prove",
+            "20",
+        ],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("2 structs x encodings, 40 deltas"),
+        "{stderr}"
+    );
 }
 
 /// What `--prove` reports of a pair that does not cross (its check-compat verdict would fail

@@ -461,8 +461,8 @@ fn report_proof(
             err,
             Severity::Note,
             &format!(
-                "proved: {} values crossed both ways through the interpreter, {} structs x encodings{refused}",
-                proof.crossed, proof.cases
+                "proved: {} values crossed both ways through the interpreter, {} structs x encodings, {} deltas{refused}",
+                proof.crossed, proof.cases, proof.deltas
             ),
         );
         return Status::Success;
