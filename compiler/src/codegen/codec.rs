@@ -303,6 +303,25 @@ fn top_level_form(
     (encode_body, decode_body)
 }
 
+/// The writes of the nested form, shared by the full and the delta encoders: segment 0, then
+/// each later segment in an open extension inside the previous one's, the open end's 0 bit in
+/// the last.
+pub(super) fn nested_writes(open_end: bool, segments: &[TokenStream]) -> TokenStream {
+    let mut write = if open_end {
+        quote!(w.write_presence(false)?;)
+    } else {
+        quote!()
+    };
+    for (index, segment) in segments.iter().enumerate().rev() {
+        write = if index == 0 {
+            quote!(#segment #write)
+        } else {
+            quote!(w.write_extension(|w| { #segment #write Ok(()) })?;)
+        };
+    }
+    write
+}
+
 /// `encode_nested_to` / `decode_nested_from` of a struct with FENCE segments that another struct
 /// holds: segment k+1 goes in an open extension (present bit, length) nested inside segment k's,
 /// so an older reader skips what it does not know and the value after it stays in place
@@ -336,18 +355,8 @@ fn nested_form(
             }
         };
     }
-    let mut encode = if def.open_end {
-        quote!(w.write_presence(false)?;)
-    } else {
-        quote!()
-    };
-    for (index, segment_writes) in writes.iter().enumerate().rev() {
-        encode = if index == 0 {
-            quote!(#(#segment_writes)* #encode)
-        } else {
-            quote!(w.write_extension(|w| { #(#segment_writes)* #encode Ok(()) })?;)
-        };
-    }
+    let segments: Vec<TokenStream> = writes.iter().map(|s| quote!(#(#s)*)).collect();
+    let encode = nested_writes(def.open_end, &segments);
     let mut decode = Vec::new();
     let mut leave_extensions = Vec::new();
     for (index, segment_reads) in reads.iter().enumerate() {

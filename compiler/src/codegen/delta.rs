@@ -14,7 +14,7 @@
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
-use super::codec::{FieldView, encode_field, enter_leave, extension, views};
+use super::codec::{FieldView, encode_field, enter_leave, extension, nested_writes, views};
 use super::idents::{f64_lit, u64_lit};
 use super::mirror::{is_copy, is_lossless_element, is_quantized_float, sent_equal, sent_value};
 use super::rules::{
@@ -349,27 +349,16 @@ fn top_level_delta(
 }
 
 /// The nested delta form (`encode_delta_nested_into` / `decode_delta_nested_into`, an element of
-/// a `DELTA SEQUENCE`) of a struct with FENCE segments: segment k+1 in an extension (present bit, length) inside segment k's, and
-/// the open end's present bit in the last, so that an older reader skips what it does not know
-/// and the next element stays in place (WIRE.md, "Fences and versions").
+/// a `DELTA SEQUENCE`) of a struct with FENCE segments: the writes of the full nested form
+/// ([`nested_writes`]); the reads enter each later segment's extension, keep the baseline's
+/// values of a segment an older writer did not send, and skip a newer writer's open end.
 fn nested_delta(
     def: &StructDef,
     writes: &[TokenStream],
     reads: &[(TokenStream, TokenStream)],
     q: &TokenStream,
 ) -> (TokenStream, TokenStream) {
-    let mut write = if def.open_end {
-        quote!(w.write_presence(false)?;)
-    } else {
-        quote!()
-    };
-    for (index, segment_writes) in writes.iter().enumerate().rev() {
-        write = if index == 0 {
-            quote!(#segment_writes #write)
-        } else {
-            quote!(w.write_extension(|w| { #segment_writes #write Ok(()) })?;)
-        };
-    }
+    let write = nested_writes(def.open_end, writes);
     let mut read = Vec::new();
     let mut leave_extensions = Vec::new();
     for (index, (segment_reads, unsent)) in reads.iter().enumerate() {
