@@ -805,6 +805,22 @@ mod delta {
         check::<a::ArenaState, a::S2S>(&ir, "ArenaState", "S2S", Bridge::Bytes);
     }
 
+    /// edge's Roster (DELTA SEQUENCEs of a plain struct) and Drift (raw floats, -0.0 among them,
+    /// under changed-bits, which compare the bits sent), in a bit and a byte stream.
+    #[test]
+    fn edge_deltas_agree_with_generated_code() {
+        use idlc_tests::edge as e;
+        let ir = ir(
+            &[schema("edge.idl")],
+            &[schema("edge.enc")],
+            Some(("Edge", schema("edge.map"))),
+        );
+        check::<e::Drift, e::Odd>(&ir, "Drift", "Odd", Bridge::Bytes);
+        check::<e::Drift, e::Bytes>(&ir, "Drift", "Bytes", Bridge::Bytes);
+        check::<e::Roster, e::Odd>(&ir, "Roster", "Odd", Bridge::Bytes);
+        check::<e::Roster, e::Bytes>(&ir, "Roster", "Bytes", Bridge::Bytes);
+    }
+
     /// A `DELTA SEQUENCE` of a struct with FENCEs and an open end: its elements' nested delta
     /// form (each later segment in an extension).
     #[test]

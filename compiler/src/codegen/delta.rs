@@ -16,7 +16,10 @@ use quote::{format_ident, quote};
 
 use super::codec::{FieldView, encode_field, enter_leave, extension, nested_writes, views};
 use super::idents::{f64_lit, u64_lit};
-use super::mirror::{is_copy, is_lossless_element, is_quantized_float, sent_equal, sent_value};
+use super::mirror::{
+    differs_once_sent, differs_sent, is_copy, is_lossless_element, is_quantized_float, sent_equal,
+    sent_value,
+};
 use super::rules::{
     Site, Val, closure_result, decode, encode, fixed_point_const, fixed_point_input, from_f64,
     sequence_parts,
@@ -450,14 +453,17 @@ impl<'a> Gen<'a, '_> {
                         let flag = self.unit();
                         // Only a block around it needs to know whether it changed.
                         if in_block {
-                            let mirror = sent_value(
+                            let changed = differs_once_sent(
                                 self.ctx,
-                                &encoded.rule,
                                 view,
-                                Val::Place(quote!(self.#name)),
+                                &encoded.rule,
+                                (
+                                    Val::Place(quote!(self.#name)),
+                                    Val::Place(quote!(baseline.#name)),
+                                ),
                                 &Self::plan_site(view),
                             )?;
-                            out.push(quote!(let #flag = #mirror != baseline.#name;));
+                            out.push(quote!(let #flag = #changed;));
                             differs.push(quote!(#flag));
                         }
                         plans.push(Plan::Sequence);
@@ -465,13 +471,21 @@ impl<'a> Gen<'a, '_> {
                     }
                     let candidate = Self::candidate(view);
                     out.push(self.candidate_of(view, &encoded.rule)?);
+                    // Compared as sent: a raw float by its bits.
+                    let changed = differs_sent(
+                        self.ctx,
+                        view,
+                        &encoded.rule,
+                        Val::Place(quote!(#candidate)),
+                        Val::Place(quote!(baseline.#name)),
+                    )?;
                     if encoded.delta {
                         let flag = self.unit();
-                        out.push(quote!(let #flag = #candidate != baseline.#name;));
+                        out.push(quote!(let #flag = #changed;));
                         differs.push(quote!(#flag));
                         plans.push(Plan::Bit(flag));
                     } else {
-                        differs.push(quote!(#candidate != baseline.#name));
+                        differs.push(changed);
                         plans.push(Plan::Plain);
                     }
                 }

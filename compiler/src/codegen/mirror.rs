@@ -5,6 +5,10 @@
 //! Lossless rules (integers, enums, bools, text, raw floats of the mapped width) keep the value;
 //! FIXED_POINT rounds it to its step; FLOAT32 of an f64 rounds it to single precision. A value
 //! FIXED_POINT cannot hold is an error that names its field ([`Site`]), as the encoder's would.
+//!
+//! Values as sent compare by what would be sent: a FIXED_POINT value by its step (its value on
+//! the step), a raw float (FLOAT32, FLOAT64) by its bits in the rule's width, not with `==`:
+//! -0.0 is not +0.0, and a NaN is the NaN with the same bits ([`same_sent`]).
 
 use std::collections::HashSet;
 
@@ -58,6 +62,248 @@ pub fn sent_value(
         return Ok(keep(&view.field.ty, &view.rust.ty, &v));
     }
     sent_element(ctx, rule, &view.field.ty, &view.rust.ty, v, site)
+}
+
+/// Whether a value sent with `rule` holds a raw float (FLOAT32, FLOAT64), however deep: then its
+/// values as sent compare by their bits ([`same_sent`]) rather than with `==`.
+fn holds_raw_float<'a>(ctx: &Ctx<'a>, rule: &'a WireRule, seen: &mut HashSet<&'a str>) -> bool {
+    match rule {
+        WireRule::Float32 | WireRule::Float64 => true,
+        WireRule::Sequence { element, .. } | WireRule::Array { element, .. } => {
+            holds_raw_float(ctx, element, seen)
+        }
+        WireRule::Optional(inner) => holds_raw_float(ctx, inner, seen),
+        WireRule::Struct(name) => {
+            if !seen.insert(name) {
+                return false;
+            }
+            let Some(layout) = ctx.encoding.structs.get(name) else {
+                return false;
+            };
+            layout_rules(layout)
+                .into_iter()
+                .any(|(_, rule)| holds_raw_float(ctx, rule, seen))
+        }
+        _ => false,
+    }
+}
+
+/// The bits a raw float held in `rust` is sent as with `rule` (`FLOAT32`: those of its `f32`,
+/// `FLOAT64`: of its `f64`), or `None` for any other rule or type.
+fn sent_bits(rule: &WireRule, rust: &RustType, v: &Val) -> Option<TokenStream> {
+    let value = match v {
+        Val::Expr(expr) => quote!((#expr)),
+        other => other.by_val(),
+    };
+    Some(match (rule, rust) {
+        (WireRule::Float32, RustType::F32) | (WireRule::Float64, RustType::F64) => {
+            let receiver = v.receiver();
+            quote!(#receiver.to_bits())
+        }
+        (WireRule::Float32, RustType::F64) => quote!((#value as f32).to_bits()),
+        (WireRule::Float64, RustType::F32) => quote!(f64::from(#value).to_bits()),
+        _ => return None,
+    })
+}
+
+/// `a == b` of two values of a type compared with `==`.
+fn equal(a: &Val, b: &Val) -> TokenStream {
+    match (a, b) {
+        (Val::Place(a), Val::Place(b)) => quote!(#a == #b),
+        _ => {
+            let (a, b) = (a.by_ref(), b.by_ref());
+            quote!(#a == #b)
+        }
+    }
+}
+
+/// Whether the values `a` and `b`, both as the receiver holds them after they are sent with
+/// `rule`, are the same (a `bool` expression): what would be sent for each is compared. A raw
+/// float compares its bits as sent (-0.0 and +0.0 differ, a NaN equals the NaN of the same
+/// bits); a value holding one compares part by part (a struct that a `DELTA SEQUENCE` compares
+/// through its `Codec::sent_equals`, any other field by field); anything else with `==`.
+pub fn same_sent(
+    ctx: &Ctx<'_>,
+    rule: &WireRule,
+    idl: &Type,
+    rust: &RustType,
+    (a, b): (Val, Val),
+) -> Result<TokenStream, CodegenError> {
+    same_sent_in(ctx, rule, idl, rust, (a, b), &mut HashSet::new())
+}
+
+fn same_sent_in<'a>(
+    ctx: &Ctx<'a>,
+    rule: &'a WireRule,
+    idl: &Type,
+    rust: &RustType,
+    (a, b): (Val, Val),
+    walked: &mut HashSet<&'a str>,
+) -> Result<TokenStream, CodegenError> {
+    if let RustType::Boxed(inner) = rust {
+        let (a, b) = (a.by_ref(), b.by_ref());
+        let pair = (Val::Ref(quote!(&**#a)), Val::Ref(quote!(&**#b)));
+        return same_sent_in(ctx, rule, idl, inner, pair, walked);
+    }
+    if !holds_raw_float(ctx, rule, &mut HashSet::new()) {
+        return Ok(equal(&a, &b));
+    }
+    if let (Some(a), Some(b)) = (sent_bits(rule, rust, &a), sent_bits(rule, rust, &b)) {
+        return Ok(quote!(#a == #b));
+    }
+    let rt = quote!(::idlc_runtime);
+    Ok(match (rule, idl, rust) {
+        (WireRule::Sequence { element, .. } | WireRule::Array { element, .. }, _, _) => {
+            let (element_idl, element_rust) = element_parts(idl, rust)?;
+            let pair = (Val::Ref(quote!(item)), Val::Ref(quote!(other)));
+            let inner = same_sent_in(ctx, element, element_idl, element_rust, pair, walked)?;
+            let (a, b) = (a.by_ref(), b.by_ref());
+            if matches!(rule, WireRule::Array { .. }) {
+                quote!(#a.iter().zip(#b.iter()).all(|(item, other)| #inner))
+            } else {
+                quote!({
+                    let (lhs, rhs) = (#a, #b);
+                    #rt::Collection::len(lhs) == #rt::Collection::len(rhs)
+                        && #rt::Collection::iter(lhs)
+                            .zip(#rt::Collection::iter(rhs))
+                            .all(|(item, other)| #inner)
+                })
+            }
+        }
+        (WireRule::Optional(inner), Type::Optional(inner_idl), RustType::Option(inner_rust)) => {
+            let pair = (Val::Ref(quote!(item)), Val::Ref(quote!(other)));
+            let inner = same_sent_in(ctx, inner, inner_idl, inner_rust, pair, walked)?;
+            let (a, b) = (a.by_ref(), b.by_ref());
+            quote!(match (#a, #b) {
+                (Some(item), Some(other)) => #inner,
+                (None, None) => true,
+                _ => false,
+            })
+        }
+        (WireRule::Struct(name), _, _) if ctx.compared_as_sent.contains(name.as_str()) => {
+            // A value as sent sends as itself: its `sent_equals` cannot fail.
+            let marker = &ctx.marker;
+            let (a, b) = (a.by_ref(), b.by_ref());
+            quote!(#rt::Codec::<#marker>::sent_equals(#a, #b).unwrap_or(false))
+        }
+        (WireRule::Struct(name), _, _) if walked.insert(name) => {
+            let fields = struct_fields(ctx, name)?;
+            let mut checks = Vec::new();
+            for (view, rule) in with_rules(&fields, struct_layout(ctx, name)?)? {
+                let field = super::idents::ident(&view.rust.rust_name);
+                let pair = (
+                    Val::Place(quote!(lhs.#field)),
+                    Val::Place(quote!(rhs.#field)),
+                );
+                checks.push(if view.extends.is_empty() {
+                    same_sent_in(ctx, rule, &view.field.ty, &view.rust.ty, pair, walked)?
+                } else {
+                    same_held(view, &pair.0, &pair.1)
+                });
+            }
+            walked.remove(name.as_str());
+            let (a, b) = (a.by_ref(), b.by_ref());
+            // Not empty: the struct holds a raw float.
+            quote!({
+                let (lhs, rhs) = (#a, #b);
+                #(#checks)&&*
+            })
+        }
+        // A struct that holds itself, met again inside its own comparison.
+        _ => equal(&a, &b),
+    })
+}
+
+/// The fields of the struct `name` as codegen sees them.
+fn struct_fields<'a>(ctx: &Ctx<'a>, name: &str) -> Result<Vec<FieldView<'a>>, CodegenError> {
+    match (
+        ctx.ir.schema.structs.get(name),
+        ctx.ir.mapping.structs.get(name),
+    ) {
+        (Some(def), Some(mapping)) => super::codec::views(def, mapping),
+        _ => Err(CodegenError(format!("internal: no struct {name}"))),
+    }
+}
+
+fn struct_layout<'a>(
+    ctx: &Ctx<'a>,
+    name: &str,
+) -> Result<&'a crate::ir::StructEncoding, CodegenError> {
+    ctx.encoding
+        .structs
+        .get(name)
+        .ok_or_else(|| CodegenError(format!("internal: no layout of {name}")))
+}
+
+/// The bits of a widened float field (EXTEND ... TO FLOAT64): its extension sends its Rust
+/// value whole. `None` for a widened integer or enum.
+fn held_bits(view: &FieldView<'_>, v: &Val) -> Option<TokenStream> {
+    matches!(view.rust.ty, RustType::F32 | RustType::F64).then(|| {
+        let receiver = v.receiver();
+        quote!(#receiver.to_bits())
+    })
+}
+
+/// Whether a widened field (EXTEND: an integer, an enum or a float) holds the same in `a` and
+/// `b`: a float by its bits ([`held_bits`]).
+fn same_held(view: &FieldView<'_>, a: &Val, b: &Val) -> TokenStream {
+    match held_bits(view, a).zip(held_bits(view, b)) {
+        Some((a, b)) => quote!(#a == #b),
+        None => equal(a, b),
+    }
+}
+
+/// Whether a field's value as sent, `a`, differs from `b`, the baseline's (a `bool`
+/// expression): `!=`, or by what would be sent for a value that holds a raw float
+/// ([`same_sent`]; a widened float by its bits).
+pub fn differs_sent(
+    ctx: &Ctx<'_>,
+    view: &FieldView<'_>,
+    rule: &WireRule,
+    a: Val,
+    b: Val,
+) -> Result<TokenStream, CodegenError> {
+    let bits = if view.extends.is_empty() {
+        if !holds_raw_float(ctx, rule, &mut HashSet::new()) {
+            None
+        } else if let (Some(a), Some(b)) = (
+            sent_bits(rule, &view.rust.ty, &a),
+            sent_bits(rule, &view.rust.ty, &b),
+        ) {
+            Some((a, b))
+        } else {
+            let same = same_sent(ctx, rule, &view.field.ty, &view.rust.ty, (a, b))?;
+            return Ok(quote!(!(#same)));
+        }
+    } else {
+        held_bits(view, &a).zip(held_bits(view, &b))
+    };
+    Ok(match bits {
+        Some((a, b)) => quote!(#a != #b),
+        None => {
+            let (a, b) = (a.by_val(), b.by_val());
+            quote!(#a != #b)
+        }
+    })
+}
+
+/// Whether a field's value `a`, once sent, differs from `b`, the baseline's (a `bool`
+/// expression that may use `?`, failing where [`sent_value`] fails): `sent != b`, or for a
+/// value that holds a raw float the negation of [`sent_equal`] (element by element, without
+/// building the sent value).
+pub fn differs_once_sent(
+    ctx: &Ctx<'_>,
+    view: &FieldView<'_>,
+    rule: &WireRule,
+    (a, b): (Val, Val),
+    site: &Site,
+) -> Result<TokenStream, CodegenError> {
+    if view.extends.is_empty() && holds_raw_float(ctx, rule, &mut HashSet::new()) {
+        let same = sent_equal(ctx, rule, &view.field.ty, &view.rust.ty, (a, b), site)?;
+        return Ok(quote!(!(#same)));
+    }
+    let sent = sent_value(ctx, rule, view, a, site)?;
+    differs_sent(ctx, view, rule, Val::Expr(sent), b)
 }
 
 /// Whether the value sent of an element of this rule is the element itself (then computing it
@@ -114,12 +360,7 @@ pub fn sent_element(
             quote!(f64::from(#value as f32))
         }
         (WireRule::Sequence { element, .. } | WireRule::Array { element, .. }, _, _) => {
-            let (element_idl, element_rust) = match (idl, rust) {
-                (Type::Array { element, .. }, RustType::Array(element_rust, _)) => {
-                    (&**element, &**element_rust)
-                }
-                _ => super::rules::sequence_parts(idl, rust)?,
-            };
+            let (element_idl, element_rust) = element_parts(idl, rust)?;
             // The closure counts the elements in `next` to name the one that fails.
             let inner = sent_element(
                 ctx,
@@ -199,6 +440,19 @@ fn is_lossless<'a>(
     }
 }
 
+/// The IDL and Rust types of the elements of an ARRAY or SEQUENCE.
+fn element_parts<'t>(
+    idl: &'t Type,
+    rust: &'t RustType,
+) -> Result<(&'t Type, &'t RustType), CodegenError> {
+    match (idl, rust) {
+        (Type::Array { element, .. }, RustType::Array(element_rust, _)) => {
+            Ok((&**element, &**element_rust))
+        }
+        _ => super::rules::sequence_parts(idl, rust),
+    }
+}
+
 fn element_of(rust: &RustType) -> &RustType {
     match rust {
         RustType::Vec(e)
@@ -221,16 +475,21 @@ pub fn struct_is_lossless<'a>(ctx: &Ctx<'a>, name: &'a str, seen: &mut HashSet<&
     ) else {
         return false;
     };
-    let mut rules = Vec::new();
-    for segment in &layout.segments {
-        collect_rules(&segment.items, &mut rules);
-    }
-    rules.into_iter().all(|(field, rule)| {
+    layout_rules(layout).into_iter().all(|(field, rule)| {
         mapping
             .fields
             .get(field)
             .is_some_and(|f| is_lossless(ctx, rule, &f.ty, seen))
     })
+}
+
+/// Every field of a struct's layout with its rule, and each EXTEND's (after the field's own).
+fn layout_rules(layout: &crate::ir::StructEncoding) -> Vec<(&str, &WireRule)> {
+    let mut rules = Vec::new();
+    for segment in &layout.segments {
+        collect_rules(&segment.items, &mut rules);
+    }
+    rules
 }
 
 fn collect_rules<'a>(items: &'a [WireItem], out: &mut Vec<(&'a str, &'a WireRule)>) {
@@ -257,10 +516,7 @@ fn with_rules<'f, 'v, 'l>(
     fields: &'f [FieldView<'v>],
     layout: &'l crate::ir::StructEncoding,
 ) -> Result<Vec<(&'f FieldView<'v>, &'l WireRule)>, CodegenError> {
-    let mut rules = Vec::new();
-    for segment in &layout.segments {
-        collect_rules(&segment.items, &mut rules);
-    }
+    let rules = layout_rules(layout);
     fields
         .iter()
         .map(|view| {
@@ -313,24 +569,14 @@ pub fn sent_equal(
         return sent_equal(ctx, rule, idl, inner, pair, site);
     }
     if is_lossless(ctx, rule, rust, &mut HashSet::new()) {
-        return Ok(match (&a, &b) {
-            (Val::Place(a), Val::Place(b)) => quote!(#a == #b),
-            _ => {
-                let (a, b) = (a.by_ref(), b.by_ref());
-                quote!(#a == #b)
-            }
-        });
+        // `a` as sent is `a`.
+        return same_sent(ctx, rule, idl, rust, (a, b));
     }
     let rt = quote!(::idlc_runtime);
     let q = site.q();
     Ok(match (rule, idl, rust) {
         (WireRule::Sequence { element, .. } | WireRule::Array { element, .. }, _, _) => {
-            let (element_idl, element_rust) = match (idl, rust) {
-                (Type::Array { element, .. }, RustType::Array(element_rust, _)) => {
-                    (&**element, &**element_rust)
-                }
-                _ => super::rules::sequence_parts(idl, rust)?,
-            };
+            let (element_idl, element_rust) = element_parts(idl, rust)?;
             let inner = sent_equal(
                 ctx,
                 element,
@@ -367,6 +613,9 @@ pub fn sent_equal(
         }
         _ => {
             let sent = sent_element(ctx, rule, idl, rust, a, site)?;
+            if holds_raw_float(ctx, rule, &mut HashSet::new()) {
+                return same_sent(ctx, rule, idl, rust, (Val::Expr(sent), b));
+            }
             match b {
                 Val::Place(b) => quote!((#sent) == #b),
                 b => {
@@ -394,7 +643,8 @@ pub fn sent_equals_body(
             Val::Place(quote!(other.#name)),
         );
         if !view.extends.is_empty() {
-            checks.push(quote!(equal &= self.#name == other.#name;));
+            let same = same_held(view, &pair.0, &pair.1);
+            checks.push(quote!(equal &= #same;));
             continue;
         }
         let site = view.site();

@@ -15,8 +15,9 @@
 //!
 //! "As sent" is computed by writing the value with the full-form encoder into a scratch buffer
 //! and reading it back: exactly what the receiver gets, in the form the decoder gives it.
-//! Values are compared as generated code compares its Rust values ([`same`]): numbers by value
-//! whatever their JSON form, a NaN equal to nothing.
+//! Values as sent are compared as generated code compares them ([`same_sent`]): a raw float
+//! (FLOAT32, FLOAT64) by the bits it is sent as (-0.0 is not +0.0, a NaN is the NaN of the same
+//! bits), anything else by value whatever its JSON form ([`same`]).
 
 use std::collections::HashMap;
 
@@ -178,10 +179,10 @@ fn number(value: &Value) -> Option<f64> {
     }
 }
 
-/// Whether two values of one type are equal as generated code compares its Rust values
-/// (`!=`): numbers by value whatever their form (`3` and `3.0`, an f32 and its f64), a NaN
-/// equal to nothing; enumerators by name; byte strings by content; lists and structs element
-/// by element.
+/// Whether two values of one type are equal as generated code compares Rust values that hold
+/// no raw float (`==`): numbers by value whatever their form (`3` and `3.0`, an f32 and its
+/// f64), a NaN equal to nothing; enumerators by name; byte strings by content; lists and
+/// structs element by element. Values as sent compare through [`same_sent`].
 pub(super) fn same(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Null, Value::Null) => true,
@@ -211,16 +212,99 @@ pub(super) fn same(a: &Value, b: &Value) -> bool {
     }
 }
 
-/// A sequence element, compared with [`same`] (the runtime's delta-sequence code compares
-/// elements with `==`).
-#[derive(Debug, Clone)]
-struct Item(Value);
-
-impl PartialEq for Item {
-    fn eq(&self, other: &Self) -> bool {
-        same(&self.0, &other.0)
+/// The bits a number is sent as in a FLOAT32 (those of its `f32`), whatever its form.
+fn f32_bits(value: &Value) -> Option<u32> {
+    match value {
+        Value::Float32(v) => Some(v.to_bits()),
+        other => number(other).map(|v| (v as f32).to_bits()),
     }
 }
+
+/// Whether two values, both as the receiver holds them after they are sent with `rule` (a
+/// value of type `ty`), are the same, as generated code compares them (codegen/mirror.rs
+/// `same_sent`): a raw float by the bits it is sent as, so -0.0 is not +0.0 and a NaN is the NaN
+/// of the same bits; lists, OPTIONALs and structs part by part; anything else with [`same`].
+fn same_sent(ctx: &Context<'_>, rule: &WireRule, ty: &Type, a: &Value, b: &Value) -> bool {
+    let parts = |element: &Type| match (a, b) {
+        (Value::List(x), Value::List(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .zip(y)
+                    .all(|(x, y)| same_sent(ctx, inner_rule(rule), element, x, y))
+        }
+        _ => same(a, b),
+    };
+    match (rule, ty) {
+        (WireRule::Float32, _) => match (f32_bits(a), f32_bits(b)) {
+            (Some(x), Some(y)) => x == y,
+            _ => same(a, b),
+        },
+        (WireRule::Float64, _) => match (number(a), number(b)) {
+            (Some(x), Some(y)) => x.to_bits() == y.to_bits(),
+            _ => same(a, b),
+        },
+        (WireRule::Sequence { .. }, Type::Sequence { element, .. })
+        | (WireRule::Array { .. }, Type::Array { element, .. }) => parts(element),
+        (WireRule::Optional(inner), Type::Optional(inner_ty)) => match (a, b) {
+            (Value::Null, Value::Null) => true,
+            (Value::Null, _) | (_, Value::Null) => false,
+            _ => same_sent(ctx, inner, inner_ty, a, b),
+        },
+        (WireRule::Struct(name), _) => match (a, b, ctx.layout(name)) {
+            (Value::Struct(x), Value::Struct(y), Some((def, layout))) => {
+                let fields = layout_rules(layout);
+                x.len() == y.len()
+                    && x.iter().all(|(name, x)| {
+                        // A widened field's first rule: its own, before its EXTENDs'.
+                        let rule = fields.iter().find(|(field, _)| *field == name.as_str());
+                        match (y.get(name), rule) {
+                            (Some(y), Some((_, rule))) => same_field(ctx, def, name, rule, x, y),
+                            (Some(y), None) => same(x, y),
+                            (None, _) => false,
+                        }
+                    })
+            }
+            _ => same(a, b),
+        },
+        _ => same(a, b),
+    }
+}
+
+/// The element rule of a SEQUENCE or ARRAY rule (the rule itself for any other).
+fn inner_rule(rule: &WireRule) -> &WireRule {
+    match rule {
+        WireRule::Sequence { element, .. } | WireRule::Array { element, .. } => element,
+        other => other,
+    }
+}
+
+/// [`same_sent`] of the field `name` of `def`, sent with `rule`: a widened one (EXTEND) holds
+/// its value as it is, a real compared by its bits (its extension sends it whole).
+fn same_field(
+    ctx: &Context<'_>,
+    def: &StructDef,
+    name: &str,
+    rule: &WireRule,
+    a: &Value,
+    b: &Value,
+) -> bool {
+    let Some(view) = FieldView::of(def, name) else {
+        return same(a, b);
+    };
+    if view.extends.is_empty() {
+        return same_sent(ctx, rule, &view.field.ty, a, b);
+    }
+    match (view.current(), number(a), number(b)) {
+        (Type::Float32 | Type::Float64 | Type::Numeric { .. }, Some(x), Some(y)) => {
+            x.to_bits() == y.to_bits()
+        }
+        _ => same(a, b),
+    }
+}
+
+/// A sequence element (the runtime's delta-sequence code takes a collection of them).
+#[derive(Debug, Clone)]
+struct Item(Value);
 
 /// The index of `item` in `items` (by address, as generated code's `at_item` finds it).
 fn index_of(items: &[Item], item: &Item) -> usize {
@@ -307,26 +391,37 @@ fn keeps_every_value<'a>(ctx: &Context<'a>, rule: &'a WireRule, seen: &mut Vec<&
             let Some(layout) = ctx.encoding.structs.get(name) else {
                 return false;
             };
-            let mut rules = Vec::new();
-            for segment in &layout.segments {
-                collect_rules(&segment.items, &mut rules);
-            }
-            rules
+            layout_rules(layout)
                 .into_iter()
-                .all(|rule| keeps_every_value(ctx, rule, seen))
+                .all(|(_, rule)| keeps_every_value(ctx, rule, seen))
         }
         _ => true,
     }
 }
 
-fn collect_rules<'a>(items: &'a [WireItem], out: &mut Vec<&'a WireRule>) {
+/// Every field of a struct's layout with its rule, and each EXTEND's (after the field's own).
+fn layout_rules(layout: &StructEncoding) -> Vec<(&str, &WireRule)> {
+    let mut rules = Vec::new();
+    for segment in &layout.segments {
+        collect_rules(&segment.items, &mut rules);
+    }
+    rules
+}
+
+/// Every field of `items` with its rule, and each EXTEND's (after the field's own).
+fn collect_rules<'a>(items: &'a [WireItem], out: &mut Vec<(&'a str, &'a WireRule)>) {
     for item in items {
         match item {
-            WireItem::Field(f) => out.push(&f.rule),
-            WireItem::Extend(e) => out.push(&e.rule),
+            WireItem::Field(f) => out.push((&f.field, &f.rule)),
+            WireItem::Extend(e) => out.push((&e.field, &e.rule)),
             WireItem::DeltaBlock(inner) => collect_rules(inner, out),
             WireItem::DeadReckoning(dr) => {
-                out.extend(dr.positions.iter().chain(&dr.velocities).map(|f| &f.rule));
+                out.extend(
+                    dr.positions
+                        .iter()
+                        .chain(&dr.velocities)
+                        .map(|f| (f.field.as_str(), &f.rule)),
+                );
             }
             WireItem::Align | WireItem::Check => {}
         }
@@ -596,19 +691,13 @@ impl<'c, 'a> DeltaEncoder<'c, 'a> {
                 // Only a block around it needs to know whether it changed.
                 let differs = in_block && {
                     let sent = self.sent_field(w, def, encoded, pair.now)?;
-                    !pair
-                        .base
-                        .get(&encoded.field)
-                        .is_some_and(|b| same(&sent, b))
+                    self.differs(def, encoded, &sent, pair.base)
                 };
                 (Plan::Sequence, differs)
             }
             WireItem::Field(encoded) => {
                 let sent = self.sent_field(w, def, encoded, pair.now)?;
-                let differs = !pair
-                    .base
-                    .get(&encoded.field)
-                    .is_some_and(|b| same(&sent, b));
+                let differs = self.differs(def, encoded, &sent, pair.base);
                 candidates.insert(&encoded.field, sent);
                 if encoded.delta {
                     (Plan::Bit(differs), differs)
@@ -659,6 +748,21 @@ impl<'c, 'a> DeltaEncoder<'c, 'a> {
             send |= rt::exceeds_deviation(actual, predicted, dr.limit);
         }
         Ok(send)
+    }
+
+    /// Whether a field's value as sent differs from the baseline's, compared as sent
+    /// ([`same_field`]).
+    fn differs(
+        &self,
+        def: &StructDef,
+        encoded: &FieldEncoding,
+        sent: &Value,
+        base: &IndexMap<String, Value>,
+    ) -> bool {
+        let name = &encoded.field;
+        !base
+            .get(name)
+            .is_some_and(|b| same_field(self.enc.ctx, def, name, &encoded.rule, sent, b))
     }
 
     /// The candidate of a field: its value as sent (a widened field's as it is). Its error is
@@ -840,7 +944,7 @@ impl<'c, 'a> DeltaEncoder<'c, 'a> {
                 let index = sent_index;
                 sent_index += 1;
                 sent_value(ctx, element, element_ty, &item.0)
-                    .map(|sent| Item(sent) == *base_item)
+                    .map(|sent| same_sent(ctx, element, element_ty, &sent, &base_item.0))
                     .map_err(|(path, kind)| {
                         let error = match &kind {
                             EncodeErrorKind::Wire(e) => e.clone().at_bit(start),
