@@ -195,9 +195,10 @@ impl CompatArgs {
             .iter()
             .try_for_each(|change| writeln!(err, "  {change}"));
         match self.prove {
-            Some(values) => {
-                report_proof(&mut err, &super::prove::prove(&pair.old, &pair.new, values))
-            }
+            Some(values) => report_proof(
+                &mut err,
+                &crate::compat::prove::prove(&pair.old, &pair.new, values),
+            ),
             None => Status::Success,
         }
     }
@@ -446,7 +447,7 @@ fn git(dir: Option<&Path>, args: &[&str]) -> io::Result<Vec<u8>> {
 /// Prints what `--prove` found; exit 1 on a disagreement.
 fn report_proof(
     err: &mut dyn codespan_reporting::term::termcolor::WriteColor,
-    proof: &super::prove::Proof,
+    proof: &crate::compat::prove::Proof,
 ) -> Status {
     if proof.failures.is_empty() {
         let refused = if !proof.refused.is_empty() {

@@ -12,7 +12,6 @@ pub mod r#gen;
 pub mod inputs;
 pub mod ir;
 pub mod measure;
-pub mod prove;
 pub mod report;
 
 use std::io::{self, IsTerminal};

@@ -43,6 +43,7 @@ mod load;
 mod members;
 pub mod normalize;
 mod protocols;
+pub mod prove;
 pub mod render;
 mod rules;
 mod types;

@@ -1,5 +1,5 @@
 //! Unit tests of the checker on small pairs compiled from memory. The corpus of pairs, the
-//! snapshots and the CLI are tested in compiler/tests/compat.rs.
+//! snapshots in compiler/tests/compat.rs, the CLI in cli/tests/check_compat.rs.
 
 use super::*;
 use crate::Inputs;

@@ -2,6 +2,7 @@
 
 use assert_cmd::Command;
 
+#[path = "../../compiler/tests/common/mod.rs"]
 mod common;
 
 use common::*;

@@ -3,6 +3,7 @@
 
 use assert_cmd::Command;
 
+#[path = "../../compiler/tests/common/mod.rs"]
 mod common;
 
 use common::*;
