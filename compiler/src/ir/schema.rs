@@ -274,6 +274,17 @@ pub enum Value {
     Enumerator(String),
 }
 
+impl Value {
+    /// `-self` for a number (a CONST negated, `-MAX_SPEED`); None for any other value.
+    pub fn negated(&self) -> Option<Value> {
+        match self {
+            Value::Int(v) => Some(Value::Int(-v)),
+            Value::Real(v) => Some(Value::Real(-v)),
+            _ => None,
+        }
+    }
+}
+
 /// An enum.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct EnumDef {

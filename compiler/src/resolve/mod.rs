@@ -93,3 +93,14 @@ pub(crate) fn primitive_type(primitive: crate::front::common::Primitive) -> crat
         Primitive::Float64 => Type::Float64,
     }
 }
+
+/// The number a CONST's value is, if it is one.
+fn number_of(value: &crate::ir::Value) -> Option<crate::front::common::NumberValue> {
+    use crate::front::common::NumberValue;
+    use crate::ir::Value;
+    match value {
+        Value::Int(v) => Some(NumberValue::Int(*v)),
+        Value::Real(v) => Some(NumberValue::Real(*v)),
+        _ => None,
+    }
+}

@@ -15,6 +15,7 @@ use crate::ir::{
     DeadReckoning, Field, FieldEncoding, SegmentEncoding, StructDef, StructEncoding, StructKind,
     Type, Value, WireItem, WireRule,
 };
+use crate::resolve::number_of;
 
 /// The span of a member, for labels.
 pub(super) fn member_span(member: &EncMember) -> Span {
@@ -498,6 +499,18 @@ impl<'a> EncodingResolver<'a> {
                 Some(c) => c.value.clone(),
                 None => Value::Enumerator(name.name.clone()),
             },
+            Literal::Negated(negated) => {
+                match self
+                    .schema
+                    .consts
+                    .get(&negated.name.name)
+                    .map(|c| c.value.negated())
+                {
+                    Some(Some(value)) => value,
+                    // Not a numeric CONST: nothing matches it.
+                    _ => return false,
+                }
+            }
         };
         match (&written, value) {
             (Value::Int(a), Value::Real(b)) | (Value::Real(b), Value::Int(a)) => *a as f64 == *b,
@@ -853,11 +866,10 @@ impl<'a> EncodingResolver<'a> {
         let number = |n: &NumberRef| -> Option<NumberValue> {
             match n {
                 NumberRef::Literal(n) => Some(n.value),
-                NumberRef::Const(name) => match schema.consts.get(&name.name).map(|c| &c.value) {
-                    Some(Value::Int(v)) => Some(NumberValue::Int(*v)),
-                    Some(Value::Real(v)) => Some(NumberValue::Real(*v)),
-                    _ => None,
-                },
+                NumberRef::Const(name) => number_of(&schema.consts.get(&name.name)?.value),
+                NumberRef::Negated(negated) => {
+                    number_of(&schema.consts.get(&negated.name.name)?.value.negated()?)
+                }
             }
         };
         let int = |n: &NumberRef| match number(n)? {
@@ -937,6 +949,7 @@ fn describe_literal(literal: &Literal) -> String {
         Literal::Bool(v, _) => v.to_string(),
         Literal::Str(s) => format!("{:?}", s.value),
         Literal::Name(name) => name.name.clone(),
+        Literal::Negated(negated) => format!("-{}", negated.name.name),
     }
 }
 
