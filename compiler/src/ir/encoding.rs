@@ -73,6 +73,22 @@ pub struct FieldEncoding {
     pub rule: WireRule,
 }
 
+impl FieldEncoding {
+    /// Whether the field is an element-wise `DELTA SEQUENCE`: against a baseline, its count and
+    /// only its changed or new elements (the resolver sets `element_delta` only on a field with
+    /// its own changed-bit).
+    pub fn is_delta_sequence(&self) -> bool {
+        self.delta
+            && matches!(
+                self.rule,
+                WireRule::Sequence {
+                    element_delta: true,
+                    ..
+                }
+            )
+    }
+}
+
 /// The extension of a widened field.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ExtendEncoding {
@@ -256,6 +272,15 @@ pub fn is_default_length(length: &WireRule, max: Option<u64>) -> bool {
             None,
         ) => true,
         _ => false,
+    }
+}
+
+/// The IDL type a length or count bounded by `max` is read and written as, when its rule is
+/// not the built-in one ([`is_default_length`]).
+pub fn length_type(max: Option<u64>) -> super::Type {
+    super::Type::IntRange {
+        min: 0,
+        max: max.map_or(i128::from(u64::MAX), i128::from),
     }
 }
 
