@@ -476,6 +476,96 @@ fn json_holds_the_proof_and_the_diff() {
     assert_eq!(document["proof"], Value::Null);
 }
 
+/// Version 1 and 2 of a kart's encoding: the resolution of `x` (written on line 8) and the
+/// DEFAULTS of NUMERIC (line 2, giving `y`, named on line 9, and `angle`, not named).
+fn kart_encoding(x: &str, numeric: &str) -> String {
+    format!(
+        "ENCODING(S2C) DEFAULTS {{\n  NUMERIC: FIXED_POINT({numeric});\n}}\n\nENCODING(S2C) PUBLISHABLE_STRUCT Kart {{\n  UINT8 id;\n  DELTA {{\n    FIXED_POINT({x}) x;\n    y;\n  }}\n}}\n"
+    )
+}
+
+/// A wire rule changed in an Encoding file is reported at the line of NEW's file that changed,
+/// the IDL field as a second place, in the human output and in JSON alike.
+#[test]
+fn a_changed_wire_rule_points_at_the_new_encoding_line() {
+    let dir = TempDir::new();
+    let idl = dir.file(
+        "kart.idl",
+        "// A kart.\nPUBLISHABLE_STRUCT Kart {\n  UINT8 id;\n  NUMERIC[-500,500] x;\n  NUMERIC[-500,500] y;\n  NUMERIC[0,360] angle;\n}\n",
+    );
+    let old = dir.file("old.enc", kart_encoding("0.01", "0.01"));
+    let new = dir.file("new.enc", kart_encoding("0.02", "0.01"));
+    let args = [&idl, &idl, "--encoding", &old, &new];
+    let (code, _, stderr) = run(None, &args);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("error[E0613]: wire-rule-changed: `Kart.x`"),
+        "{stderr}"
+    );
+    let at = |file: &str, line: usize, column: usize| {
+        format!("{}:{line}:{column}", dir.path().join(file).display())
+    };
+    // NEW's line first, then the IDL field, then OLD's line.
+    let places: Vec<usize> = [
+        at("new.enc", 8, 5),
+        at("kart.idl", 4, 21),
+        at("old.enc", 8, 5),
+    ]
+    .iter()
+    .map(|place| {
+        stderr
+            .find(&format!("┌─ {place}\n"))
+            .unwrap_or_else(|| panic!("{place} in\n{stderr}"))
+    })
+    .collect();
+    assert!(places.is_sorted(), "{stderr}");
+    assert!(
+        stderr.contains("FIXED_POINT(0.02) in 16 bits in NEW's `S2C`"),
+        "{stderr}"
+    );
+    let (code, document, _) = run_json(&args);
+    assert_eq!(code, 1);
+    let violations = document["violations"].as_array().expect("violations");
+    assert_eq!(violations.len(), 1, "{document}");
+    assert_eq!(
+        (
+            &violations[0]["code"],
+            &violations[0]["file"],
+            &violations[0]["line"],
+            &violations[0]["column"]
+        ),
+        (&json!("E0613"), &json!(new), &json!(8), &json!(5))
+    );
+
+    // A DEFAULTS rule changed: every field it gives a rule, named in a block or not, points at
+    // NEW's DEFAULTS line.
+    let defaults = dir.file("defaults.enc", kart_encoding("0.01", "0.1"));
+    let (code, document, _) = run_json(&[&idl, &idl, "--encoding", &old, &defaults]);
+    assert_eq!(code, 1);
+    let places: Vec<(&Value, &Value, &Value)> = document["violations"]
+        .as_array()
+        .expect("violations")
+        .iter()
+        .map(|v| (&v["message"], &v["line"], &v["column"]))
+        .collect();
+    assert_eq!(places.len(), 2, "{document}");
+    for (message, line, column) in places {
+        assert_eq!((line, column), (&json!(2), &json!(12)), "{message}");
+    }
+
+    // The break is acknowledged where it points, in NEW's Encoding file.
+    let allowed = dir.file(
+        "allowed.enc",
+        kart_encoding("0.02", "0.01").replace(
+            "    FIXED_POINT(0.02) x;",
+            "    // idlc:allow(wire-rule-changed): every peer updates together\n    FIXED_POINT(0.02) x;",
+        ),
+    );
+    let (code, _, stderr) = run(None, &[&idl, &idl, "--encoding", &old, &allowed]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("1 break acknowledged"), "{stderr}");
+}
+
 #[test]
 fn an_incompatible_pair_exits_1_with_diagnostics() {
     let case = "fail/11_field_appended_without_fence";
@@ -603,8 +693,9 @@ fn github_prints_workflow_commands() {
     assert_eq!(code, 1, "{stderr}");
     let line = stdout.lines().next().expect("an annotation");
     assert!(line.starts_with("::error file="), "{line}");
+    // At the rule that changed, in NEW's Encoding file.
     assert!(
-        line.contains("new.idl,line=2,col=33,title=idlc wire-rule-changed::"),
+        line.contains("new.enc,line=1,col=29,title=idlc wire-rule-changed::"),
         "{line}"
     );
     assert!(line.contains("FIXED_POINT(0.02)"), "{line}");
