@@ -71,6 +71,15 @@ pub struct FieldEncoding {
     pub delta: bool,
     /// The wire rule.
     pub rule: WireRule,
+    /// Where a block of the Encoding files names the field (the whole member); `None` when no
+    /// block names it. For diagnostics of later stages (check-compat).
+    #[serde(skip)]
+    pub loc: Option<Loc>,
+    /// Where the Encoding files give its rule: the rule the member writes, else the DEFAULTS
+    /// entry of its category (for a container without one, of its element); `None` for a
+    /// built-in rule. For diagnostics of later stages (check-compat).
+    #[serde(skip)]
+    pub rule_loc: Option<Loc>,
 }
 
 impl FieldEncoding {
