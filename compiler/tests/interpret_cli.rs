@@ -842,6 +842,101 @@ fn explain_gives_a_length_no_line_of_its_own() {
     );
 }
 
+/// `decode` prints a FIXED_POINT value as the shortest decimal that names its step (`-39.52`,
+/// not `-39.519999999999996`), in JSON and in explain, whatever the resolution (0.01, 0.001, 0.05,
+/// 0.25, 0.1), the range (large, negative, a `min` with more decimals than the resolution, a `max`
+/// between steps) or the place (a SEQUENCE element, an OPTIONAL); and `encode` of what it
+/// printed sends the very same bytes. A raw FLOAT64 keeps its exact value.
+#[test]
+fn fixed_point_values_print_as_the_shortest_decimal_of_their_step() {
+    let dir = TempDir::new();
+    let idl = dir.file(
+        "r.idl",
+        "STRUCT R {\n  NUMERIC[-180,180] a;\n  NUMERIC[-180.005,180] b;\n  NUMERIC[0,1] c;\n  \
+         NUMERIC[-1000000,1000000] d;\n  NUMERIC[-2.5,7.3] e;\n  NUMERIC[0,0.35] f;\n  \
+         NUMERIC[-50,50] g;\n  SEQUENCE<NUMERIC[-10,10],4> h;\n  OPTIONAL<NUMERIC[-1,1]> i;\n  \
+         FLOAT64 raw;\n}\n",
+    );
+    let enc = dir.file(
+        "r.enc",
+        "ENCODING(E) BITSTREAM;\nENCODING(E) DEFAULTS { NUMERIC: FIXED_POINT(0.1); }\n\
+         ENCODING(E) STRUCT R {\n  FIXED_POINT(0.01) a;\n  FIXED_POINT(0.01) b;\n  \
+         FIXED_POINT(0.001) c;\n  FIXED_POINT(0.001) d;\n  FIXED_POINT(0.05) e;\n  \
+         FIXED_POINT(0.1) f;\n  FIXED_POINT(0.25) g;\n  h;\n  i;\n  raw;\n}\n",
+    );
+    // (field, min, max, the most decimals its steps have)
+    let fields = [
+        ("a", -180.0, 180.0, 2),
+        ("b", -180.005, 180.0, 3),
+        ("c", 0.0, 1.0, 3),
+        ("d", -1e6, 1e6, 3),
+        ("e", -2.5, 7.3, 2),
+        ("f", 0.0, 0.35, 2),
+        ("g", -50.0, 50.0, 2),
+    ];
+    let decimals = |v: f64| v.to_string().split_once('.').map_or(0, |(_, f)| f.len());
+    let samples = 40;
+    for k in 0..=samples {
+        // Spread over each range, ends included, off the steps (the encoder rounds).
+        let t = f64::from((k * 17) % (samples + 1)) / f64::from(samples);
+        let mut value = serde_json::Map::new();
+        for (name, min, max, _) in fields {
+            value.insert(name.into(), (min + (max - min) * t).min(max).into());
+        }
+        if k == 1 {
+            // The issue's values.
+            value.insert("a".into(), (-39.52).into());
+            value.insert("g".into(), 49.75.into());
+        }
+        let element = -10.0 + 20.0 * t;
+        value.insert("h".into(), serde_json::json!([element, -element, 0.3]));
+        value.insert(
+            "i".into(),
+            serde_json::json!(if k % 2 == 0 { None } else { Some(t - 0.5) }),
+        );
+        value.insert("raw".into(), (0.1 + 0.2 * t).into());
+        let raw = 0.1 + 0.2 * t;
+        let sent = dir.file("sent.json", serde_json::Value::Object(value).to_string());
+        let out = run(&["encode", &idl, "-e", &enc, "--type", "R", &sent], None);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        let hex = out.text().trim().to_string();
+        let out = decode_hex(&idl, &enc, "R", &hex, &[]);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        let mut printed = Vec::new();
+        for (name, _, _, most) in fields {
+            printed.push((name, json[name].as_f64().expect("a number"), most));
+        }
+        for item in json["h"].as_array().expect("h") {
+            printed.push(("h[]", item.as_f64().expect("a number"), 1));
+        }
+        if let Some(i) = json["i"].as_f64() {
+            printed.push(("i", i, 1));
+        }
+        for (name, v, most) in printed {
+            assert!(decimals(v) <= most, "{name}: {v} at k = {k}: {json}");
+        }
+        assert_eq!(
+            json["raw"].as_f64(),
+            Some(raw),
+            "raw floats keep their value"
+        );
+        // What decode printed encodes to the same bytes.
+        let printed = dir.file("printed.json", out.stdout.clone());
+        let out = run(&["encode", &idl, "-e", &enc, "--type", "R", &printed], None);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        assert_eq!(out.text().trim(), hex, "k = {k}: {json}");
+        if k == 1 {
+            let out = decode_hex(&idl, &enc, "R", &hex, &["--format", "explain"]);
+            let text = out.text();
+            for (field, value) in [(" R.a ", " -39.52"), (" R.g ", " 49.75")] {
+                let line = text.lines().find(|l| l.contains(field));
+                assert!(line.is_some_and(|l| l.ends_with(value)), "{text}");
+            }
+        }
+    }
+}
+
 /// `idlc decode IDL -e ENC --type TY --hex HEX` and `extra` arguments.
 fn decode_hex(idl: &str, enc: &str, ty: &str, hex: &str, extra: &[&str]) -> Out {
     let mut args = vec!["decode", idl, "-e", enc, "--type", ty, "--hex", hex];

@@ -302,6 +302,7 @@ impl DecodeArgs {
         match result {
             Ok(value) => {
                 if self.format == DecodeFormat::Json {
+                    let value = interpret::printable(ir, encoding, type_name, &value);
                     let text = serde_json::to_string_pretty(&value).unwrap_or_default();
                     let _ = writeln!(out, "{text}");
                 }

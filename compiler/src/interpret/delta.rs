@@ -405,7 +405,7 @@ fn unsent<'a>(
 }
 
 /// The FIXED_POINT of a dead-reckoned field's rule.
-fn fixed_point(rule: &WireRule) -> Result<FixedPoint, String> {
+pub(super) fn fixed_point(rule: &WireRule) -> Result<FixedPoint, String> {
     match rule {
         WireRule::FixedPoint {
             min,

@@ -39,7 +39,7 @@ use crate::ir::{Encoding, Extend, Field, Ir, StructDef, StructEncoding, Style, T
 
 pub use delta::{decode_delta, decode_delta_traced, encode_delta};
 pub use packet::decode_packet;
-pub use value::{Value, default_value};
+pub use value::{Value, default_value, printable};
 
 /// Why a value could not be encoded, and in which field.
 #[derive(Debug, Clone, PartialEq)]
