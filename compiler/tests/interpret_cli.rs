@@ -369,6 +369,192 @@ impl idlc_runtime::Encoding for Bits {
     type Style = idlc_runtime::BitStream;
 }
 
+#[derive(Debug, Clone, Copy, Default)]
+struct Bytes;
+impl idlc_runtime::Encoding for Bytes {
+    const NAME: &'static str = "B";
+    type Style = idlc_runtime::ByteStream;
+}
+
+/// The IR of IDL and encoding files.
+fn ir_of(idl: &[String], encodings: &[String]) -> idlc::ir::Ir {
+    let inputs = idlc::Inputs {
+        idl: idl.iter().map(Into::into).collect(),
+        encodings: encodings.iter().map(Into::into).collect(),
+        mappings: Vec::new(),
+        side: None,
+    };
+    idlc::compile(&inputs).expect("compiles").ir
+}
+
+/// An item of a packet: its id and kind, the struct its body is, and the body's value.
+struct Item<'a> {
+    id: u32,
+    kind: idlc_runtime::ItemKind,
+    body: &'a str,
+    value: idlc::interpret::Value,
+}
+
+/// The hex of a packet of `protocol`'s version `version` in `encoding` holding `items`, as a
+/// sender writes it: each body exactly as long as the message (no padding after it).
+fn packet_hex(
+    ir: &idlc::ir::Ir,
+    encoding: &str,
+    protocol: &str,
+    version: usize,
+    items: &[Item<'_>],
+) -> String {
+    use idlc_runtime::WireWrite as _;
+    fn write<E: idlc_runtime::Encoding>(
+        id: u64,
+        items: &[(u32, idlc_runtime::ItemKind, Vec<u8>, u64)],
+    ) -> Vec<u8> {
+        let mut packet = idlc_runtime::PacketWriter::<E>::new(id);
+        for (item, kind, bytes, bits) in items {
+            packet
+                .push(*item, *kind, |w| {
+                    for (index, byte) in bytes.iter().enumerate() {
+                        let width = (*bits - 8 * index as u64).min(8) as u32;
+                        w.write_bits(u64::from(*byte) & ((1 << width) - 1), width)?;
+                    }
+                    Ok(())
+                })
+                .expect("the item fits");
+        }
+        packet.finish().to_vec()
+    }
+    let style = ir.encodings[encoding].style;
+    let bodies: Vec<_> = items
+        .iter()
+        .map(|item| {
+            let bytes =
+                idlc::interpret::encode(ir, encoding, item.body, &item.value).expect("encodes");
+            // A BITSTREAM message ends where its last read ends, before the padding.
+            let mut trace = Vec::new();
+            idlc::interpret::decode_traced(ir, encoding, item.body, &bytes, Some(&mut trace))
+                .expect("decodes");
+            let bits = match style {
+                idlc::ir::Style::Bitstream => trace.iter().map(|e| e.end).max().unwrap_or(0),
+                idlc::ir::Style::Bytestream => 8 * bytes.len() as u64,
+            };
+            (item.id, item.kind, bytes, bits)
+        })
+        .collect();
+    let id = idlc::ir::protocol::version_ids(ir, &ir.schema.protocols[protocol], encoding)[version];
+    let packet = match style {
+        idlc::ir::Style::Bitstream => write::<Bits>(id, &bodies),
+        idlc::ir::Style::Bytestream => write::<Bytes>(id, &bodies),
+    };
+    packet.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The bit ranges of an explain dump's lines (`bit` and `bits` columns), in order; the lines
+/// of zero bits left out.
+fn explained_ranges(text: &str) -> Vec<(u64, u64, String)> {
+    text.lines()
+        .skip(1)
+        .filter_map(|line| {
+            let mut words = line.split_whitespace();
+            let start: u64 = words.next()?.parse().ok()?;
+            let width: u64 = words.next()?.parse().ok()?;
+            (width > 0).then(|| (start, start + width, line.to_string()))
+        })
+        .collect()
+}
+
+/// `decode --format explain` of a packet explains every bit of it: the CRC, each item's
+/// present bit, length, header and request id, the body's fields, an unknown item, and the end
+/// marker and padding. Over packets of arena.idl's protocols with random messages, calls and
+/// responses, in a BITSTREAM and a BYTESTREAM, the lines tile the packet from bit 0 to its end:
+/// each begins where the one before ended.
+#[test]
+fn explain_covers_every_bit_of_a_packet() {
+    use idlc::interpret::sample::{Rng, random_struct};
+    use idlc_runtime::ItemKind::{Message, Request, Response};
+    let idl = schema("arena.idl");
+    let mut rng = Rng::new(30);
+    for (enc, encoding) in [("arena_s2c.enc", "S2C"), ("arena_s2s.enc", "S2S")] {
+        let ir = ir_of(std::slice::from_ref(&idl), &[schema(enc)]);
+        let mut item = |id, kind, body: &'static str| Item {
+            id,
+            kind,
+            body,
+            value: random_struct(&ir, body, &mut rng).expect("a struct"),
+        };
+        // A STRING or BYTES aligns to the packet's bytes where the sender writes it: written
+        // alone and copied, its bits would not line up. Only the BYTESTREAM's items hold some.
+        let mut calls = vec![
+            item(1, Message, "input"),
+            item(40, Message, "input"),
+            item(2, Message, "fire"),
+        ];
+        if encoding == "S2S" {
+            calls.insert(0, item(0, Request(7), "join"));
+            calls.push(item(3, Message, "say"));
+        }
+        let pings = vec![
+            item(0, Response(300), "ping.response"),
+            item(0, Request(9), "ping"),
+        ];
+        let packets = [("ArenaClientToServer", calls), ("ArenaPing", pings)];
+        for (protocol, items) in packets {
+            let hex = packet_hex(&ir, encoding, protocol, 0, &items);
+            let out = run(
+                &[
+                    "decode",
+                    &idl,
+                    "-e",
+                    &schema(enc),
+                    "--encoding-name",
+                    encoding,
+                    "--type",
+                    protocol,
+                    "--hex",
+                    &hex,
+                    "--format",
+                    "explain",
+                ],
+                None,
+            );
+            assert_eq!(out.code, 0, "{}", out.stderr);
+            let text = out.text();
+            let ranges = explained_ranges(&text);
+            let mut at = 0;
+            for (start, end, line) in &ranges {
+                assert_eq!(
+                    *start, at,
+                    "{protocol} in {encoding}: a gap or an overlap before `{line}`:\n{text}"
+                );
+                at = *end;
+            }
+            assert_eq!(
+                at,
+                4 * hex.len() as u64,
+                "{protocol} in {encoding}: the end is not explained:\n{text}"
+            );
+            assert!(
+                ranges[0].2.contains(&format!("{protocol} (CRC32)")),
+                "{text}"
+            );
+            for (index, item) in items.iter().enumerate() {
+                for part in ["(present)", "(length)", "(header)"] {
+                    let path = format!("{protocol}.items[{index}] {part}");
+                    assert!(text.contains(&path), "{path}:\n{text}");
+                }
+                let request = format!("{protocol}.items[{index}] (request id)");
+                assert_eq!(text.contains(&request), item.kind != Message, "{text}");
+            }
+            for (index, item) in items.iter().enumerate() {
+                let body = match item.id {
+                    40 => format!("{protocol}.items[{index}] (body)"),
+                    _ => format!("{protocol}.items[{index}] {}.", item.body),
+                };
+                assert!(text.contains(&body), "{body}:\n{text}");
+            }
+        }
+    }
+}
+
 #[test]
 fn decode_reads_a_framed_packet_when_the_type_is_a_protocol() {
     let dir = TempDir::new();
@@ -418,11 +604,7 @@ fn decode_reads_a_framed_packet_when_the_type_is_a_protocol() {
         None,
     );
     assert_eq!(out.code, 0, "{}", out.stderr);
-    assert!(
-        out.text().contains("after the 4-byte CRC"),
-        "{}",
-        out.text()
-    );
+    assert!(out.text().contains("P (CRC32)"), "{}", out.text());
     assert!(out.text().contains("300"), "{}", out.text());
     // A packet of no version of P: exit 1, the CRC named.
     let out = run(
@@ -433,6 +615,30 @@ fn decode_reads_a_framed_packet_when_the_type_is_a_protocol() {
     );
     assert_eq!(out.code, 1);
     assert!(out.stderr.contains("CRC"), "{}", out.stderr);
+    // An item of tag 3 (none): exit 1, at the bit after its header (from the packet's start).
+    let mut payload = idlc_runtime::BitWriter::new();
+    payload.write_bool(true).unwrap();
+    payload.write_vlq(8, 7).unwrap();
+    payload.write_vlq(3, 7).unwrap();
+    let packet = idlc_runtime::frame(ids[0], &payload.into_bytes());
+    let hex: String = packet.iter().map(|b| format!("{b:02x}")).collect();
+    let out = run(
+        &[
+            "decode", &idl, "-e", &enc, "--type", "P", "--hex", &hex, "--format", "explain",
+        ],
+        None,
+    );
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stderr.contains("at bit 49 in `P.items[0] (header)`"),
+        "{}",
+        out.stderr
+    );
+    let last = out.text().lines().last().unwrap_or_default().to_string();
+    assert!(
+        last.contains("P.items[0] (header)") && last.contains("error: "),
+        "{last}"
+    );
 }
 
 /// `measure --delta`: each character of the bundled trace (4 interleaved, `--key`) as its own

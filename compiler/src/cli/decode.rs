@@ -284,20 +284,8 @@ impl DecodeArgs {
                 .encodings
                 .get(encoding)
                 .map_or(crate::ir::Style::Bitstream, |e| e.style);
-            let data = if is_packet {
-                let _ = writeln!(
-                    out,
-                    "(bit offsets from the payload, after the {}-byte CRC)",
-                    idlc_runtime::FRAME_HEADER_BYTES
-                );
-                bytes
-                    .get(idlc_runtime::FRAME_HEADER_BYTES..)
-                    .unwrap_or_default()
-            } else {
-                bytes
-            };
             // A closed stdout (`| head`) is not an error of ours.
-            let _ = out.write_all(interpret::explain::render(&trace, data, style).as_bytes());
+            let _ = out.write_all(interpret::explain::render(&trace, bytes, style).as_bytes());
         }
         match result {
             Ok(value) => {
