@@ -1143,6 +1143,192 @@ fn fixed_point_values_print_as_the_shortest_decimal_of_their_step() {
     }
 }
 
+/// `decode --bytes-as FIELD=TYPE`: a delta a message carries in a BYTES field, decoded and
+/// explained in one command against its baseline (a JSON file, or the hex of its full form), in
+/// a message alone and in a packet: the value printed in place of the bytes, the delta's reads
+/// nested under the field's line, inside its bytes. Without a baseline the bytes are the type's
+/// full form.
+#[test]
+fn a_delta_carried_in_a_bytes_field_reads_against_its_baseline() {
+    let dir = TempDir::new();
+    let idl = dir.file(
+        "k.idl",
+        "PUBLISHABLE_STRUCT Race { UINT16 lap; NUMERIC[-100,100] x; NUMERIC[-10,10] vx; \
+         INT[0,9] hp; }\nPROTOCOL KartServer {\n  MESSAGE RaceUpdate { UINT8 tick; BYTES race; }\n\
+         MESSAGE Chat { STRING text; }\n}\n",
+    );
+    let enc = dir.file(
+        "k.enc",
+        "ENCODING(E) BITSTREAM;\nENCODING(E) PUBLISHABLE_STRUCT Race { VLQ lap; \
+         DEAD_RECKONING(0.05) { FIXED_POINT(0.01) x; FIXED_POINT(0.1) vx; } DELTA hp; }\n",
+    );
+    let base = dir.file("base.json", r#"{"lap": 3, "x": 1.0, "vx": 2.0, "hp": 5}"#);
+    let now = dir.file("now.json", r#"{"lap": 3, "x": 2.53, "vx": 2.1, "hp": 7}"#);
+    // `idlc SUBCOMMAND k.idl -e k.enc ARGS...`
+    let idlc = |args: &[&str]| {
+        let mut all = vec![args[0], idl.as_str(), "-e", enc.as_str()];
+        all.extend_from_slice(&args[1..]);
+        let out = run(&all, None);
+        (out.code, out.text(), out.stderr)
+    };
+    let ok = |args: &[&str]| {
+        let (code, text, stderr) = idlc(args);
+        assert_eq!(code, 0, "{args:?}: {stderr}");
+        text.trim().to_string()
+    };
+    let base_hex = ok(&["encode", "--type", "Race", &base]);
+    let delta = ok(&[
+        "encode",
+        "--type",
+        "Race",
+        &now,
+        "--baseline",
+        &base,
+        "--elapsed",
+        "0.5",
+    ]);
+    // The hex of a RaceUpdate carrying `race`.
+    let carrying = |tick: u8, race: &[u8]| {
+        let json = serde_json::json!({"tick": tick, "race": race}).to_string();
+        ok(&[
+            "encode",
+            "--type",
+            "RaceUpdate",
+            &dir.file("message.json", json),
+        ])
+    };
+    let delta_bytes = bytes_of_hex(&delta);
+    let message = carrying(9, &delta_bytes);
+    // What three commands gave: the delta decoded against the baseline.
+    let expected: serde_json::Value = serde_json::from_str(&ok(&[
+        "decode",
+        "--type",
+        "Race",
+        "--hex",
+        &delta,
+        "--baseline",
+        &base,
+        "--elapsed",
+        "0.5",
+    ]))
+    .unwrap();
+    assert_eq!(
+        expected,
+        serde_json::json!({"lap": 3, "x": 2.53, "vx": 2.1, "hp": 7})
+    );
+    let carried = [
+        "--type",
+        "RaceUpdate",
+        "--hex",
+        &message,
+        "--bytes-as",
+        "race=Race",
+        "--elapsed",
+        "0.5",
+    ];
+    let head = [&["decode"], &carried[..]].concat();
+    let json: serde_json::Value =
+        serde_json::from_str(&ok(&joined(&head, &["--baseline", &base]))).unwrap();
+    assert_eq!(json, serde_json::json!({"tick": 9, "race": expected}));
+    // The baseline as the hex of its full form; explained under the field, inside its bytes.
+    let text = ok(&joined(
+        &head,
+        &["--baseline-hex", &base_hex, "--format", "explain"],
+    ));
+    let lines = explained_ranges(&text);
+    let field = lines
+        .iter()
+        .find(|(_, _, line)| line.contains(" RaceUpdate.race ") && line.contains("a delta of Race"))
+        .unwrap_or_else(|| panic!("the field's line:\n{text}"));
+    let mut at = field.1 - 8 * delta_bytes.len() as u64;
+    let nested: Vec<_> = lines
+        .iter()
+        .filter(|(_, _, line)| {
+            line.contains(" RaceUpdate.race.") || line.contains(" RaceUpdate.race (")
+        })
+        .collect();
+    assert_eq!(nested.len(), 6, "{text}");
+    for (start, end, line) in nested {
+        assert_eq!(*start, at, "a gap or an overlap before `{line}`:\n{text}");
+        at = *end;
+    }
+    assert!(at <= field.1, "{text}");
+    for part in [
+        "RaceUpdate.race (DEAD_RECKONING block)  changed",
+        "0111                               RaceUpdate.race.hp                      7",
+    ] {
+        assert!(text.contains(part), "{part}:\n{text}");
+    }
+    // In a packet (STRUCT named), as its sender writes it.
+    let ir = ir_of(std::slice::from_ref(&idl), std::slice::from_ref(&enc));
+    let version = idlc::ir::protocol::version_ids(&ir, &ir.schema.protocols["KartServer"], "E")[0];
+    let mut packet = idlc_runtime::PacketWriter::<Bits>::new(version);
+    packet
+        .push(0, idlc_runtime::ItemKind::Message, |w| {
+            use idlc_runtime::WireWrite as _;
+            w.write_bits(9, 8)?;
+            w.write_bytes(&delta_bytes, None)
+        })
+        .unwrap();
+    let hex: String = packet.finish().iter().map(|b| format!("{b:02x}")).collect();
+    let packet_head = ["decode", "--type", "KartServer", "--hex", &hex];
+    let packet_args = [
+        "--bytes-as",
+        "RaceUpdate.race=Race",
+        "--baseline",
+        &base,
+        "--elapsed",
+        "0.5",
+    ];
+    let json: serde_json::Value =
+        serde_json::from_str(&ok(&joined(&packet_head, &packet_args))).unwrap();
+    assert_eq!(json["items"][0]["value"]["race"], expected);
+    let explain = [&packet_args[..], &["--format", "explain"]].concat();
+    let text = ok(&joined(&packet_head, &explain));
+    assert!(
+        text.contains("KartServer.items[0] RaceUpdate.race.hp (changed-bit)"),
+        "{text}"
+    );
+    // Without a baseline, the full form: the baseline's own bytes.
+    let message = carrying(1, &bytes_of_hex(&base_hex));
+    let plain = [
+        "decode",
+        "--type",
+        "RaceUpdate",
+        "--hex",
+        &message,
+        "--bytes-as",
+    ];
+    let json: serde_json::Value =
+        serde_json::from_str(&ok(&joined(&plain, &["race=Race"]))).unwrap();
+    assert_eq!(
+        json["race"],
+        serde_json::json!({"lap": 3, "x": 1.0, "vx": 2.0, "hp": 5})
+    );
+    // Usage: no such BYTES field, not FIELD=TYPE, a baseline for a packet without --bytes-as.
+    for args in [
+        joined(&plain, &["lap=Race"]),
+        joined(&plain, &["race"]),
+        joined(&packet_head, &["--baseline", &base]),
+    ] {
+        let (code, _, stderr) = idlc(&args);
+        assert_eq!(code, 2, "{args:?}: {stderr}");
+    }
+}
+
+/// The bytes of lowercase hex digits.
+fn bytes_of_hex(hex: &str) -> Vec<u8> {
+    (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).expect("hex"))
+        .collect()
+}
+
+/// Arguments, then more.
+fn joined<'a>(head: &[&'a str], extra: &[&'a str]) -> Vec<&'a str> {
+    [head, extra].concat()
+}
+
 /// `idlc decode IDL -e ENC --type TY --hex HEX` and `extra` arguments.
 fn decode_hex(idl: &str, enc: &str, ty: &str, hex: &str, extra: &[&str]) -> Out {
     let mut args = vec!["decode", idl, "-e", enc, "--type", ty, "--hex", hex];

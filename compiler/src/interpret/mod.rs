@@ -22,6 +22,7 @@
 //! # }
 //! ```
 
+mod carried;
 mod decode;
 mod delta;
 mod encode;
@@ -37,6 +38,7 @@ use idlc_runtime::{BitReader, BitWriter, ByteReader, ByteWriter, WireWrite};
 
 use crate::ir::{Encoding, Extend, Field, Ir, StructDef, StructEncoding, Style, Type};
 
+pub use carried::{Carried, decode_carried};
 pub use delta::{decode_delta, decode_delta_traced, encode_delta};
 pub use packet::decode_packet;
 pub use value::{Value, default_value, printable};

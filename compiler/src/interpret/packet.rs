@@ -125,7 +125,7 @@ pub fn decode_packet(
 }
 
 /// The path of a packet's item in errors and explain lines: `P.items[2]`, as in its JSON.
-fn item_path(protocol: &str, index: usize) -> String {
+pub(super) fn item_path(protocol: &str, index: usize) -> String {
     format!("{protocol}.items[{index}]")
 }
 

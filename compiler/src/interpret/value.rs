@@ -13,6 +13,7 @@ use indexmap::IndexMap;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 
+use super::carried::Carried;
 use super::delta::fixed_point;
 use crate::ir::{
     self, Encoding, ExtensionPart, Ir, StructEncoding, Type, WireItem, WireRule,
@@ -359,8 +360,15 @@ pub(super) fn brief_as_read(rule: &WireRule, value: &Value) -> String {
 
 /// `value`, a decoded `type_name` (a struct, message, RPC parameter list, or a PROTOCOL's
 /// packet as [`super::decode_packet`] gives it) in `encoding`, as `idlc decode` prints it: every
-/// FIXED_POINT value at [`shortest_step`].
-pub fn printable(ir: &Ir, encoding: &str, type_name: &str, value: &Value) -> Value {
+/// FIXED_POINT value at [`shortest_step`], in the value a BYTES field carries too (`carried`,
+/// after [`super::decode_carried`]).
+pub fn printable(
+    ir: &Ir,
+    encoding: &str,
+    type_name: &str,
+    value: &Value,
+    carried: Option<&Carried>,
+) -> Value {
     let mut out = value.clone();
     if let Some(encoding) = ir.encodings.get(encoding) {
         let mut shorten = |node: Node<'_, '_>| {
@@ -371,6 +379,7 @@ pub fn printable(ir: &Ir, encoding: &str, type_name: &str, value: &Value) -> Val
         Walk {
             ir,
             encoding,
+            carried,
             visit: &mut shorten,
         }
         .root(type_name, &mut out);
@@ -380,6 +389,15 @@ pub fn printable(ir: &Ir, encoding: &str, type_name: &str, value: &Value) -> Val
 
 /// A value inside a decoded value, with the rule it was read with (what [`Walk`] visits).
 pub(super) struct Node<'r, 'v> {
+    /// The struct that holds the field.
+    pub owner: &'r str,
+    /// The field.
+    pub field: &'r str,
+    /// Whether this is the field's value itself (or an OPTIONAL's), not an element of it.
+    pub whole: bool,
+    /// Its path as the decoder names it in errors and explain lines (`S.list[2]`, in a packet
+    /// `P.items[0] M.v`).
+    pub path: &'v str,
     /// The rule it was read with.
     pub rule: &'r WireRule,
     /// The value.
@@ -394,6 +412,8 @@ const MAX_WALK_DEPTH: u32 = 2 * idlc_runtime::MAX_DECODE_DEPTH;
 pub(super) struct Walk<'a, 'f> {
     pub ir: &'a Ir,
     pub encoding: &'a Encoding,
+    /// A BYTES field whose bytes were replaced with the value they carry: walked as its type.
+    pub carried: Option<&'a Carried>,
     pub visit: &'f mut dyn FnMut(Node<'_, '_>),
 }
 
@@ -403,7 +423,7 @@ impl Walk<'_, '_> {
         let packet = self.ir.schema.protocols.contains_key(root)
             && !self.ir.schema.structs.contains_key(root);
         if !packet {
-            self.structure(root, value, 0);
+            self.structure(root, &mut root.to_string(), value, 0);
             return;
         }
         let Value::Struct(packet) = value else {
@@ -412,7 +432,7 @@ impl Walk<'_, '_> {
         let Some(Value::List(items)) = packet.get_mut("items") else {
             return;
         };
-        for item in items {
+        for (index, item) in items.iter_mut().enumerate() {
             let Value::Struct(item) = item else {
                 continue;
             };
@@ -424,12 +444,13 @@ impl Walk<'_, '_> {
                 _ => name.clone(),
             };
             if let Some(body) = item.get_mut("value") {
-                self.structure(&name, body, 0);
+                let mut path = format!("{} {name}", super::packet::item_path(root, index));
+                self.structure(&name, &mut path, body, 0);
             }
         }
     }
 
-    fn structure(&mut self, name: &str, value: &mut Value, depth: u32) {
+    fn structure(&mut self, name: &str, path: &mut String, value: &mut Value, depth: u32) {
         let (Some(layout), Value::Struct(fields)) = (self.encoding.structs.get(name), value) else {
             return;
         };
@@ -440,12 +461,33 @@ impl Walk<'_, '_> {
             let Some(value) = fields.get_mut(field) else {
                 continue;
             };
-            self.node(rule, value, depth);
+            let len = path.len();
+            path.push('.');
+            path.push_str(field);
+            self.node(name, field, true, rule, path, value, depth);
+            path.truncate(len);
         }
     }
 
-    fn node(&mut self, rule: &WireRule, value: &mut Value, depth: u32) {
-        (self.visit)(Node { rule, value });
+    #[allow(clippy::too_many_arguments)]
+    fn node(
+        &mut self,
+        owner: &str,
+        field: &str,
+        whole: bool,
+        rule: &WireRule,
+        path: &mut String,
+        value: &mut Value,
+        depth: u32,
+    ) {
+        (self.visit)(Node {
+            owner,
+            field,
+            whole,
+            path,
+            rule,
+            value,
+        });
         match (rule, value) {
             (WireRule::Optional(_), Value::Null) => {}
             // `[value]` is the `Some` of an OPTIONAL<OPTIONAL<T>>.
@@ -453,21 +495,29 @@ impl Walk<'_, '_> {
                 if matches!(**inner, WireRule::Optional(_)) =>
             {
                 if let [item] = items.as_mut_slice() {
-                    self.node(inner, item, depth);
+                    self.node(owner, field, whole, inner, path, item, depth);
                 }
             }
             (WireRule::Optional(inner), value) => {
-                self.node(inner, value, depth);
+                self.node(owner, field, whole, inner, path, value, depth);
             }
             (
                 WireRule::Sequence { element, .. } | WireRule::Array { element, .. },
                 Value::List(items),
             ) => {
-                for item in items {
-                    self.node(element, item, depth);
+                for (index, item) in items.iter_mut().enumerate() {
+                    let len = path.len();
+                    path.push_str(&format!("[{index}]"));
+                    self.node(owner, field, false, element, path, item, depth);
+                    path.truncate(len);
                 }
             }
-            (WireRule::Struct(name), value) => self.structure(name, value, depth + 1),
+            (WireRule::Struct(name), value) => self.structure(name, path, value, depth + 1),
+            (WireRule::Bytes { .. }, value @ Value::Struct(_)) => {
+                if let Some(carried) = self.carried.filter(|c| whole && c.names(owner, field)) {
+                    self.structure(&carried.type_name, path, value, depth + 1);
+                }
+            }
             _ => {}
         }
     }
