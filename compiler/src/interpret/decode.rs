@@ -10,6 +10,7 @@ use indexmap::IndexMap;
 
 use super::encode::{native_bool_bits, vlq_mode};
 use super::explain::Entry;
+use super::value::brief_as_read;
 use super::{Context, DecodeError, DecodeErrorKind, Value, default_value};
 use crate::ir::cost::min_bits;
 use crate::ir::plan::{Carries, ExtensionStep, Step, StructPlan};
@@ -571,7 +572,7 @@ impl<'c, 'a, 't> Decoder<'c, 'a, 't> {
         let value = self.wire(value)?;
         let end = r.bits_read();
         let bytes = matches!(value, Value::Str(_) | Value::Bytes(_));
-        self.note_raw("", start, end, value.brief(), bytes);
+        self.note_raw("", start, end, brief_as_read(rule, &value), bytes);
         Ok(value)
     }
 

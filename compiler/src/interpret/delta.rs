@@ -22,7 +22,7 @@ use std::collections::HashMap;
 
 use idlc_runtime::{
     self as rt, BitReader, BitWriter, ByteReader, ByteWriter, DeadReckoningAxis, DeltaContext,
-    FixedPoint, WireRead, WireWrite,
+    WireRead, WireWrite,
 };
 use indexmap::IndexMap;
 
@@ -367,21 +367,8 @@ fn unsent<'a>(
     Ok(())
 }
 
-/// The FIXED_POINT of a dead-reckoned field's rule.
-fn fixed_point(rule: &WireRule) -> Result<FixedPoint, String> {
-    match rule {
-        WireRule::FixedPoint {
-            min,
-            max,
-            min_inclusive,
-            max_inclusive,
-            resolution,
-            ..
-        } => FixedPoint::with_ends(*min, *max, *resolution, *min_inclusive, *max_inclusive)
-            .ok_or_else(|| "internal: invalid FIXED_POINT parameters".to_string()),
-        _ => Err("internal: a dead-reckoned field without FIXED_POINT".to_string()),
-    }
-}
+/// A dead-reckoned field without a (valid) FIXED_POINT: resolve refuses it.
+const NOT_FIXED_POINT: &str = "internal: a dead-reckoned field without FIXED_POINT";
 
 /// The extrapolated position of one axis, from the baseline's position and velocity
 /// (`DeadReckoningAxis::predict_from`, as generated code calls it).
@@ -391,7 +378,10 @@ fn predict(
     baseline: &IndexMap<String, Value>,
     dctx: &DeltaContext,
 ) -> Result<f64, String> {
-    let axis = DeadReckoningAxis::new(fixed_point(&position.rule)?, fixed_point(&velocity.rule)?);
+    let axis = DeadReckoningAxis::new(
+        position.rule.fixed_point().ok_or(NOT_FIXED_POINT)?,
+        velocity.rule.fixed_point().ok_or(NOT_FIXED_POINT)?,
+    );
     let base = |name: &str| {
         baseline
             .get(name)

@@ -22,6 +22,7 @@
 //! # }
 //! ```
 
+mod carried;
 mod decode;
 mod delta;
 mod encode;
@@ -37,9 +38,10 @@ use idlc_runtime::{BitReader, BitWriter, ByteReader, ByteWriter, WireWrite};
 use crate::ir::plan::{EncodingPlan, StructPlan};
 use crate::ir::{Encoding, Ir, StructDef, Style};
 
+pub use carried::decode_carried;
 pub use delta::{decode_delta, decode_delta_traced, encode_delta};
 pub use packet::decode_packet;
-pub use value::{Value, default_value};
+pub use value::{Carried, Value, default_value, printable};
 
 /// Why a value could not be encoded, and in which field.
 #[derive(Debug, Clone, PartialEq)]

@@ -248,6 +248,30 @@ pub enum WireRule {
     Struct(String),
 }
 
+impl WireRule {
+    /// The quantizer of a FIXED_POINT rule (the steps [`idlc_runtime::FixedPoint`] computes,
+    /// as resolve and generated code do); `None` for any other rule.
+    pub fn fixed_point(&self) -> Option<idlc_runtime::FixedPoint> {
+        match self {
+            WireRule::FixedPoint {
+                min,
+                max,
+                min_inclusive,
+                max_inclusive,
+                resolution,
+                ..
+            } => idlc_runtime::FixedPoint::with_ends(
+                *min,
+                *max,
+                *resolution,
+                *min_inclusive,
+                *max_inclusive,
+            ),
+            _ => None,
+        }
+    }
+}
+
 /// What a VLQ codes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum VlqMapping {
