@@ -5,6 +5,7 @@
 use std::path::Path;
 
 use assert_cmd::Command;
+use serde_json::{Value, json};
 
 #[path = "../../compiler/tests/common/mod.rs"]
 mod common;
@@ -37,6 +38,39 @@ fn run(dir: Option<&Path>, args: &[&str]) -> (i32, String, String) {
         output.status.code().expect("exited, not killed"),
         stdout,
         stderr,
+    )
+}
+
+/// Runs `idlc check-compat args... --format json`; returns (exit code, the one JSON document on
+/// stdout, stderr).
+fn run_json(args: &[&str]) -> (i32, Value, String) {
+    let mut args = args.to_vec();
+    args.extend(["--format", "json"]);
+    let (code, stdout, stderr) = run(None, &args);
+    assert_eq!(
+        stdout.lines().count(),
+        1,
+        "one document on one line:\n{stdout}"
+    );
+    let document: Value = serde_json::from_str(&stdout).expect("a JSON document");
+    for key in ["verdict", "changes", "violations"] {
+        assert!(document.get(key).is_some(), "{key} missing in {document}");
+    }
+    (code, document, stderr)
+}
+
+/// A change of a JSON document as (kind, item, file name, line, column).
+fn change_of(change: &Value) -> (&str, &str, &str, u64, u64) {
+    let file = change["file"].as_str().expect("a file");
+    (
+        change["kind"].as_str().expect("a kind"),
+        change["item"].as_str().expect("an item"),
+        Path::new(file)
+            .file_name()
+            .and_then(|n| n.to_str())
+            .expect("a file name"),
+        change["line"].as_u64().expect("a line"),
+        change["column"].as_u64().expect("a column"),
     )
 }
 
@@ -81,6 +115,239 @@ fn the_design_sources_pair_is_compatible() {
     assert_eq!(code, 0, "{stderr}");
 }
 
+/// `--format json` prints one document whatever the verdict; for a compatible pair, the changes
+/// the human summary lists, each at its place in NEW.
+#[test]
+fn json_documents_the_changes_of_a_compatible_pair() {
+    let (code, document, stderr) = run_json(&[
+        &seed("character.idl"),
+        &schema("character_v2.idl"),
+        "--with",
+        &schema("item.idl"),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(document["verdict"], "compatible");
+    assert_eq!(document["violations"], json!([]));
+    let changes = document["changes"].as_array().expect("changes");
+    assert_eq!(
+        changes.iter().map(change_of).collect::<Vec<_>>(),
+        [
+            (
+                "field-widened",
+                "Character.character_id",
+                "character_v2.idl",
+                28,
+                3
+            ),
+            (
+                "field-added",
+                "Character.some_data",
+                "character_v2.idl",
+                29,
+                10
+            ),
+        ]
+    );
+    assert_eq!(
+        changes[0]["message"],
+        "widened Character.character_id from UINT16 to UINT32"
+    );
+    assert_eq!(
+        changes[1]["message"],
+        "added field Character.some_data (UINT32)"
+    );
+    // stderr says the verdict as in the human format.
+    assert!(
+        stderr.starts_with("note: compatible: 1 field added, 1 field widened\n"),
+        "{stderr}"
+    );
+
+    // A version against itself: compatible, nothing changed, and nothing else said.
+    let same = schema("character_v2.idl");
+    let (code, document, _) = run_json(&[&same, &same, "--with", &schema("item.idl")]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        document,
+        json!({"verdict": "compatible", "changes": [], "violations": []})
+    );
+}
+
+/// Every kind of change check-compat recognises, in the JSON document.
+#[test]
+fn json_names_every_kind_of_change() {
+    let dir = TempDir::new();
+    let old = dir.file(
+        "old.idl",
+        "STRUCT Pos { UINT16 id; }\nPROTOCOL Lobby {\n  MESSAGE Join { UINT8 team; }\n}\n",
+    );
+    let new = dir.file(
+        "new.idl",
+        "STRUCT Pos {\n  UINT16 id;\n  FENCE\n  EXTEND id TO UINT32;\n  BOOL ready DEFAULT = false;\n  FENCE\n}\nENUM Weather { Sunny, Rain }\nPROTOCOL Lobby {\n  MESSAGE Join { UINT8 team; }\n  FENCE\n  MESSAGE Chat { STRING<200> text; }\n}\n",
+    );
+    let old_enc = dir.file("old.enc", "ENCODING(S2C) STRUCT Pos { UINT16 id; }\n");
+    let new_enc = dir.file(
+        "new.enc",
+        "ENCODING(S2C) STRUCT Pos { UINT16 id; }\nENCODING(Debug) BITSTREAM;\n",
+    );
+    let (code, document, stderr) = run_json(&[&old, &new, "--encoding", &old_enc, &new_enc]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(document["verdict"], "compatible");
+    let changes = document["changes"].as_array().expect("changes");
+    assert_eq!(
+        changes.iter().map(change_of).collect::<Vec<_>>(),
+        [
+            ("field-widened", "Pos.id", "new.idl", 4, 3),
+            ("field-added", "Pos.ready", "new.idl", 5, 8),
+            ("open-end-added", "Pos", "new.idl", 6, 3),
+            ("entry-added", "Lobby.Chat", "new.idl", 12, 11),
+            ("item-added", "Weather", "new.idl", 8, 6),
+            ("encoding-added", "Debug", "new.enc", 2, 10),
+        ],
+        "{document}"
+    );
+    for change in changes {
+        let mut keys: Vec<&String> = change.as_object().expect("an object").keys().collect();
+        keys.sort_unstable();
+        assert_eq!(
+            keys,
+            ["column", "file", "item", "kind", "line", "message"],
+            "{change}"
+        );
+    }
+}
+
+/// With `--prove`, the document says what crossing found; with `--diff`, it holds the diff
+/// (stdout stays one document).
+#[test]
+fn json_holds_the_proof_and_the_diff() {
+    let case = "pass/19_encoding_extend_and_delta";
+    let args = [
+        &case_file(case, "old.idl"),
+        &case_file(case, "new.idl"),
+        "--encoding",
+        &case_file(case, "old.enc"),
+        &case_file(case, "new.enc"),
+    ];
+    let (_, plain, _) = run_json(&args);
+    assert!(plain.get("proof").is_none() && plain.get("diff").is_none());
+
+    let mut proving = args.to_vec();
+    proving.extend(["--prove", "10", "--diff"]);
+    let (code, document, stderr) = run_json(&proving);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(document["verdict"], "compatible");
+    let proof = &document["proof"];
+    assert_eq!(proof["failures"], json!([]), "{proof}");
+    assert_eq!(proof["structs_x_encodings"], 2, "{proof}");
+    assert_eq!(proof["values"], 20, "{proof}");
+    assert_eq!(proof["deltas"], 20, "{proof}");
+    assert!(proof["skipped"].is_u64(), "{proof}");
+    let diff = document["diff"].as_str().expect("the diff");
+    assert!(diff.contains("+  EXTEND id TO UINT32;"), "{diff}");
+
+    // No proof is made of an incompatible pair: `proof` is null.
+    let case = "fail/11_field_appended_without_fence";
+    let (code, document, _) = run_json(&[
+        &case_file(case, "old.idl"),
+        &case_file(case, "new.idl"),
+        "--prove",
+        "10",
+    ]);
+    assert_eq!(code, 1);
+    assert_eq!(document["verdict"], "incompatible");
+    assert_eq!(document["proof"], Value::Null);
+}
+
+/// Version 1 and 2 of a kart's encoding: the resolution of `x` (written on line 8) and the
+/// DEFAULTS of NUMERIC (line 2, giving `y`, named on line 9, and `angle`, not named).
+fn kart_encoding(x: &str, numeric: &str) -> String {
+    format!(
+        "ENCODING(S2C) DEFAULTS {{\n  NUMERIC: FIXED_POINT({numeric});\n}}\n\nENCODING(S2C) PUBLISHABLE_STRUCT Kart {{\n  UINT8 id;\n  DELTA {{\n    FIXED_POINT({x}) x;\n    y;\n  }}\n}}\n"
+    )
+}
+
+/// A wire rule changed in an Encoding file is reported at the line of NEW's file that changed,
+/// the IDL field as a second place, in the human output and in JSON alike.
+#[test]
+fn a_changed_wire_rule_points_at_the_new_encoding_line() {
+    let dir = TempDir::new();
+    let idl = dir.file(
+        "kart.idl",
+        "// A kart.\nPUBLISHABLE_STRUCT Kart {\n  UINT8 id;\n  NUMERIC[-500,500] x;\n  NUMERIC[-500,500] y;\n  NUMERIC[0,360] angle;\n}\n",
+    );
+    let old = dir.file("old.enc", kart_encoding("0.01", "0.01"));
+    let new = dir.file("new.enc", kart_encoding("0.02", "0.01"));
+    let args = [&idl, &idl, "--encoding", &old, &new];
+    let (code, _, stderr) = run(None, &args);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("error[E0613]: wire-rule-changed: `Kart.x`"),
+        "{stderr}"
+    );
+    let at = |file: &str, line: usize, column: usize| {
+        format!("{}:{line}:{column}", dir.path().join(file).display())
+    };
+    // NEW's line first, then the IDL field, then OLD's line.
+    let places: Vec<usize> = [
+        at("new.enc", 8, 5),
+        at("kart.idl", 4, 21),
+        at("old.enc", 8, 5),
+    ]
+    .iter()
+    .map(|place| {
+        stderr
+            .find(&format!("┌─ {place}\n"))
+            .unwrap_or_else(|| panic!("{place} in\n{stderr}"))
+    })
+    .collect();
+    assert!(places.is_sorted(), "{stderr}");
+    assert!(
+        stderr.contains("FIXED_POINT(0.02) in 16 bits in NEW's `S2C`"),
+        "{stderr}"
+    );
+    let (code, document, _) = run_json(&args);
+    assert_eq!(code, 1);
+    let violations = document["violations"].as_array().expect("violations");
+    assert_eq!(violations.len(), 1, "{document}");
+    assert_eq!(
+        (
+            &violations[0]["code"],
+            &violations[0]["file"],
+            &violations[0]["line"],
+            &violations[0]["column"]
+        ),
+        (&json!("E0613"), &json!(new), &json!(8), &json!(5))
+    );
+
+    // A DEFAULTS rule changed: every field it gives a rule, named in a block or not, points at
+    // NEW's DEFAULTS line.
+    let defaults = dir.file("defaults.enc", kart_encoding("0.01", "0.1"));
+    let (code, document, _) = run_json(&[&idl, &idl, "--encoding", &old, &defaults]);
+    assert_eq!(code, 1);
+    let places: Vec<(&Value, &Value, &Value)> = document["violations"]
+        .as_array()
+        .expect("violations")
+        .iter()
+        .map(|v| (&v["message"], &v["line"], &v["column"]))
+        .collect();
+    assert_eq!(places.len(), 2, "{document}");
+    for (message, line, column) in places {
+        assert_eq!((line, column), (&json!(2), &json!(12)), "{message}");
+    }
+
+    // The break is acknowledged where it points, in NEW's Encoding file.
+    let allowed = dir.file(
+        "allowed.enc",
+        kart_encoding("0.02", "0.01").replace(
+            "    FIXED_POINT(0.02) x;",
+            "    // idlc:allow(wire-rule-changed): every peer updates together\n    FIXED_POINT(0.02) x;",
+        ),
+    );
+    let (code, _, stderr) = run(None, &[&idl, &idl, "--encoding", &old, &allowed]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("1 break acknowledged"), "{stderr}");
+}
+
 #[test]
 fn an_incompatible_pair_exits_1_with_diagnostics() {
     let case = "fail/11_field_appended_without_fence";
@@ -110,14 +377,13 @@ fn inputs_with_errors_exit_1_and_usage_errors_exit_2() {
     assert_eq!(code, 1, "{stderr}");
     assert!(stderr.contains("error[E0102]"), "{stderr}");
     assert!(stderr.contains("could not check compatibility"), "{stderr}");
-    // A CI tool reading JSON learns why there is no verdict: one object per input error.
-    let (code, stdout, _) = run(None, &[&good, &broken, "--format", "json"]);
+    // A CI tool reading JSON learns why there is no verdict: one violation per input error.
+    let (code, document, _) = run_json(&[&good, &broken]);
     assert_eq!(code, 1);
-    let objects: Vec<serde_json::Value> = stdout
-        .lines()
-        .map(|line| serde_json::from_str(line).expect("one JSON object per line"))
-        .collect();
-    assert_eq!(objects.len(), 1, "{stdout}");
+    assert_eq!(document["verdict"], "incompatible");
+    assert_eq!(document["changes"], json!([]));
+    let objects = document["violations"].as_array().expect("violations");
+    assert_eq!(objects.len(), 1, "{document}");
     assert_eq!(
         (
             &objects[0]["rule"],
@@ -145,24 +411,16 @@ fn inputs_with_errors_exit_1_and_usage_errors_exit_2() {
 }
 
 #[test]
-fn json_prints_one_object_per_violation() {
+fn json_lists_every_violation_of_an_incompatible_pair() {
     let case = "fail/41_many_breaks_at_once";
-    let (code, stdout, stderr) = run(
-        None,
-        &[
-            &case_file(case, "old.idl"),
-            &case_file(case, "new.idl"),
-            "--format",
-            "json",
-        ],
-    );
+    let (code, document, stderr) =
+        run_json(&[&case_file(case, "old.idl"), &case_file(case, "new.idl")]);
     assert_eq!(code, 1, "{stderr}");
-    let lines: Vec<serde_json::Value> = stdout
-        .lines()
-        .map(|line| serde_json::from_str(line).expect("a JSON object per line"))
-        .collect();
-    assert!(lines.len() >= 6, "{stdout}");
-    for line in &lines {
+    assert_eq!(document["verdict"], "incompatible");
+    assert!(document["changes"].is_array(), "{document}");
+    let lines = document["violations"].as_array().expect("violations");
+    assert!(lines.len() >= 6, "{document}");
+    for line in lines {
         for key in [
             "rule",
             "code",
@@ -170,6 +428,7 @@ fn json_prints_one_object_per_violation() {
             "line",
             "column",
             "message",
+            "help",
             "acknowledged",
         ] {
             assert!(line.get(key).is_some(), "{key} missing in {line}");
@@ -216,8 +475,9 @@ fn github_prints_workflow_commands() {
     assert_eq!(code, 1, "{stderr}");
     let line = stdout.lines().next().expect("an annotation");
     assert!(line.starts_with("::error file="), "{line}");
+    // At the rule that changed, in NEW's Encoding file.
     assert!(
-        line.contains("new.idl,line=2,col=33,title=idlc wire-rule-changed::"),
+        line.contains("new.enc,line=1,col=29,title=idlc wire-rule-changed::"),
         "{line}"
     );
     assert!(line.contains("FIXED_POINT(0.02)"), "{line}");
@@ -235,9 +495,12 @@ fn an_acknowledged_break_passes() {
         "new.idl",
         "STRUCT Player {\n  UINT32 id;\n  // idlc:allow(changed-member): only the name changes, every peer updates\n  INT[0,200] hp;\n}\n",
     );
-    let (code, stdout, stderr) = run(None, &[&old, &new, "--format", "json"]);
+    let (code, document, stderr) = run_json(&[&old, &new]);
     assert_eq!(code, 0, "{stderr}");
-    let line: serde_json::Value = serde_json::from_str(stdout.trim()).expect("one violation");
+    assert_eq!(document["verdict"], "compatible");
+    let violations = document["violations"].as_array().expect("violations");
+    assert_eq!(violations.len(), 1, "{document}");
+    let line = &violations[0];
     assert_eq!(line["rule"], "changed-member");
     assert_eq!(line["acknowledged"], true);
     assert_eq!(line["reason"], "only the name changes, every peer updates");

@@ -6,6 +6,7 @@
 
 pub mod check;
 pub mod compat;
+pub mod data;
 pub mod decode;
 pub mod encode;
 pub mod r#gen;

@@ -11,13 +11,13 @@ use std::collections::HashSet;
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::codec::FieldView;
+use super::fields::RustField;
 use super::idents::f64_lit;
 use super::rules::{
     Site, Val, as_f64, closure_result, fixed_point_const, fixed_point_input, from_f64,
 };
 use super::{CodegenError, Ctx};
-use crate::ir::{RustType, Type, WireItem, WireRule};
+use crate::ir::{RustType, Type, WireRule};
 
 /// Whether values of this type are `Copy` (read by value, never cloned).
 pub fn is_copy(idl: &Type, rust: &RustType) -> bool {
@@ -50,7 +50,7 @@ fn keep(idl: &Type, rust: &RustType, v: &Val) -> TokenStream {
 pub fn sent_value(
     ctx: &Ctx<'_>,
     rule: &WireRule,
-    view: &FieldView<'_>,
+    view: &RustField<'_>,
     v: Val,
     site: &Site,
 ) -> Result<TokenStream, CodegenError> {
@@ -170,7 +170,7 @@ pub fn sent_element(
 
 /// Whether a field is sent as a FIXED_POINT step of its `f32` / `f64` (and not widened): its
 /// sent value is its step's, and whether it can be sent is a range check.
-pub fn is_quantized_float(view: &FieldView<'_>, rule: &WireRule) -> bool {
+pub fn is_quantized_float(view: &RustField<'_>, rule: &WireRule) -> bool {
     matches!(rule, WireRule::FixedPoint { .. })
         && matches!(view.rust.ty, RustType::F32 | RustType::F64)
         && view.extends.is_empty()
@@ -215,73 +215,29 @@ pub fn struct_is_lossless<'a>(ctx: &Ctx<'a>, name: &'a str, seen: &mut HashSet<&
     if !seen.insert(name) {
         return true;
     }
-    let (Some(layout), Some(mapping)) = (
-        ctx.encoding.structs.get(name),
-        ctx.ir.mapping.structs.get(name),
-    ) else {
+    let (Some(plan), Some(mapping)) =
+        (ctx.plan.structs.get(name), ctx.ir.mapping.structs.get(name))
+    else {
         return false;
     };
-    let mut rules = Vec::new();
-    for segment in &layout.segments {
-        collect_rules(&segment.items, &mut rules);
-    }
-    rules.into_iter().all(|(field, rule)| {
-        mapping
-            .fields
-            .get(field)
-            .is_some_and(|f| is_lossless(ctx, rule, &f.ty, seen))
-    })
-}
-
-fn collect_rules<'a>(items: &'a [WireItem], out: &mut Vec<(&'a str, &'a WireRule)>) {
-    for item in items {
-        match item {
-            WireItem::Field(f) => out.push((&f.field, &f.rule)),
-            WireItem::Extend(e) => out.push((&e.field, &e.rule)),
-            WireItem::DeltaBlock(inner) => collect_rules(inner, out),
-            WireItem::DeadReckoning(dr) => {
-                out.extend(
-                    dr.positions
-                        .iter()
-                        .chain(&dr.velocities)
-                        .map(|f| (f.field.as_str(), &f.rule)),
-                );
-            }
-            WireItem::Align | WireItem::Check => {}
+    plan.fields.iter().all(|field| {
+        let rust = mapping.fields.get(&field.name);
+        match (&field.rule, rust) {
+            (Some(rule), Some(rust)) => is_lossless(ctx, rule, &rust.ty, seen),
+            _ => false,
         }
-    }
-}
-
-/// Every field with the rule it is sent with (its first, for a widened field).
-fn with_rules<'f, 'v, 'l>(
-    fields: &'f [FieldView<'v>],
-    layout: &'l crate::ir::StructEncoding,
-) -> Result<Vec<(&'f FieldView<'v>, &'l WireRule)>, CodegenError> {
-    let mut rules = Vec::new();
-    for segment in &layout.segments {
-        collect_rules(&segment.items, &mut rules);
-    }
-    fields
-        .iter()
-        .map(|view| {
-            rules
-                .iter()
-                .find(|(field, _)| *field == view.field.name)
-                .map(|(_, rule)| (view, *rule))
-                .ok_or_else(|| CodegenError(format!("internal: no rule for {}", view.field.name)))
-        })
-        .collect()
+    })
 }
 
 /// The body of `Codec::sent` for a struct: every field as the receiver will hold it.
 pub fn sent_body(
     ctx: &Ctx<'_>,
-    fields: &[FieldView<'_>],
-    layout: &crate::ir::StructEncoding,
+    fields: &[RustField<'_>],
     ty: &TokenStream,
 ) -> Result<TokenStream, CodegenError> {
     let mut inits = Vec::new();
-    for (view, rule) in with_rules(fields, layout)? {
+    for view in fields {
+        let rule = view.rule()?;
         let name = super::idents::ident(&view.rust.rust_name);
         let value = sent_value(
             ctx,
@@ -383,11 +339,11 @@ pub fn sent_equal(
 /// field after a difference is only range-checked).
 pub fn sent_equals_body(
     ctx: &Ctx<'_>,
-    fields: &[FieldView<'_>],
-    layout: &crate::ir::StructEncoding,
+    fields: &[RustField<'_>],
 ) -> Result<TokenStream, CodegenError> {
     let mut checks = Vec::new();
-    for (view, rule) in with_rules(fields, layout)? {
+    for view in fields {
+        let rule = view.rule()?;
         let name = super::idents::ident(&view.rust.rust_name);
         let pair = (
             Val::Place(quote!(self.#name)),

@@ -52,6 +52,7 @@ fn resolve_sides(parsed: &Parsed, sides: &[Option<&str>]) -> (Ir, Vec<Diagnostic
         schema,
         encodings,
         mapping: mappings.next().unwrap_or_default(),
+        plan_cache: Default::default(),
     };
     diagnostics.extend(sizes::check_zero_size_sequences(&ir));
     // A warning about values lost is noise next to errors (and the IR may be partial then).

@@ -401,6 +401,7 @@ impl<'a> EncodingResolver<'a> {
         }
         let mut element_delta = false;
         let mut rule = None;
+        let mut rule_loc = None;
         if let Some(written) = &f.rule {
             if let Some(params) = self.checked_params(b.file, written) {
                 match self.explicit_rule(&field.ty, &params, fref) {
@@ -408,6 +409,7 @@ impl<'a> EncodingResolver<'a> {
                         self.float32_saturation(b.file, written.span, &field.ty, &resolved, fref);
                         element_delta = f.delta.is_some() && matches!(params, Params::Sequence(_));
                         rule = Some(resolved);
+                        rule_loc = Some(crate::ir::Loc::new(b.file, written.span));
                     }
                     Err(problem) => {
                         self.problem(b.file, written.span, *problem, vec![fref.label()])
@@ -417,7 +419,10 @@ impl<'a> EncodingResolver<'a> {
         }
         let mut rule = match rule {
             Some(rule) => rule,
-            None => self.default_rule(&field.ty, fref),
+            None => {
+                rule_loc = self.defaults_loc(&field.ty);
+                self.default_rule(&field.ty, fref)
+            }
         };
         if let WireRule::Sequence {
             element_delta: slot,
@@ -433,6 +438,8 @@ impl<'a> EncodingResolver<'a> {
             field: field.name.clone(),
             delta: f.delta.is_some(),
             rule: self.finish(rule),
+            loc: Some(crate::ir::Loc::new(b.file, f.span)),
+            rule_loc,
         }
     }
 
