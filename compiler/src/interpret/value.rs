@@ -595,7 +595,7 @@ fn field_rules(plan: &StructPlan) -> Vec<(&str, &WireRule)> {
                     }) if *name == field.name => Some(rule),
                     _ => None,
                 })
-                .last();
+                .next_back();
             Some((field.name.as_str(), whole.or(field.rule.as_ref())?))
         })
         .collect()
