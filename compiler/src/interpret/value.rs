@@ -359,7 +359,7 @@ pub(super) fn brief_as_read(rule: &WireRule, value: &Value) -> String {
 pub struct Carried {
     /// The struct, message or RPC (its parameter list) that holds the field; `None`: any.
     pub owner: Option<String>,
-    /// The BYTES (or OPTIONAL<BYTES>) field.
+    /// The BYTES (or `OPTIONAL<BYTES>`) field.
     pub field: String,
     /// The type the bytes are.
     pub type_name: String,
@@ -410,7 +410,7 @@ impl fmt::Display for Carried {
 
 /// `value`, a decoded `type_name` (a struct, message, RPC parameter list, or a PROTOCOL's
 /// packet as [`super::decode_packet`] gives it) in `encoding`, as `idlc decode` prints it: every
-/// FIXED_POINT value at [`shortest_step`], in the value a BYTES field carries too (`carried`,
+/// FIXED_POINT value at its shortest step decimal (`shortest_step`), in the value a BYTES field carries too (`carried`,
 /// after [`super::decode_carried`]).
 pub fn printable(
     ir: &Ir,
@@ -595,7 +595,7 @@ fn field_rules(plan: &StructPlan) -> Vec<(&str, &WireRule)> {
                     }) if *name == field.name => Some(rule),
                     _ => None,
                 })
-                .last();
+                .next_back();
             Some((field.name.as_str(), whole.or(field.rule.as_ref())?))
         })
         .collect()
