@@ -13,8 +13,13 @@ use crate::vlq::{
 };
 use crate::wire::{WireRead, WireWrite};
 
-/// Writes a BITSTREAM. Reuse one writer across messages with [`WireWrite::clear`]: it keeps its
+/// Writes a BITSTREAM. Reuse one writer across messages with [`BitWriter::clear`]: it keeps its
 /// allocation.
+///
+/// The methods a game calls on a writer it holds ([`BitWriter::clear`], [`BitWriter::finish`],
+/// [`BitWriter::into_bytes`], [`BitWriter::bits_written`], [`BitWriter::truncate`]) are
+/// inherent: they need no import. The `write_*` primitives, which generated code calls, are
+/// [`WireWrite`]'s (import it to call them).
 ///
 /// ```
 /// use idlc_runtime::{BitWriter, WireWrite};
@@ -74,6 +79,87 @@ impl BitWriter {
     #[must_use]
     pub fn capacity(&self) -> usize {
         self.buf.capacity()
+    }
+
+    /// Bits written so far ([`WireWrite::bits_written`]).
+    ///
+    /// ```
+    /// use idlc_runtime::BitWriter;
+    /// assert_eq!(BitWriter::new().bits_written(), 0);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn bits_written(&self) -> u64 {
+        self.buf.len() as u64 * 8 + u64::from(self.used)
+    }
+
+    /// Pads the message with zero bits to a whole byte and returns everything written
+    /// ([`WireWrite::finish`]). Writing may go on afterwards (from the byte boundary).
+    ///
+    /// ```
+    /// use idlc_runtime::BitWriter;
+    /// let mut w = BitWriter::new();
+    /// assert_eq!(w.finish(), &[] as &[u8]);
+    /// ```
+    #[inline]
+    pub fn finish(&mut self) -> &[u8] {
+        self.pad_and_flush();
+        &self.buf
+    }
+
+    /// [`BitWriter::finish`], then hands over the buffer ([`WireWrite::into_bytes`]).
+    ///
+    /// ```
+    /// use idlc_runtime::BitWriter;
+    /// assert_eq!(BitWriter::new().into_bytes(), Vec::<u8>::new());
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn into_bytes(mut self) -> Vec<u8> {
+        self.pad_and_flush();
+        self.buf
+    }
+
+    /// Empties the writer for reuse, keeping its allocation ([`WireWrite::clear`]).
+    ///
+    /// ```
+    /// use idlc_runtime::BitWriter;
+    /// let mut w = BitWriter::with_capacity(64);
+    /// w.clear();
+    /// assert_eq!((w.bits_written(), w.finish().len()), (0, 0));
+    /// assert!(w.capacity() >= 64);
+    /// ```
+    #[inline]
+    pub fn clear(&mut self) {
+        self.buf.clear();
+        self.scratch = 0;
+        self.used = 0;
+    }
+
+    /// Forgets everything written after the first `bits` bits, keeping the allocation
+    /// ([`WireWrite::truncate`]).
+    ///
+    /// ```
+    /// use idlc_runtime::BitWriter;
+    /// let mut w = BitWriter::new();
+    /// w.truncate(3); // fewer were written: nothing happens
+    /// assert_eq!(w.bits_written(), 0);
+    /// ```
+    pub fn truncate(&mut self, bits: u64) {
+        if bits >= self.bits_written() {
+            return;
+        }
+        let whole = self.buf.len() as u64 * 8;
+        if bits >= whole {
+            self.used = (bits - whole) as u32;
+            self.scratch &= mask(self.used);
+            return;
+        }
+        // `bits < whole <= usize::MAX * 8`: the byte index fits a usize.
+        let byte = (bits / 8) as usize;
+        self.used = (bits % 8) as u32;
+        self.scratch = u64::from(self.buf.get(byte).copied().unwrap_or(0)) & mask(self.used);
+        self.buf.truncate(byte);
     }
 
     /// Appends `bits` bits of `value`. Preconditions (checked by callers): `bits <= 64` and no
@@ -174,7 +260,7 @@ impl WireWrite for BitWriter {
 
     #[inline]
     fn bits_written(&self) -> u64 {
-        self.buf.len() as u64 * 8 + u64::from(self.used)
+        BitWriter::bits_written(self)
     }
 
     #[inline]
@@ -300,38 +386,22 @@ impl WireWrite for BitWriter {
 
     #[inline]
     fn finish(&mut self) -> &[u8] {
-        self.pad_and_flush();
-        &self.buf
+        BitWriter::finish(self)
     }
 
     #[inline]
-    fn into_bytes(mut self) -> Vec<u8> {
-        self.pad_and_flush();
-        self.buf
+    fn into_bytes(self) -> Vec<u8> {
+        BitWriter::into_bytes(self)
     }
 
     #[inline]
     fn clear(&mut self) {
-        self.buf.clear();
-        self.scratch = 0;
-        self.used = 0;
+        BitWriter::clear(self);
     }
 
+    #[inline]
     fn truncate(&mut self, bits: u64) {
-        if bits >= self.bits_written() {
-            return;
-        }
-        let whole = self.buf.len() as u64 * 8;
-        if bits >= whole {
-            self.used = (bits - whole) as u32;
-            self.scratch &= mask(self.used);
-            return;
-        }
-        // `bits < whole <= usize::MAX * 8`: the byte index fits a usize.
-        let byte = (bits / 8) as usize;
-        self.used = (bits % 8) as u32;
-        self.scratch = u64::from(self.buf.get(byte).copied().unwrap_or(0)) & mask(self.used);
-        self.buf.truncate(byte);
+        BitWriter::truncate(self, bits);
     }
 }
 
@@ -574,6 +644,59 @@ impl<'a> BitReader<'a> {
         self.data
     }
 
+    /// Bits consumed so far ([`WireRead::bits_read`]). Like [`BitReader::bits_remaining`],
+    /// [`BitReader::finish`] and [`BitReader::expect_end`], inherent: no import needed.
+    ///
+    /// ```
+    /// use idlc_runtime::BitReader;
+    /// assert_eq!(BitReader::new(&[0xff]).bits_read(), 0);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub const fn bits_read(&self) -> u64 {
+        self.pos
+    }
+
+    /// Bits left to read, including any final padding ([`WireRead::bits_remaining`]).
+    ///
+    /// ```
+    /// use idlc_runtime::BitReader;
+    /// assert_eq!(BitReader::new(&[0xff]).bits_remaining(), 8);
+    /// ```
+    #[inline(always)]
+    #[must_use]
+    pub const fn bits_remaining(&self) -> u64 {
+        self.end - self.pos
+    }
+
+    /// Ends a message: checks that the bits up to the next byte boundary are zero padding and
+    /// skips them ([`WireRead::finish`]).
+    ///
+    /// ```
+    /// use idlc_runtime::BitReader;
+    /// let mut r = BitReader::new(&[0, 0xff]);
+    /// r.finish().unwrap();
+    /// assert_eq!(r.bits_remaining(), 16); // at a byte boundary already
+    /// ```
+    #[inline]
+    pub fn finish(&mut self) -> Result<(), DecodeError> {
+        self.skip_padding(true)
+    }
+
+    /// [`BitReader::finish`], then requires the input to be exhausted
+    /// ([`WireRead::expect_end`]).
+    ///
+    /// ```
+    /// use idlc_runtime::{BitReader, DecodeErrorKind};
+    /// assert!(BitReader::new(&[]).expect_end().is_ok());
+    /// let e = BitReader::new(&[0]).expect_end().unwrap_err();
+    /// assert_eq!(e.kind, DecodeErrorKind::TrailingBytes);
+    /// ```
+    #[inline]
+    pub fn expect_end(&mut self) -> Result<(), DecodeError> {
+        WireRead::expect_end(self)
+    }
+
     /// The 64 bits starting at `pos` (bit 0 = the bit at `pos`); at least 57 of them are input
     /// bits, and bits beyond the slice are 0.
     #[inline(always)]
@@ -637,11 +760,6 @@ impl<'a> BitReader<'a> {
         }
     }
 
-    #[inline(always)]
-    fn remaining(&self) -> u64 {
-        self.end - self.pos
-    }
-
     /// Inlined on purpose: a `&self` passed to an out-of-line function would force the reader
     /// out of registers on the hot path. `DecodeError::new` is `#[cold]`: the error path stays
     /// off the hot one.
@@ -673,7 +791,8 @@ impl<'a> BitReader<'a> {
         let group_len = n + 1;
         let low = word & mask(n);
         if word >> n & 1 == 0 {
-            if u64::from(group_len) <= self.remaining() && (type_bits >= n || low >> type_bits == 0)
+            if u64::from(group_len) <= self.bits_remaining()
+                && (type_bits >= n || low >> type_bits == 0)
             {
                 self.pos += u64::from(group_len);
                 return Some(low);
@@ -681,7 +800,7 @@ impl<'a> BitReader<'a> {
         } else if word >> (2 * n + 1) & 1 == 0 {
             let high = (word >> group_len) & mask(n);
             // Minimal (a non-zero last group), and within the type's width.
-            if u64::from(2 * group_len) <= self.remaining()
+            if u64::from(2 * group_len) <= self.bits_remaining()
                 && high != 0
                 && type_bits > n
                 && (type_bits - n >= n || high >> (type_bits - n) == 0)
@@ -705,7 +824,7 @@ impl<'a> BitReader<'a> {
     #[inline(never)]
     fn read_vlq7_long(&mut self, type_bits: u32) -> Result<u64, DecodeError> {
         let raw = u128::from(self.word_at((self.pos >> 3) as usize));
-        match vlq7_in::<7>(raw, (self.pos & 7) as u32, type_bits, self.remaining()) {
+        match vlq7_in::<7>(raw, (self.pos & 7) as u32, type_bits, self.bits_remaining()) {
             Some((value, len)) => {
                 self.pos += u64::from(len);
                 Ok(value)
@@ -729,7 +848,7 @@ impl<'a> BitReader<'a> {
         // continuation bit that is 0 ends the VLQ; everything else is computed without
         // data-dependent branches, so the position of the next read is known after one load,
         // one `trailing_zeros` and one add.
-        if self.remaining() >= u64::from(span) + 64 {
+        if self.bits_remaining() >= u64::from(span) + 64 {
             let cont = vlq_continuation_mask(n);
             let (w0, w1) = (self.peek(), self.peek_at(self.pos + u64::from(span)));
             let (s0, s1) = (!w0 & cont, !w1 & cont);
@@ -765,7 +884,7 @@ impl<'a> BitReader<'a> {
         let mut word = self.peek();
         let mut avail = 57u32;
         decode_vlq(n, type_bits, start, || {
-            if u64::from(group_len) > self.remaining() {
+            if u64::from(group_len) > self.bits_remaining() {
                 return Err(DecodeError::new(DecodeErrorKind::UnexpectedEnd, start));
             }
             if avail < group_len {
@@ -784,9 +903,9 @@ impl<'a> BitReader<'a> {
     #[inline]
     fn skip_padding(&mut self, limit_to_end: bool) -> Result<(), DecodeError> {
         let mut pad = ((8 - (self.pos & 7)) & 7) as u32;
-        if u64::from(pad) > self.remaining() {
+        if u64::from(pad) > self.bits_remaining() {
             if limit_to_end {
-                pad = self.remaining() as u32;
+                pad = self.bits_remaining() as u32;
             } else {
                 return Err(self.end_error());
             }
@@ -809,12 +928,12 @@ impl<'a> WireRead<'a> for BitReader<'a> {
 
     #[inline]
     fn bits_read(&self) -> u64 {
-        self.pos
+        BitReader::bits_read(self)
     }
 
     #[inline]
     fn bits_remaining(&self) -> u64 {
-        self.remaining()
+        BitReader::bits_remaining(self)
     }
 
     #[inline]
@@ -822,7 +941,7 @@ impl<'a> WireRead<'a> for BitReader<'a> {
         if bits > 64 {
             return Err(self.error(DecodeErrorKind::InvalidArgument));
         }
-        if u64::from(bits) > self.remaining() {
+        if u64::from(bits) > self.bits_remaining() {
             return Err(self.end_error());
         }
         Ok(self.take(bits))
@@ -831,7 +950,7 @@ impl<'a> WireRead<'a> for BitReader<'a> {
     #[inline(always)]
     fn peek_bits(&self, bits: u32) -> u64 {
         let bits = bits.min(56);
-        let avail = self.remaining().min(u64::from(bits)) as u32;
+        let avail = self.bits_remaining().min(u64::from(bits)) as u32;
         self.peek() & mask(avail)
     }
 
@@ -876,7 +995,7 @@ impl<'a> WireRead<'a> for BitReader<'a> {
             let byte = (self.pos >> 3) as usize;
             if let Some(window) = self.data.get(byte..).and_then(<[u8]>::first_chunk::<16>) {
                 let raw = u128::from_le_bytes(*window);
-                let (offset, remaining) = ((self.pos & 7) as u32, self.remaining());
+                let (offset, remaining) = ((self.pos & 7) as u32, self.bits_remaining());
                 return match vlq7_in::<10>(raw, offset, type_bits, remaining) {
                     Some((value, len)) => {
                         self.pos += u64::from(len);
@@ -913,7 +1032,7 @@ impl<'a> WireRead<'a> for BitReader<'a> {
     #[inline]
     fn read_raw_bytes(&mut self, len: u64) -> Result<&'a [u8], DecodeError> {
         self.skip_padding(false)?;
-        if len > self.remaining() / 8 {
+        if len > self.bits_remaining() / 8 {
             return Err(self.end_error());
         }
         let start = (self.pos >> 3) as usize;
@@ -927,7 +1046,7 @@ impl<'a> WireRead<'a> for BitReader<'a> {
 
     #[inline]
     fn skip_bits(&mut self, bits: u64) -> Result<(), DecodeError> {
-        if bits > self.remaining() {
+        if bits > self.bits_remaining() {
             return Err(self.end_error());
         }
         self.pos += bits;
@@ -941,7 +1060,7 @@ impl<'a> WireRead<'a> for BitReader<'a> {
         }
         let start = self.pos;
         let len = self.read_vlq_length()?;
-        if len > self.remaining() {
+        if len > self.bits_remaining() {
             return Err(DecodeError::new(DecodeErrorKind::UnexpectedEnd, start));
         }
         let outer = self.end;
@@ -964,7 +1083,7 @@ impl<'a> WireRead<'a> for BitReader<'a> {
         }
         let start = self.pos;
         let len = self.read_vlq_length()?;
-        if len > self.remaining() {
+        if len > self.bits_remaining() {
             return Err(DecodeError::new(DecodeErrorKind::UnexpectedEnd, start));
         }
         let mut inner = BitReader {
@@ -985,7 +1104,7 @@ impl<'a> WireRead<'a> for BitReader<'a> {
 
     #[inline]
     fn finish(&mut self) -> Result<(), DecodeError> {
-        self.skip_padding(true)
+        BitReader::finish(self)
     }
 }
 

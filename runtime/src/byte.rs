@@ -10,7 +10,10 @@ use crate::int::{byte_width, mask};
 use crate::vlq::{DEFAULT_VLQ_GROUP_BITS, check_vlq_args, decode_vlq, valid_vlq_group_bits};
 use crate::wire::{WireRead, WireWrite};
 
-/// Writes a BYTESTREAM.
+/// Writes a BYTESTREAM. As with [`BitWriter`](crate::BitWriter), the methods a game calls on a
+/// writer it holds ([`ByteWriter::clear`], [`ByteWriter::finish`], [`ByteWriter::into_bytes`],
+/// [`ByteWriter::bits_written`], [`ByteWriter::truncate`]) are inherent; the `write_*`
+/// primitives are [`WireWrite`]'s.
 ///
 /// ```
 /// use idlc_runtime::{ByteWriter, WireWrite};
@@ -61,6 +64,69 @@ impl ByteWriter {
         self.buf.capacity()
     }
 
+    /// Bits written so far, 8 per byte ([`WireWrite::bits_written`]).
+    ///
+    /// ```
+    /// use idlc_runtime::ByteWriter;
+    /// assert_eq!(ByteWriter::new().bits_written(), 0);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn bits_written(&self) -> u64 {
+        self.buf.len() as u64 * 8
+    }
+
+    /// Everything written ([`WireWrite::finish`]: a byte stream needs no padding).
+    ///
+    /// ```
+    /// use idlc_runtime::ByteWriter;
+    /// assert_eq!(ByteWriter::new().finish(), &[] as &[u8]);
+    /// ```
+    #[inline]
+    pub fn finish(&mut self) -> &[u8] {
+        &self.buf
+    }
+
+    /// Hands over the buffer ([`WireWrite::into_bytes`]).
+    ///
+    /// ```
+    /// use idlc_runtime::ByteWriter;
+    /// assert_eq!(ByteWriter::new().into_bytes(), Vec::<u8>::new());
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn into_bytes(self) -> Vec<u8> {
+        self.buf
+    }
+
+    /// Empties the writer for reuse, keeping its allocation ([`WireWrite::clear`]).
+    ///
+    /// ```
+    /// use idlc_runtime::ByteWriter;
+    /// let mut w = ByteWriter::with_capacity(64);
+    /// w.clear();
+    /// assert_eq!(w.bits_written(), 0);
+    /// assert!(w.capacity() >= 64);
+    /// ```
+    #[inline]
+    pub fn clear(&mut self) {
+        self.buf.clear();
+    }
+
+    /// Forgets everything written after the first `bits` bits, rounded up to a whole byte
+    /// ([`WireWrite::truncate`]).
+    ///
+    /// ```
+    /// use idlc_runtime::ByteWriter;
+    /// let mut w = ByteWriter::new();
+    /// w.truncate(8); // fewer were written: nothing happens
+    /// assert_eq!(w.bits_written(), 0);
+    /// ```
+    pub fn truncate(&mut self, bits: u64) {
+        let bytes = usize::try_from(bits.div_ceil(8)).unwrap_or(usize::MAX);
+        self.buf.truncate(bytes);
+    }
+
     #[inline]
     fn put_leb128(&mut self, value: u64) {
         let mut rest = value;
@@ -81,7 +147,7 @@ impl WireWrite for ByteWriter {
 
     #[inline]
     fn bits_written(&self) -> u64 {
-        self.buf.len() as u64 * 8
+        ByteWriter::bits_written(self)
     }
 
     #[inline]
@@ -142,22 +208,22 @@ impl WireWrite for ByteWriter {
 
     #[inline]
     fn finish(&mut self) -> &[u8] {
-        &self.buf
+        ByteWriter::finish(self)
     }
 
     #[inline]
     fn into_bytes(self) -> Vec<u8> {
-        self.buf
+        ByteWriter::into_bytes(self)
     }
 
     #[inline]
     fn clear(&mut self) {
-        self.buf.clear();
+        ByteWriter::clear(self);
     }
 
+    #[inline]
     fn truncate(&mut self, bits: u64) {
-        let bytes = usize::try_from(bits.div_ceil(8)).unwrap_or(usize::MAX);
-        self.buf.truncate(bytes);
+        ByteWriter::truncate(self, bits);
     }
 }
 
@@ -206,6 +272,56 @@ impl<'a> ByteReader<'a> {
     #[must_use]
     pub const fn data(&self) -> &'a [u8] {
         self.data
+    }
+
+    /// Bits consumed so far, 8 per byte ([`WireRead::bits_read`]). Like
+    /// [`ByteReader::bits_remaining`], [`ByteReader::finish`] and [`ByteReader::expect_end`],
+    /// inherent: no import needed.
+    ///
+    /// ```
+    /// use idlc_runtime::ByteReader;
+    /// assert_eq!(ByteReader::new(&[1]).bits_read(), 0);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub const fn bits_read(&self) -> u64 {
+        self.pos as u64 * 8
+    }
+
+    /// Bits left to read, 8 per byte ([`WireRead::bits_remaining`]).
+    ///
+    /// ```
+    /// use idlc_runtime::ByteReader;
+    /// assert_eq!(ByteReader::new(&[1, 2]).bits_remaining(), 16);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub const fn bits_remaining(&self) -> u64 {
+        (self.end - self.pos) as u64 * 8
+    }
+
+    /// Ends a message ([`WireRead::finish`]: a byte stream has no padding to check).
+    ///
+    /// ```
+    /// use idlc_runtime::ByteReader;
+    /// assert!(ByteReader::new(&[1]).finish().is_ok());
+    /// ```
+    #[inline]
+    pub fn finish(&mut self) -> Result<(), DecodeError> {
+        Ok(())
+    }
+
+    /// Requires the input to be exhausted ([`WireRead::expect_end`]).
+    ///
+    /// ```
+    /// use idlc_runtime::{ByteReader, DecodeErrorKind};
+    /// assert!(ByteReader::new(&[]).expect_end().is_ok());
+    /// let e = ByteReader::new(&[0]).expect_end().unwrap_err();
+    /// assert_eq!(e.kind, DecodeErrorKind::TrailingBytes);
+    /// ```
+    #[inline]
+    pub fn expect_end(&mut self) -> Result<(), DecodeError> {
+        WireRead::expect_end(self)
     }
 
     /// Inlined on purpose: a `&self` passed to an out-of-line function would force the reader
@@ -271,12 +387,12 @@ impl<'a> WireRead<'a> for ByteReader<'a> {
 
     #[inline]
     fn bits_read(&self) -> u64 {
-        self.pos as u64 * 8
+        ByteReader::bits_read(self)
     }
 
     #[inline]
     fn bits_remaining(&self) -> u64 {
-        (self.end - self.pos) as u64 * 8
+        ByteReader::bits_remaining(self)
     }
 
     #[inline]
@@ -408,7 +524,7 @@ impl<'a> WireRead<'a> for ByteReader<'a> {
 
     #[inline]
     fn finish(&mut self) -> Result<(), DecodeError> {
-        Ok(())
+        ByteReader::finish(self)
     }
 }
 

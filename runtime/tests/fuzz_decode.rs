@@ -6,7 +6,7 @@
 
 mod support;
 
-use idlc_runtime::{BitReader, BitWriter, ByteReader, ByteWriter, WireRead, WireWrite, frame};
+use idlc_runtime::{BitReader, BitWriter, ByteReader, ByteWriter, frame};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use support::harness::{Composite, HEAP_FACTOR, decode_everything, encode_with};

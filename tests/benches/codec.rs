@@ -2,7 +2,7 @@
 //! (the same bytes): `cargo bench -p idlc-tests --bench codec`.
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
-use idlc_runtime::{BitReader, BitWriter, WireWrite};
+use idlc_runtime::{BitReader, BitWriter};
 use idlc_tests::{character_client as packed, character_unmerged as unpacked};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

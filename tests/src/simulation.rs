@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 
-use idlc_runtime::{BitReader, BitWriter, DeltaCodec, DeltaContext, Encoding, WireWrite};
+use idlc_runtime::{BitReader, BitWriter, DeltaCodec, DeltaContext, Encoding};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use idlc::report::StructReport;
 use idlc::{Inputs, compile};
-use idlc_runtime::{BitWriter, Codec, Encoding, WireWrite};
+use idlc_runtime::{BitWriter, Codec, Encoding};
 use idlc_tests::mk48::{
     Contact, EntityType, Guidance, MK48, MK48_LOSSY, MK48_PLAIN, TerrainUpdate, Transform, Update,
 };

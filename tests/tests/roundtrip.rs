@@ -12,9 +12,7 @@ mod common;
 use std::fmt::Debug;
 
 use common::{Reencode, Refused};
-use idlc_runtime::{
-    BitReader, BitWriter, Codec, EncodeError, Encoding, WireWrite, from_bytes, to_bytes,
-};
+use idlc_runtime::{BitReader, BitWriter, Codec, EncodeError, Encoding, from_bytes, to_bytes};
 use idlc_tests::{
     arena_builtin, arena_client, arena_server, character_builtin, character_client as cc,
     character_server as cs, character_v2_client,

@@ -1,6 +1,6 @@
 //! The Character codecs as [`Format`]s: one Character per message, the writer reused.
 
-use idlc_runtime::{BitWriter, WireWrite};
+use idlc_runtime::BitWriter;
 use idlc_tests::character_client::Character;
 use prost::Message;
 

@@ -3,9 +3,7 @@
 //! sets of mirrors and swaps them: `encode_delta_into` writes the new mirror into the memory of
 //! the one before last; the receiver does the same with its states (`decode_delta_into`).
 
-use idlc_runtime::{
-    BitReader, BitStream, BitWriter, DeltaCodec, DeltaContext, Encoding, WireWrite,
-};
+use idlc_runtime::{BitReader, BitStream, BitWriter, DeltaCodec, DeltaContext, Encoding};
 use idlc_tests::character_client::{Character, World};
 use idlc_tests::simulation::TICK;
 

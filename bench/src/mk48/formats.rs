@@ -1,7 +1,7 @@
 //! The mk48 serializers as [`Format`]s. Every one encodes an update as one message into a
 //! writer reused from update to update (cleared first), and decodes a message into owned values.
 
-use idlc_runtime::{BitWriter, ByteWriter, Codec, WireWrite};
+use idlc_runtime::{BitWriter, ByteWriter, Codec};
 use idlc_tests::mk48::{MK48, MK48_LOSSY, MK48_PLAIN, Update as IdlUpdate};
 use prost::Message;
 

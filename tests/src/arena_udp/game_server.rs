@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::net::{SocketAddr, UdpSocket};
 use std::time::Instant;
 
-use idlc_runtime::{BitWriter, DecodeErrorKind, DeltaContext, DispatchError, WireWrite, negotiate};
+use idlc_runtime::{BitWriter, DecodeErrorKind, DeltaContext, DispatchError, negotiate};
 use rand_chacha::ChaCha8Rng;
 
 use super::UseRecord;
