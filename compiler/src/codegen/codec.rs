@@ -452,12 +452,12 @@ fn decode_field(
     let local = view.local();
     let ty = ctx.prelude.rust_type(&view.rust.ty)?;
     let read = decode(ctx, rule, &view.field.ty, &view.rust.ty, &view.site())?;
-    let mutable = if view.extends.is_empty() {
+    let mutable = if view.field.extends.is_empty() {
         quote!()
     } else {
         quote!(mut)
     };
-    if segment == 0 || view.segment == 0 {
+    if segment == 0 || view.field.segment == 0 {
         return Ok(quote!(let #mutable #local: #ty = #read;));
     }
     let present = format_ident!("present_{segment}");

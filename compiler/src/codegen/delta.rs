@@ -126,10 +126,10 @@ pub fn delta_impl(
     let encoder_declarations = |nested: bool| -> Vec<TokenStream> {
         fields
             .iter()
-            .filter(|view| !view.extends.is_empty())
+            .filter(|view| !view.field.extends.is_empty())
             .map(|view| {
                 let flag = Gen::sent_flag(view);
-                if nested && view.segment > 0 {
+                if nested && view.field.segment > 0 {
                     quote!(let mut #flag = false;)
                 } else {
                     quote!(let #flag: bool;)
@@ -146,7 +146,7 @@ pub fn delta_impl(
         .map(|view| {
             let local = view.local();
             let ty = ctx.prelude.rust_type(&view.rust.ty)?;
-            if view.extends.is_empty() {
+            if view.field.extends.is_empty() {
                 return Ok(quote!(let #local: #ty;));
             }
             // The decoder joins a widened field's extension into the local.
@@ -569,7 +569,7 @@ impl<'a> Gen<'a, '_> {
 
     /// `sent_f = true;` for a widened field (its extension follows the old slot), else nothing.
     fn mark_sent(view: &RustField<'_>) -> TokenStream {
-        if view.extends.is_empty() {
+        if view.field.extends.is_empty() {
             return quote!();
         }
         let flag = Self::sent_flag(view);
@@ -738,7 +738,7 @@ impl<'a> Gen<'a, '_> {
         } else {
             quote!(#place.clone_from(&baseline.#name);)
         };
-        if view.extends.is_empty() {
+        if view.field.extends.is_empty() {
             assign
         } else {
             let flag = Self::sent_flag(view);
@@ -790,7 +790,7 @@ impl<'a> Gen<'a, '_> {
             };
             let predicted = from_f64(&view.rust.ty, prediction);
             out.push(quote!(#place = #predicted;));
-            if !view.extends.is_empty() {
+            if !view.field.extends.is_empty() {
                 // A widened position's extension follows only when its old slot was sent.
                 let flag = Self::sent_flag(view);
                 out.push(quote!(#flag = false;));

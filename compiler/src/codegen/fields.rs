@@ -8,20 +8,16 @@ use super::CodegenError;
 use super::idents::ident;
 use super::rules::{Site, Val};
 use crate::ir::plan::{FieldPlan, StructPlan};
-use crate::ir::{FieldMapping, StructMapping, Type, WireRule};
+use crate::ir::{FieldMapping, StructMapping, WireRule};
 
 /// A field of the plan with its Rust form: what codegen names and reads it as.
 pub(super) struct RustField<'a> {
     /// The IDL name of the struct that declares it.
     pub(super) owner: &'a str,
-    /// The segment that declares it.
-    pub(super) segment: usize,
     /// The field in the wire plan: its IDL type and its EXTENDs.
     pub(super) field: &'a FieldPlan,
     /// Its Rust name and type.
     pub(super) rust: &'a FieldMapping,
-    /// Each EXTEND of it: the segment, and the type from there on.
-    pub(super) extends: &'a [(usize, Type)],
 }
 
 impl RustField<'_> {
@@ -64,10 +60,8 @@ pub(super) fn views<'a>(
             })?;
             Ok(RustField {
                 owner: &plan.name,
-                segment: field.segment,
                 field,
                 rust,
-                extends: &field.extends,
             })
         })
         .collect()

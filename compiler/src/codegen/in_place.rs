@@ -63,7 +63,7 @@ pub(super) fn read_field_in_place(
     rule: &WireRule,
     segment: usize,
 ) -> Result<Option<TokenStream>, CodegenError> {
-    if segment != 0 || view.segment != 0 || !view.extends.is_empty() {
+    if segment != 0 || view.field.segment != 0 || !view.field.extends.is_empty() {
         return Ok(None);
     }
     let name = ident(&view.rust.rust_name);

@@ -54,7 +54,7 @@ pub fn sent_value(
     v: Val,
     site: &Site,
 ) -> Result<TokenStream, CodegenError> {
-    if !view.extends.is_empty() {
+    if !view.field.extends.is_empty() {
         return Ok(keep(&view.field.ty, &view.rust.ty, &v));
     }
     sent_element(ctx, rule, &view.field.ty, &view.rust.ty, v, site)
@@ -173,7 +173,7 @@ pub fn sent_element(
 pub fn is_quantized_float(view: &RustField<'_>, rule: &WireRule) -> bool {
     matches!(rule, WireRule::FixedPoint { .. })
         && matches!(view.rust.ty, RustType::F32 | RustType::F64)
-        && view.extends.is_empty()
+        && view.field.extends.is_empty()
 }
 
 /// Whether every value survives `rule` exactly (then the mirror is the value itself).
@@ -220,12 +220,11 @@ pub fn struct_is_lossless<'a>(ctx: &Ctx<'a>, name: &'a str, seen: &mut HashSet<&
     else {
         return false;
     };
-    plan.fields.iter().all(|field| {
-        let rust = mapping.fields.get(&field.name);
-        match (&field.rule, rust) {
-            (Some(rule), Some(rust)) => is_lossless(ctx, rule, &rust.ty, seen),
-            _ => false,
-        }
+    plan.rules().all(|(field, rule)| {
+        mapping
+            .fields
+            .get(field)
+            .is_some_and(|f| is_lossless(ctx, rule, &f.ty, seen))
     })
 }
 
@@ -349,7 +348,7 @@ pub fn sent_equals_body(
             Val::Place(quote!(self.#name)),
             Val::Place(quote!(other.#name)),
         );
-        if !view.extends.is_empty() {
+        if !view.field.extends.is_empty() {
             checks.push(quote!(equal &= self.#name == other.#name;));
             continue;
         }

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use idlc_runtime::{self as rt, DecodeErrorKind as RtKind, FixedPoint, WireRead};
+use idlc_runtime::{self as rt, DecodeErrorKind as RtKind, WireRead};
 use indexmap::IndexMap;
 
 use super::encode::{native_bool_bits, vlq_mode};
@@ -431,20 +431,10 @@ impl<'c, 'a, 't> Decoder<'c, 'a, 't> {
                 Ok(index) => self.enumerator(r, ty, index),
                 Err(e) => Err(e),
             },
-            WireRule::FixedPoint {
-                min,
-                max,
-                min_inclusive,
-                max_inclusive,
-                resolution,
-                ..
-            } => {
-                match FixedPoint::with_ends(*min, *max, *resolution, *min_inclusive, *max_inclusive)
-                {
-                    Some(fp) => r.read_dequantized(&fp).map(Value::Float),
-                    None => Err(r.error(RtKind::InvalidArgument)),
-                }
-            }
+            WireRule::FixedPoint { .. } => match rule.fixed_point() {
+                Some(fp) => r.read_dequantized(&fp).map(Value::Float),
+                None => Err(r.error(RtKind::InvalidArgument)),
+            },
             WireRule::Float32 | WireRule::Float64 => {
                 let raw = if matches!(rule, WireRule::Float32) {
                     r.read_f32().map(Value::Float32)

@@ -31,7 +31,7 @@ use super::encode::Encoder;
 use super::explain::Entry;
 use super::{Context, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, Value};
 use crate::ir::cost::min_bits;
-use crate::ir::plan::{Carries, DeltaStep, FieldStep, Step as PlanStep, StructPlan};
+use crate::ir::plan::{DeltaStep, FieldStep, StructPlan};
 use crate::ir::{Ir, StructDef, StructKind, Style, Type, WireRule};
 
 /// Encodes `value`, a PUBLISHABLE_STRUCT `type_name`, as a delta against `baseline` (the state
@@ -273,21 +273,8 @@ fn keeps_every_value<'a>(ctx: &Context<'a>, rule: &'a WireRule, seen: &mut Vec<&
             let Some(plan) = ctx.plan.structs.get(name) else {
                 return false;
             };
-            let extensions = plan
-                .segments
-                .iter()
-                .flatten()
-                .filter_map(|step| match step {
-                    PlanStep::Extension(extension) => match &extension.carries {
-                        Carries::Whole { rule, .. } => Some(rule),
-                        Carries::HighBits { .. } => None,
-                    },
-                    _ => None,
-                });
-            plan.fields
-                .iter()
-                .filter_map(|f| f.rule.as_ref())
-                .chain(extensions)
+            plan.rules()
+                .map(|(_, rule)| rule)
                 .all(|rule| keeps_every_value(ctx, rule, seen))
         }
         _ => true,

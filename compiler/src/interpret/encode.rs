@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use idlc_runtime::{self as rt, EncodeErrorKind as RtKind, FixedPoint, VlqMode, WireWrite};
+use idlc_runtime::{self as rt, EncodeErrorKind as RtKind, VlqMode, WireWrite};
 
 use super::{Context, EncodeError, EncodeErrorKind, Value, shape_offset};
 use crate::ir::plan::{Carries, ExtensionStep, FieldPlan, FieldStep, Narrowing, Step, StructPlan};
@@ -537,18 +537,9 @@ impl<'c, 'a> Encoder<'c, 'a> {
                 let written = rt::write_huffman(w, index, codes);
                 self.wire(written)
             }
-            WireRule::FixedPoint {
-                min,
-                max,
-                min_inclusive,
-                max_inclusive,
-                resolution,
-                ..
-            } => {
+            WireRule::FixedPoint { .. } => {
                 let v = self.real(w, value)?;
-                let Some(fp) =
-                    FixedPoint::with_ends(*min, *max, *resolution, *min_inclusive, *max_inclusive)
-                else {
+                let Some(fp) = rule.fixed_point() else {
                     return self.shape(w, "internal: invalid FIXED_POINT parameters".to_string());
                 };
                 let written = w.write_quantized(&fp, v);

@@ -13,7 +13,7 @@ use indexmap::IndexMap;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 
-use crate::ir::plan::{Carries, ExtensionStep, Step, StructPlan};
+use crate::ir::plan::StructPlan;
 use crate::ir::{self, Encoding, Ir, Type, WireRule, response_struct_name};
 
 /// A value of any IDL type, as the interpreter reads and writes it.
@@ -579,26 +579,8 @@ impl Walk<'_, '_> {
 
 /// The rule each field of a struct is read with: its slot's, or for a field widened by a whole
 /// EXTEND that EXTEND's (the type its value has).
-fn field_rules(plan: &StructPlan) -> Vec<(&str, &WireRule)> {
-    plan.fields
-        .iter()
-        .filter_map(|field| {
-            let whole = plan
-                .segments
-                .iter()
-                .flatten()
-                .filter_map(|step| match step {
-                    Step::Extension(ExtensionStep {
-                        field: name,
-                        carries: Carries::Whole { rule, .. },
-                        ..
-                    }) if *name == field.name => Some(rule),
-                    _ => None,
-                })
-                .next_back();
-            Some((field.name.as_str(), whole.or(field.rule.as_ref())?))
-        })
-        .collect()
+fn field_rules(plan: &StructPlan) -> IndexMap<&str, &WireRule> {
+    plan.rules().collect()
 }
 
 fn literal(ty: &Type, value: &ir::Value) -> Value {

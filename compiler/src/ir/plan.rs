@@ -80,6 +80,30 @@ impl StructPlan {
     pub fn field(&self, name: &str) -> Option<&FieldPlan> {
         self.fields.iter().find(|f| f.name == name)
     }
+
+    /// Every rule a value of the struct is written with, by field: each field's slot, then each
+    /// extension that carries a whole value, in wire order (the last one of a field is the
+    /// rule of the type its value has now). An extension of high bits carries raw bits, no
+    /// rule of its own.
+    pub fn rules(&self) -> impl Iterator<Item = (&str, &WireRule)> {
+        let slots = self
+            .fields
+            .iter()
+            .filter_map(|f| Some((f.name.as_str(), f.rule.as_ref()?)));
+        let extensions = self
+            .segments
+            .iter()
+            .flatten()
+            .filter_map(|step| match step {
+                Step::Extension(ExtensionStep {
+                    field,
+                    carries: Carries::Whole { rule, .. },
+                    ..
+                }) => Some((field.as_str(), rule)),
+                _ => None,
+            });
+        slots.chain(extensions)
+    }
 }
 
 /// A field of a struct and its history.
@@ -300,11 +324,6 @@ pub fn plan(ir: &Ir, options: PlanOptions) -> IndexMap<String, EncodingPlan> {
             )
         })
         .collect()
-}
-
-/// The plan of one encoding of `ir`.
-pub fn plan_encoding(ir: &Ir, encoding: &Encoding, options: PlanOptions) -> EncodingPlan {
-    encoding_plan(ir, encoding, &Held::of(ir), options)
 }
 
 /// Which structs others hold, computed once per IR.
