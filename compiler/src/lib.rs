@@ -7,13 +7,20 @@
 //! ```
 //!
 //! [`diagnostics`] collects what is wrong; library code never prints, only the CLI renders.
+//!
+//! Features: `cli` (off by default) adds the `idlc` command's code, `cli` (clap) and `config`
+//! (`idlc.toml`), for the package idlc-cli, whose binary calls it. Without it, a build.rs that
+//! uses [`Builder`] compiles no CLI parser; the parsers of the three languages are checked in,
+//! so it compiles no parser generator either.
 
 #![forbid(unsafe_code)]
 
 pub mod builder;
+#[cfg(feature = "cli")]
 pub mod cli;
 pub mod codegen;
 pub mod compat;
+#[cfg(feature = "cli")]
 pub mod config;
 pub mod diagnostics;
 pub mod front;

@@ -14,7 +14,8 @@ use serde::Serialize;
 pub use crate::ir::cost::Cost;
 use crate::ir::cost::{self, CHECK_BITS};
 pub use crate::ir::delta_cost::{DeltaCost, DeltaUnit, UnitKind};
-use crate::ir::{Encoding, FieldEncoding, Ir, StructDef, StructKind, Style, WireItem, WireRule};
+use crate::ir::plan::{DeltaStep, ExtensionStep, FieldStep, Step};
+use crate::ir::{Encoding, Ir, StructDef, StructKind, Style, WireRule};
 
 /// The cost table of one struct in one encoding.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -94,10 +95,10 @@ pub fn report(ir: &Ir) -> Vec<StructReport> {
 
 /// The table of `def` in `encoding`; `None` when the encoding does not lay it out.
 pub fn struct_report(ir: &Ir, encoding: &Encoding, def: &StructDef) -> Option<StructReport> {
-    let layout = encoding.structs.get(&def.name)?;
+    let plan = ir.plan(&encoding.name)?.structs.get(&def.name)?;
     let presence = Cost::fixed(cost::presence_bits(encoding.style));
     let mut rows = Vec::new();
-    for (segment, items) in layout.segments.iter().enumerate() {
+    for segment in 0..plan.segments.len() {
         if segment > 0 {
             rows.push(marker(
                 format!("(FENCE {segment})"),
@@ -114,12 +115,17 @@ pub fn struct_report(ir: &Ir, encoding: &Encoding, def: &StructDef) -> Option<St
             segment,
             rows: &mut rows,
         };
-        for item in &items.items {
-            builder.item(item, "");
+        // The delta form's steps say which fields are grouped how (the notes); the full form
+        // sends the same fields in the same order.
+        match plan.delta.as_ref().and_then(|delta| delta.get(segment)) {
+            Some(steps) => steps.iter().for_each(|step| builder.delta_step(step, "")),
+            None => plan.segments[segment]
+                .iter()
+                .for_each(|step| builder.step(step)),
         }
     }
-    if def.open_end {
-        let segment = layout.segments.len().saturating_sub(1);
+    if plan.open_end {
+        let segment = plan.segments.len().saturating_sub(1);
         rows.push(marker(
             "(open end)".into(),
             RowKind::OpenEnd,
@@ -161,63 +167,80 @@ struct Rows<'a, 'r> {
 }
 
 impl Rows<'_, '_> {
-    fn item(&mut self, item: &WireItem, note: &str) {
-        match item {
-            WireItem::Field(f) => self.field(f, note),
-            WireItem::Extend(e) => {
-                let ty = self
-                    .def
-                    .segments
-                    .get(self.segment)
-                    .and_then(|s| s.extends.iter().find(|x| x.field == e.field))
-                    .map(|x| x.to.describe())
-                    .unwrap_or_default();
-                self.rows.push(Row {
-                    name: e.field.clone(),
-                    kind: RowKind::Extend,
-                    segment: self.segment,
-                    ty,
-                    rule: describe_rule(&e.rule),
-                    cost: cost::cost(self.ir, self.encoding, &e.rule),
-                    note: join_note(note, "EXTEND"),
-                });
-            }
-            WireItem::DeltaBlock(items) => {
-                for inner in items {
-                    self.item(inner, &join_note(note, "DELTA"));
-                }
-            }
-            WireItem::DeadReckoning(dr) => {
-                for f in &dr.positions {
-                    self.field(f, &join_note(note, "DEAD_RECKONING position"));
-                }
-                for f in &dr.velocities {
-                    self.field(f, &join_note(note, "DEAD_RECKONING velocity"));
-                }
-            }
-            WireItem::Align => self.rows.push(marker(
-                "(ALIGN)".into(),
-                RowKind::Align,
-                self.segment,
-                "ALIGN",
-                cost::align_cost(self.encoding.style),
-            )),
-            WireItem::Check => self.rows.push(marker(
-                "(CHECK)".into(),
-                RowKind::Check,
-                self.segment,
-                "CHECK",
-                Cost::fixed(CHECK_BITS),
-            )),
+    fn step(&mut self, step: &Step) {
+        match step {
+            Step::Field(f) => self.field(f, ""),
+            Step::Packed { fields, .. } => fields.iter().for_each(|f| self.field(f, "")),
+            Step::Extension(e) => self.extension(e, ""),
+            Step::Align => self.align(),
+            Step::Check => self.check(),
         }
     }
 
-    fn field(&mut self, f: &FieldEncoding, note: &str) {
-        let note = if f.delta && !note.contains("DELTA") {
-            join_note(note, "DELTA")
-        } else {
-            note.to_string()
-        };
+    fn delta_step(&mut self, step: &DeltaStep, note: &str) {
+        match step {
+            DeltaStep::Field(f) => self.field(f, note),
+            DeltaStep::Changed(f) | DeltaStep::Sequence { field: f, .. } => {
+                let note = if note.contains("DELTA") {
+                    note.to_string()
+                } else {
+                    join_note(note, "DELTA")
+                };
+                self.field(f, &note);
+            }
+            DeltaStep::Block(steps) => {
+                for inner in steps {
+                    self.delta_step(inner, &join_note(note, "DELTA"));
+                }
+            }
+            DeltaStep::DeadReckoning { axes, .. } => {
+                for (position, _) in axes {
+                    self.field(position, &join_note(note, "DEAD_RECKONING position"));
+                }
+                for (_, velocity) in axes {
+                    self.field(velocity, &join_note(note, "DEAD_RECKONING velocity"));
+                }
+            }
+            DeltaStep::Extension(e) => self.extension(e, note),
+            DeltaStep::Align => self.align(),
+            DeltaStep::Check => self.check(),
+        }
+    }
+
+    fn extension(&mut self, e: &ExtensionStep, note: &str) {
+        let rule = e.rule();
+        self.rows.push(Row {
+            name: e.field.clone(),
+            kind: RowKind::Extend,
+            segment: self.segment,
+            ty: e.to.describe(),
+            rule: describe_rule(&rule),
+            cost: cost::cost(self.ir, self.encoding, &rule),
+            note: join_note(note, "EXTEND"),
+        });
+    }
+
+    fn align(&mut self) {
+        self.rows.push(marker(
+            "(ALIGN)".into(),
+            RowKind::Align,
+            self.segment,
+            "ALIGN",
+            cost::align_cost(self.encoding.style),
+        ));
+    }
+
+    fn check(&mut self) {
+        self.rows.push(marker(
+            "(CHECK)".into(),
+            RowKind::Check,
+            self.segment,
+            "CHECK",
+            Cost::fixed(CHECK_BITS),
+        ));
+    }
+
+    fn field(&mut self, f: &FieldStep, note: &str) {
         self.rows.push(Row {
             name: f.field.clone(),
             kind: RowKind::Field,
@@ -229,7 +252,7 @@ impl Rows<'_, '_> {
                 .unwrap_or_default(),
             rule: describe_rule(&f.rule),
             cost: cost::cost(self.ir, self.encoding, &f.rule),
-            note,
+            note: note.to_string(),
         });
     }
 }

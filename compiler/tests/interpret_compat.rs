@@ -47,7 +47,7 @@ fn old_and_new_read_each_other() {
     for dir in &dirs {
         let (old, new) = (version(dir, "old"), version(dir, "new"));
         // What `idlc check-compat --prove 40` runs after its verdict.
-        let proof = idlc::cli::prove::prove(&old, &new, 40);
+        let proof = idlc::compat::prove::prove(&old, &new, 40);
         assert!(
             proof.failures.is_empty(),
             "{}: {:#?}",

@@ -9,7 +9,11 @@
 //!   both accept, the same re-encoding. (Generated code reads a run of fixed-width fields as
 //!   one word, and still reports each field's own bit.)
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::PathBuf;
+
+use common::{ir, schema, seed};
 
 use idlc::interpret::{self, sample};
 use idlc::ir::Ir;
@@ -23,31 +27,6 @@ use idlc_tests::{
 const VALUES: u64 = 150;
 /// Hostile variants of each value's encoding.
 const MUTATIONS: u64 = 16;
-
-fn schema(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../schemas")
-        .join(name)
-}
-
-fn seed(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/seed-examples")
-        .join(name)
-}
-
-/// The IR of the same inputs tests/build.rs generated a module from.
-fn ir(idl: &[PathBuf], encodings: &[PathBuf], mapping: Option<(&str, PathBuf)>) -> Ir {
-    let inputs = idlc::Inputs {
-        idl: idl.to_vec(),
-        encodings: encodings.to_vec(),
-        mappings: mapping.iter().map(|(_, m)| m.clone()).collect(),
-        side: mapping.map(|(side, _)| side.to_string()),
-    };
-    let compilation = idlc::compile(&inputs).expect("the schemas are readable");
-    assert!(!compilation.has_errors(), "{:#?}", compilation.diagnostics);
-    compilation.ir
-}
 
 /// Generated code's verdict on `bytes`: the re-encoding of what it decoded, or the error.
 fn generated<T: Codec<E>, E: Encoding>(bytes: &[u8]) -> Result<Vec<u8>, String> {

@@ -20,9 +20,12 @@ use std::process::Command;
 
 use clap::{Args, ValueEnum};
 use codespan_reporting::diagnostic::Severity;
+use codespan_reporting::term::termcolor::WriteColor;
+use serde_json::Value;
 
 use super::{Status, emit, print_error, report, stderr, usage_error, write_headed};
 use crate::Inputs;
+use crate::compat::prove::Proof;
 use crate::compat::{self, Pair, render};
 use crate::config::{self, Config};
 use crate::load::{FileSystem, RealFs, normalize};
@@ -32,7 +35,8 @@ use crate::load::{FileSystem, RealFs, normalize};
 pub enum Format {
     /// Diagnostics on stderr, as rustc prints them.
     Human,
-    /// One JSON object per violation and line on stdout.
+    /// One JSON document on stdout, whatever the verdict: the verdict, the changes and the
+    /// violations.
     Json,
     /// GitHub workflow commands (`::error file=...`) on stdout: annotations on a pull request.
     Github,
@@ -59,7 +63,8 @@ pub struct CompatArgs {
     /// Read OLD from git at this revision (`origin/main`, a tag, a commit).
     #[arg(long, value_name = "REF")]
     pub against: Option<String>,
-    /// Print a unified diff of the canonical text of OLD and NEW on stdout.
+    /// Print a unified diff of the canonical text of OLD and NEW on stdout (with --format json:
+    /// as the document's "diff").
     #[arg(long)]
     pub diff: bool,
     /// When compatible, cross N random values of every shared struct and encoding both ways
@@ -91,24 +96,12 @@ impl CompatArgs {
                 return Status::Usage;
             }
         };
-        let input_line = match self.format {
-            Format::Human => None,
-            Format::Json => Some(render::json_diagnostic as fn(&_, &_) -> String),
-            Format::Github => Some(render::github_diagnostic as fn(&_, &_) -> String),
-        };
-        if let Some(line) = input_line {
-            // JSON lists only the errors that stop the check (a warning there would read as
-            // a violation); GitHub annotates warnings too.
-            let least = if self.format == Format::Json {
-                Severity::Error
-            } else {
-                Severity::Warning
-            };
+        if self.format == Format::Github {
             let lines: Vec<String> = pair
                 .diagnostics
                 .iter()
-                .filter(|d| d.severity >= least)
-                .map(|d| line(&pair.sources, d))
+                .filter(|d| d.severity >= Severity::Warning)
+                .map(|d| render::github_diagnostic(&pair.sources, d))
                 .collect();
             print_lines(&lines);
         }
@@ -120,15 +113,23 @@ impl CompatArgs {
             "check compatibility",
         );
         if pair.has_errors() {
+            if self.format == Format::Json {
+                print_document(render::json_input_document(
+                    &pair.sources,
+                    &pair.diagnostics,
+                ));
+            }
             return Status::InputErrors;
         }
-        if self.diff {
-            let diff = compat::normalize::diff(
+        let diff = self.diff.then(|| {
+            compat::normalize::diff(
                 &pair.old,
                 &pair.new,
                 &version_name(&pair, "OLD", &pair.old_files),
                 &version_name(&pair, "NEW", &pair.new_files),
-            );
+            )
+        });
+        if let Some(diff) = diff.as_ref().filter(|_| self.format != Format::Json) {
             let _ = io::stdout().lock().write_all(diff.as_bytes());
         }
         let mut outcome = compat::check(&pair.old, &pair.new);
@@ -138,13 +139,7 @@ impl CompatArgs {
             Format::Human => {
                 let _ = emit(&mut err, &pair.sources, &outcome.diagnostics());
             }
-            Format::Json => print_lines(
-                &outcome
-                    .violations
-                    .iter()
-                    .map(|v| render::json_line(&pair.sources, v))
-                    .collect::<Vec<_>>(),
-            ),
+            Format::Json => {}
             Format::Github => {
                 let mut lines: Vec<String> = warnings
                     .iter()
@@ -159,47 +154,30 @@ impl CompatArgs {
                 print_lines(&lines);
             }
         }
-        let acknowledged = outcome
-            .violations
-            .iter()
-            .filter(|v| v.acknowledged.is_some())
-            .count();
-        let failing = outcome.violations.len() - acknowledged;
-        let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
-        let acknowledged_text = if acknowledged > 0 {
-            format!(" ({} acknowledged)", plural(acknowledged, "break"))
-        } else {
-            String::new()
-        };
-        if failing > 0 {
-            let _ = write_headed(
-                &mut err,
-                Severity::Error,
-                &format!(
-                    "NEW is not a compatible extension of OLD: {}{acknowledged_text}",
-                    plural(failing, "violation")
-                ),
-            );
-            return Status::InputErrors;
-        }
-        let _ = write_headed(
-            &mut err,
-            Severity::Note,
-            &format!(
-                "compatible: {}{acknowledged_text}",
-                compat::tally(&outcome.changes)
-            ),
-        );
-        let _ = outcome
-            .changes
-            .iter()
-            .try_for_each(|change| writeln!(err, "  {change}"));
-        match self.prove {
-            Some(values) => {
-                report_proof(&mut err, &super::prove::prove(&pair.old, &pair.new, values))
+        let proof = match self.prove {
+            Some(values) if outcome.is_compatible() => {
+                Some(crate::compat::prove::prove(&pair.old, &pair.new, values))
             }
-            None => Status::Success,
+            _ => None,
+        };
+        let status = report_verdict(&mut err, &outcome, proof.as_ref());
+        if self.format == Format::Json {
+            let mut document = render::json_document(&pair.sources, &outcome);
+            if status != Status::Success {
+                document.insert("verdict".into(), "incompatible".into());
+            }
+            if self.prove.is_some() {
+                document.insert(
+                    "proof".into(),
+                    proof.as_ref().map_or(Value::Null, json_proof),
+                );
+            }
+            if let Some(diff) = diff {
+                document.insert("diff".into(), diff.into());
+            }
+            print_document(document);
         }
+        status
     }
 
     /// Works out both versions' inputs; prints what is wrong (exit 2) when it cannot.
@@ -443,11 +421,56 @@ fn git(dir: Option<&Path>, args: &[&str]) -> io::Result<Vec<u8>> {
     }
 }
 
-/// Prints what `--prove` found; exit 1 on a disagreement.
-fn report_proof(
-    err: &mut dyn codespan_reporting::term::termcolor::WriteColor,
-    proof: &super::prove::Proof,
+/// Prints the verdict on stderr: the violations' count, or the changes and what `--prove`
+/// found; exit 1 when NEW is incompatible or the proof finds a disagreement.
+fn report_verdict(
+    err: &mut dyn WriteColor,
+    outcome: &compat::Outcome,
+    proof: Option<&Proof>,
 ) -> Status {
+    let acknowledged = outcome
+        .violations
+        .iter()
+        .filter(|v| v.acknowledged.is_some())
+        .count();
+    let failing = outcome.violations.len() - acknowledged;
+    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    let acknowledged_text = if acknowledged > 0 {
+        format!(" ({} acknowledged)", plural(acknowledged, "break"))
+    } else {
+        String::new()
+    };
+    if failing > 0 {
+        let _ = write_headed(
+            err,
+            Severity::Error,
+            &format!(
+                "NEW is not a compatible extension of OLD: {}{acknowledged_text}",
+                plural(failing, "violation")
+            ),
+        );
+        return Status::InputErrors;
+    }
+    let _ = write_headed(
+        err,
+        Severity::Note,
+        &format!(
+            "compatible: {}{acknowledged_text}",
+            compat::tally(&outcome.changes)
+        ),
+    );
+    let _ = outcome
+        .changes
+        .iter()
+        .try_for_each(|change| writeln!(err, "  {change}"));
+    match proof {
+        Some(proof) => report_proof(err, proof),
+        None => Status::Success,
+    }
+}
+
+/// Prints what `--prove` found; exit 1 on a disagreement.
+fn report_proof(err: &mut dyn WriteColor, proof: &Proof) -> Status {
     if proof.failures.is_empty() {
         let refused = if !proof.refused.is_empty() {
             format!(
@@ -479,4 +502,21 @@ fn report_proof(
         ),
     );
     Status::InputErrors
+}
+
+/// What `--prove` found, for the JSON document: `{"values", "structs_x_encodings", "deltas",
+/// "skipped", "failures"}`.
+fn json_proof(proof: &Proof) -> Value {
+    serde_json::json!({
+        "values": proof.crossed,
+        "structs_x_encodings": proof.cases,
+        "deltas": proof.deltas,
+        "skipped": proof.refused.len(),
+        "failures": proof.failures,
+    })
+}
+
+/// Prints the one JSON document of `--format json` on stdout, on one line.
+fn print_document(document: serde_json::Map<String, Value>) {
+    print_lines(&[Value::Object(document).to_string()]);
 }

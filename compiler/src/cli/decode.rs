@@ -1,116 +1,16 @@
 //! `idlc decode`: bytes to JSON (or an annotated dump) through the IR interpreter, no codegen.
 //! Also the inputs the interpreter's subcommands share (`decode`, `encode`, `measure`).
 
-use std::io::{Read as _, Write as _};
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 
-use super::inputs::{InputArgs, with_compilation};
+use super::data::{Baseline, InterpretInputs, check_baseline, parse_hex, read_baseline, read_data};
+use super::inputs::with_compilation;
 use super::{Status, print_error, stderr, usage_error};
 use crate::Compilation;
 use crate::interpret;
-
-/// The inputs of the interpreter's subcommands: IDL files and a data file, an encoding, a type.
-#[derive(Debug, Clone, Args)]
-pub struct InterpretInputs {
-    /// IDL files (named `*.idl`; their IMPORTs are followed) and the data file (any other name,
-    /// or `-` for stdin). Without IDL files, `idlc.toml` in the current directory names them.
-    #[arg(value_name = "FILE")]
-    pub files: Vec<PathBuf>,
-    /// An Encoding file (repeatable). Without one, the built-in encoding `Default`.
-    #[arg(short, long = "encoding", value_name = "FILE")]
-    pub encoding: Vec<PathBuf>,
-    /// A Mapping file (repeatable; names only matter to generated code).
-    #[arg(short, long = "mapping", value_name = "FILE")]
-    pub mapping: Vec<PathBuf>,
-    /// The side whose mappings apply.
-    #[arg(long, value_name = "SIDE")]
-    pub side: Option<String>,
-    /// The encoding to use by name, when the files define several (default: the first).
-    #[arg(long = "encoding-name", value_name = "NAME")]
-    pub encoding_name: Option<String>,
-    /// The struct, message or RPC (parameter list) to read or write, by IDL name; `decode` also
-    /// takes a PROTOCOL: the bytes are then a framed packet of it.
-    #[arg(long = "type", value_name = "TYPE")]
-    pub type_name: String,
-}
-
-impl InterpretInputs {
-    /// The IDL files (the `*.idl` arguments) as the shared input arguments.
-    pub fn input_args(&self) -> InputArgs {
-        InputArgs {
-            idl: self.files.iter().filter(|f| is_idl(f)).cloned().collect(),
-            encoding: self.encoding.clone(),
-            mapping: self.mapping.clone(),
-            side: self.side.clone(),
-        }
-    }
-
-    /// The arguments that are not IDL files: the data files.
-    pub fn data_files(&self) -> Vec<&Path> {
-        self.files
-            .iter()
-            .filter(|f| !is_idl(f))
-            .map(PathBuf::as_path)
-            .collect()
-    }
-
-    /// The encoding to use: `--encoding-name`, else the first of the compilation.
-    pub fn encoding<'c>(&'c self, compilation: &'c Compilation) -> Option<&'c str> {
-        match &self.encoding_name {
-            Some(name) => Some(name),
-            None => compilation.ir.encodings.keys().next().map(String::as_str),
-        }
-    }
-}
-
-fn is_idl(path: &Path) -> bool {
-    path.extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("idl"))
-}
-
-/// Reads a data file named on the command line (`-` is stdin); prints what is wrong.
-pub fn read_data(path: &Path) -> Result<Vec<u8>, Status> {
-    let mut bytes = Vec::new();
-    let result = if path == Path::new("-") {
-        std::io::stdin().lock().read_to_end(&mut bytes).map(|_| ())
-    } else {
-        std::fs::read(path).map(|b| bytes = b)
-    };
-    result.map(|()| bytes).map_err(|error| {
-        print_error(
-            &mut stderr(),
-            format!("cannot read {}: {error}", path.display()),
-        );
-        Status::Usage
-    })
-}
-
-/// Parses hex digits (whitespace, `0x` and `:`/`,` separators allowed).
-pub fn parse_hex(text: &str) -> Result<Vec<u8>, String> {
-    let text = text.trim();
-    let text = text
-        .strip_prefix("0x")
-        .or_else(|| text.strip_prefix("0X"))
-        .unwrap_or(text);
-    let digits: Vec<u8> = text
-        .bytes()
-        .filter(|b| !b.is_ascii_whitespace() && !matches!(b, b':' | b',' | b'_'))
-        .collect();
-    if digits.len() % 2 != 0 {
-        return Err("an odd number of hex digits".to_string());
-    }
-    digits
-        .chunks(2)
-        .map(|pair| {
-            std::str::from_utf8(pair)
-                .ok()
-                .and_then(|p| u8::from_str_radix(p, 16).ok())
-                .ok_or_else(|| format!("`{}` is not a hex byte", String::from_utf8_lossy(pair)))
-        })
-        .collect()
-}
 
 /// How `idlc decode` prints the value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
@@ -135,78 +35,37 @@ pub struct DecodeArgs {
     #[arg(long, value_enum, default_value_t = DecodeFormat::Json)]
     pub format: DecodeFormat,
     /// Read the bytes as a delta (DELTA, DEAD_RECKONING) of a PUBLISHABLE_STRUCT against this
-    /// baseline: a JSON file holding the state the receiver holds.
+    /// baseline: a JSON file holding the state the receiver holds. With `--bytes-as`, the
+    /// baseline of the value the BYTES field carries.
     #[arg(long, value_name = "BASE.json")]
     pub baseline: Option<PathBuf>,
-    /// With `--baseline`: the seconds since the baseline, which dead reckoning extrapolates
-    /// over (default 0).
-    #[arg(long, value_name = "S", requires = "baseline")]
+    /// `--baseline` given as the hex of its full form (what `encode` prints, or a full
+    /// snapshot a game sent).
+    #[arg(long = "baseline-hex", value_name = "HEX", conflicts_with = "baseline")]
+    pub baseline_hex: Option<String>,
+    /// With a baseline: the seconds since it, which dead reckoning extrapolates over (default 0).
+    #[arg(long, value_name = "S")]
     pub elapsed: Option<f64>,
-}
-
-/// A delta's baseline and elapsed time, from `--baseline BASE.json` and `--elapsed S`.
-#[derive(Debug, Clone)]
-pub struct Baseline {
-    /// The state the receiver holds.
-    pub value: interpret::Value,
-    /// Seconds since the baseline.
-    pub elapsed: f64,
-}
-
-/// Reads and parses `--baseline` (exit 2 when unreadable, 1 when not JSON).
-pub fn read_baseline(
-    path: Option<&Path>,
-    elapsed: Option<f64>,
-) -> Result<Option<Baseline>, Status> {
-    let Some(path) = path else {
-        return Ok(None);
-    };
-    let text = read_data(path)?;
-    let value = super::encode::parse_json(path, &text)?;
-    Ok(Some(Baseline {
-        value,
-        elapsed: elapsed.unwrap_or(0.0),
-    }))
-}
-
-/// Checks that a baseline is a valid value of `type_name` in `encoding` (exit 1 when not).
-pub fn check_baseline(
-    compilation: &Compilation,
-    encoding: &str,
-    type_name: &str,
-    baseline: &Baseline,
-) -> Result<(), Status> {
-    let ir = &compilation.ir;
-    match ir.schema.structs.get(type_name).map(|s| s.kind) {
-        Some(crate::ir::StructKind::Publishable) => {}
-        Some(_) => {
-            print_error(
-                &mut stderr(),
-                format!(
-                    "--baseline: `{type_name}` is not a PUBLISHABLE_STRUCT: it has no delta form"
-                ),
-            );
-            return Err(Status::Usage);
-        }
-        // An unknown type: reported by the call that follows, as without --baseline.
-        None => return Ok(()),
-    }
-    match interpret::encode(ir, encoding, type_name, &baseline.value) {
-        Err(error) if !matches!(error.kind, interpret::EncodeErrorKind::Schema(_)) => {
-            print_error(
-                &mut stderr(),
-                format!("--baseline: not a valid `{type_name}`: {error}"),
-            );
-            Err(Status::InputErrors)
-        }
-        _ => Ok(()),
-    }
+    /// Read a BYTES field's bytes as a value of TYPE (in the same encoding): its full form, or
+    /// its delta against the baseline. The value is printed in place of the bytes; explain
+    /// shows its reads under the field. STRUCT (the message, struct or RPC holding the field)
+    /// may be left out.
+    #[arg(long = "bytes-as", value_name = "[STRUCT.]FIELD=TYPE")]
+    pub bytes_as: Option<String>,
 }
 
 impl DecodeArgs {
     /// Decodes the bytes (from `--hex`, the data file, or stdin) and prints the value; exit 1
     /// when the bytes are malformed (the error says where and why).
     pub fn run(&self) -> Status {
+        if self.elapsed.is_some() && self.baseline.is_none() && self.baseline_hex.is_none() {
+            return usage_error("decode", "--elapsed needs --baseline or --baseline-hex");
+        }
+        let carried = match self.bytes_as.as_deref().map(interpret::Carried::parse) {
+            None => None,
+            Some(Ok(carried)) => Some(carried),
+            Some(Err(message)) => return usage_error("decode", format!("--bytes-as: {message}")),
+        };
         let baseline = match read_baseline(self.baseline.as_deref(), self.elapsed) {
             Ok(baseline) => baseline,
             Err(status) => return status,
@@ -234,38 +93,99 @@ impl DecodeArgs {
             &self.inputs.input_args(),
             "decode",
             "decode",
-            |compilation| self.decode(compilation, &bytes, baseline.as_ref()),
+            |compilation| self.decode(compilation, &bytes, baseline.as_ref(), carried.clone()),
         )
+    }
+
+    /// The baseline of a delta of `type_name`: `--baseline`'s JSON, or `--baseline-hex`
+    /// decoded; checked to be a valid value of it.
+    fn baseline(
+        &self,
+        compilation: &Compilation,
+        encoding: &str,
+        type_name: &str,
+        json: Option<&Baseline>,
+    ) -> Result<Option<Baseline>, Status> {
+        let baseline = match (json, &self.baseline_hex) {
+            (Some(json), _) => json.clone(),
+            (None, Some(hex)) => {
+                let bytes = parse_hex(hex).map_err(|message| {
+                    usage_error("decode", format!("--baseline-hex: {message}"))
+                })?;
+                match interpret::decode(&compilation.ir, encoding, type_name, &bytes) {
+                    Ok(value) => Baseline {
+                        value,
+                        elapsed: self.elapsed.unwrap_or(0.0),
+                    },
+                    Err(error) => {
+                        print_error(
+                            &mut stderr(),
+                            format!("--baseline-hex: not the full form of `{type_name}`: {error}"),
+                        );
+                        return Err(match error.kind {
+                            interpret::DecodeErrorKind::Schema(_) => Status::Usage,
+                            interpret::DecodeErrorKind::Wire(_) => Status::InputErrors,
+                        });
+                    }
+                }
+            }
+            (None, None) => return Ok(None),
+        };
+        check_baseline(compilation, encoding, type_name, &baseline)?;
+        Ok(Some(baseline))
     }
 
     fn decode(
         &self,
         compilation: &Compilation,
         bytes: &[u8],
-        baseline: Option<&Baseline>,
+        json_baseline: Option<&Baseline>,
+        carried: Option<interpret::Carried>,
     ) -> Status {
         let Some(encoding) = self.inputs.encoding(compilation) else {
             return usage_error("decode", "the inputs define no encoding");
         };
         let ir = &compilation.ir;
         let type_name = &self.inputs.type_name;
-        let mut trace = Vec::new();
-        let traced = (self.format == DecodeFormat::Explain).then_some(&mut trace);
         // A PROTOCOL named as the type: the bytes are a framed packet of it.
         let is_packet = ir.schema.protocols.contains_key(type_name)
             && !ir.schema.structs.contains_key(type_name);
-        if let Some(baseline) = baseline {
-            if is_packet {
-                return usage_error(
-                    "decode",
-                    "--baseline reads a PUBLISHABLE_STRUCT, not a packet",
-                );
-            }
-            if let Err(status) = check_baseline(compilation, encoding, type_name, baseline) {
-                return status;
-            }
+        // The baseline is the carried value's, else the decoded type's.
+        let delta_type = carried
+            .as_ref()
+            .map_or(type_name.as_str(), |c| &c.type_name);
+        if is_packet
+            && carried.is_none()
+            && (json_baseline.is_some() || self.baseline_hex.is_some())
+        {
+            return usage_error(
+                "decode",
+                "--baseline reads a PUBLISHABLE_STRUCT, not a packet (a delta a message carries \
+                 in a BYTES field: --bytes-as)",
+            );
         }
-        let result = match (is_packet, baseline) {
+        let baseline = match self.baseline(compilation, encoding, delta_type, json_baseline) {
+            Ok(baseline) => baseline,
+            Err(status) => return status,
+        };
+        let (baseline, carried) = match carried {
+            Some(carried) => {
+                let (value, elapsed) = baseline.map_or((None, 0.0), |b| (Some(b.value), b.elapsed));
+                let carried = interpret::Carried {
+                    baseline: value,
+                    elapsed,
+                    ..carried
+                };
+                (None, Some(carried))
+            }
+            None => (baseline, None),
+        };
+        let baseline = baseline.as_ref();
+        let mut trace = Vec::new();
+        // A carried value's offsets are found from its field's line: always traced.
+        let explain = self.format == DecodeFormat::Explain;
+        let traced = (explain || carried.is_some()).then_some(&mut trace);
+        let mut result = match (is_packet, baseline) {
             (true, _) => interpret::decode_packet(ir, encoding, type_name, bytes, traced),
             (false, Some(base)) => interpret::decode_delta_traced(
                 ir,
@@ -278,30 +198,33 @@ impl DecodeArgs {
             ),
             (false, None) => interpret::decode_traced(ir, encoding, type_name, bytes, traced),
         };
+        if let (Ok(value), Some(carried)) = (&mut result, &carried) {
+            let read = interpret::decode_carried(
+                ir,
+                encoding,
+                type_name,
+                value,
+                Some(&mut trace),
+                carried,
+            );
+            if let Err(error) = read {
+                result = Err(error);
+            }
+        }
         let mut out = std::io::stdout().lock();
-        if self.format == DecodeFormat::Explain {
+        if explain {
             let style = ir
                 .encodings
                 .get(encoding)
                 .map_or(crate::ir::Style::Bitstream, |e| e.style);
-            let data = if is_packet {
-                let _ = writeln!(
-                    out,
-                    "(bit offsets from the payload, after the {}-byte CRC)",
-                    idlc_runtime::FRAME_HEADER_BYTES
-                );
-                bytes
-                    .get(idlc_runtime::FRAME_HEADER_BYTES..)
-                    .unwrap_or_default()
-            } else {
-                bytes
-            };
             // A closed stdout (`| head`) is not an error of ours.
-            let _ = out.write_all(interpret::explain::render(&trace, data, style).as_bytes());
+            let _ = out.write_all(interpret::explain::render(&trace, bytes, style).as_bytes());
         }
         match result {
             Ok(value) => {
                 if self.format == DecodeFormat::Json {
+                    let value =
+                        interpret::printable(ir, encoding, type_name, &value, carried.as_ref());
                     let text = serde_json::to_string_pretty(&value).unwrap_or_default();
                     let _ = writeln!(out, "{text}");
                 }
@@ -319,18 +242,5 @@ impl DecodeArgs {
                 }
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::parse_hex;
-
-    #[test]
-    fn hex_forms() {
-        assert_eq!(parse_hex("0x91 AC:02"), Ok(vec![0x91, 0xAC, 0x02]));
-        assert_eq!(parse_hex(""), Ok(vec![]));
-        assert!(parse_hex("abc").is_err());
-        assert!(parse_hex("zz").is_err());
     }
 }

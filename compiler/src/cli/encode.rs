@@ -1,14 +1,13 @@
 //! `idlc encode`: a JSON value to bytes through the IR interpreter, no codegen.
 
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::Args;
-use codespan_reporting::diagnostic::{Diagnostic, Label};
-use codespan_reporting::files::SimpleFile;
-use codespan_reporting::term::{self, Config};
 
-use super::decode::{Baseline, InterpretInputs, check_baseline, read_baseline, read_data};
+use super::data::{
+    Baseline, InterpretInputs, check_baseline, parse_json, read_baseline, read_data,
+};
 use super::inputs::with_compilation;
 use super::{Status, print_error, stderr, usage_error};
 use crate::Compilation;
@@ -126,52 +125,5 @@ impl EncodeArgs {
             writeln!(out, "{hex}")
         };
         Status::Success
-    }
-}
-
-/// Parses a JSON document, rendering a syntax error as a diagnostic pointing into the file
-/// (exit 1: the input data is wrong).
-pub fn parse_json(path: &Path, text: &[u8]) -> Result<Value, Status> {
-    let name = path.display().to_string();
-    let source = String::from_utf8_lossy(text);
-    serde_json::from_slice(text).map_err(|error| {
-        let offset = offset_of(&source, error.line(), error.column());
-        let file = SimpleFile::new(name.as_str(), source.as_ref());
-        let diagnostic = Diagnostic::error()
-            .with_message("the value is not valid JSON")
-            .with_labels(vec![
-                Label::primary((), offset..offset).with_message(error.to_string()),
-            ]);
-        let mut err = stderr();
-        if term::emit_to_write_style(&mut err, &Config::default(), &file, &diagnostic).is_err() {
-            print_error(&mut err, format!("{name}: {error}"));
-        }
-        Status::InputErrors
-    })
-}
-
-/// The byte offset of a 1-based line and column (serde_json's), clamped into the text.
-fn offset_of(text: &str, line: usize, column: usize) -> usize {
-    let start: usize = text
-        .split_inclusive('\n')
-        .take(line.saturating_sub(1))
-        .map(str::len)
-        .sum();
-    let mut offset = (start + column.saturating_sub(1)).min(text.len());
-    while !text.is_char_boundary(offset) {
-        offset -= 1;
-    }
-    offset
-}
-
-#[cfg(test)]
-mod tests {
-    use super::offset_of;
-
-    #[test]
-    fn offsets() {
-        assert_eq!(offset_of("ab\ncd", 2, 2), 4);
-        assert_eq!(offset_of("ab", 9, 9), 2);
-        assert_eq!(offset_of("é", 1, 2), 0);
     }
 }

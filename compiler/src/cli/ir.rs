@@ -1,4 +1,4 @@
-//! `idlc ir`: the IR as pretty JSON on stdout.
+//! `idlc ir`: the IR, or with `--plan` the wire plan, as pretty JSON on stdout.
 
 use std::io::Write as _;
 
@@ -13,14 +13,24 @@ pub struct IrArgs {
     /// The input files and side.
     #[command(flatten)]
     pub inputs: InputArgs,
+    /// Print the wire plan of every encoding (the steps every reader and writer takes, with
+    /// packed runs, extensions and the delta form) instead of the IR.
+    #[arg(long)]
+    pub plan: bool,
 }
 
 impl IrArgs {
-    /// Compiles and prints the IR (`schema`, `encodings`, `mapping`) as JSON; diagnostics go to
-    /// stderr, and with errors nothing is printed.
+    /// Compiles and prints the IR (`schema`, `encodings`, `mapping`), or the wire plan by
+    /// encoding name, as JSON; diagnostics go to stderr, and with errors nothing is printed.
     pub fn run(&self) -> Status {
         with_compilation(&self.inputs, "ir", "build the IR", |compilation| {
-            match serde_json::to_string_pretty(&compilation.ir) {
+            let ir = &compilation.ir;
+            let json = if self.plan {
+                serde_json::to_string_pretty(ir.plans())
+            } else {
+                serde_json::to_string_pretty(ir)
+            };
+            match json {
                 Ok(json) => {
                     // A closed stdout (`idlc ir | head`) is not an error of ours.
                     let _ = writeln!(std::io::stdout().lock(), "{json}");

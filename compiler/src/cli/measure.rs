@@ -11,7 +11,7 @@ use std::io::Write as _;
 use clap::Args;
 use indexmap::IndexMap;
 
-use super::decode::{InterpretInputs, read_data};
+use super::data::{InterpretInputs, read_data};
 use super::inputs::with_compilation;
 use super::{Status, print_error, stderr, usage_error};
 use crate::Compilation;

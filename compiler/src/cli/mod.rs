@@ -6,13 +6,13 @@
 
 pub mod check;
 pub mod compat;
+pub mod data;
 pub mod decode;
 pub mod encode;
 pub mod r#gen;
 pub mod inputs;
 pub mod ir;
 pub mod measure;
-pub mod prove;
 pub mod report;
 
 use std::io::{self, IsTerminal};

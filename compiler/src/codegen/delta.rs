@@ -14,7 +14,8 @@
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
-use super::codec::{FieldView, encode_field, enter_leave, extension, nested_writes, views};
+use super::codec::{encode_field, enter_leave, extension, nested_writes};
+use super::fields::{RustField, views};
 use super::idents::{f64_lit, u64_lit};
 use super::mirror::{
     differs_once_sent, differs_sent, is_copy, is_lossless_element, is_quantized_float, sent_equal,
@@ -26,23 +27,21 @@ use super::rules::{
 };
 use super::{CodegenError, Ctx};
 use crate::ir::cost::min_bits;
-use crate::ir::{
-    DeadReckoning, FieldEncoding, RustType, StructDef, StructEncoding, StructKind, StructMapping,
-    Type, WireItem, WireRule,
-};
+use crate::ir::plan::{DeltaStep, FieldStep};
+use crate::ir::{RustType, StructDef, StructMapping, Type, WireRule};
 
 /// The generator's state while it walks one struct's wire items.
 struct Gen<'a, 'b> {
     ctx: &'a Ctx<'b>,
     /// The IDL name of the struct.
     name: &'a str,
-    fields: &'a [FieldView<'a>],
+    fields: &'a [RustField<'a>],
     /// Counter for the names of changed-bits (`send_0`, `send_1`, ...).
     next_unit: usize,
 }
 
 impl<'a> Gen<'a, '_> {
-    fn view(&self, name: &str) -> Result<&'a FieldView<'a>, CodegenError> {
+    fn view(&self, name: &str) -> Result<&'a RustField<'a>, CodegenError> {
         self.fields
             .iter()
             .find(|f| f.field.name == name)
@@ -55,23 +54,23 @@ impl<'a> Gen<'a, '_> {
         id
     }
 
-    fn candidate(view: &FieldView<'_>) -> Ident {
+    fn candidate(view: &RustField<'_>) -> Ident {
         format_ident!("c_{}", view.rust.rust_name.trim_start_matches("r#"))
     }
 
-    fn sent_flag(view: &FieldView<'_>) -> Ident {
+    fn sent_flag(view: &RustField<'_>) -> Ident {
         format_ident!("sent_{}", view.rust.rust_name.trim_start_matches("r#"))
     }
 }
 
-/// What the encoder decided for one wire item: the changed-bit it writes, if any.
-enum Plan {
+/// What the encoder decided for one step: the local holding the changed-bit it writes, if any.
+enum Decision {
     /// A field written in full whenever its block is (or ALIGN, CHECK, an extension).
     Plain,
     /// A field or a dead-reckoning block with its own changed-bit.
     Bit(Ident),
     /// A `DELTA { ... }` block: its changed-bit and the plans of its items.
-    Block(Ident, Vec<Plan>),
+    Block(Ident, Vec<Decision>),
     /// A `DELTA SEQUENCE`: the runtime writes its changed-bit.
     Sequence,
 }
@@ -92,12 +91,12 @@ pub fn delta_impl(
     ctx: &Ctx<'_>,
     def: &StructDef,
     mapping: &StructMapping,
-    layout: &StructEncoding,
 ) -> Result<TokenStream, CodegenError> {
-    if def.kind != StructKind::Publishable {
+    let plan = ctx.plan_of(&def.name)?;
+    let Some(delta) = &plan.delta else {
         return Ok(TokenStream::new());
-    }
-    let fields = views(def, mapping)?;
+    };
+    let fields = views(plan, mapping)?;
     let mut generator = Gen {
         ctx,
         name: &def.name,
@@ -107,18 +106,18 @@ pub fn delta_impl(
     let q = Site::named(&def.name).q();
     let mut segment_writes = Vec::new();
     let mut segment_reads = Vec::new();
-    for (index, segment) in layout.segments.iter().enumerate() {
-        let writes = generator.plan_and_write_items(&segment.items, index)?;
-        let reads = generator.read_items(&segment.items, index)?;
+    for steps in delta {
+        let writes = generator.plan_and_write_items(steps)?;
+        let reads = generator.read_items(steps)?;
         // A segment an older writer did not send keeps the baseline's values.
-        let unsent = generator.unsent_items(&segment.items, Target::State)?;
+        let unsent = generator.unsent_items(steps, Target::State)?;
         segment_writes.push(writes);
         segment_reads.push((reads, unsent));
     }
     let (write_code, read_code) = top_level_delta(def, &segment_writes, &segment_reads, &q);
     // The nested form, for a struct with FENCE segments that a DELTA SEQUENCE holds (any other
     // keeps the trait's default, which nothing calls on it).
-    let element = ctx.compared_as_sent.contains(def.name.as_str());
+    let element = plan.delta_element;
     let nested = if element && segment_writes.len() > 1 {
         Some(nested_delta(def, &segment_writes, &segment_reads, &q))
     } else {
@@ -130,10 +129,10 @@ pub fn delta_impl(
     let encoder_declarations = |nested: bool| -> Vec<TokenStream> {
         fields
             .iter()
-            .filter(|view| !view.extends.is_empty())
+            .filter(|view| !view.field.extends.is_empty())
             .map(|view| {
                 let flag = Gen::sent_flag(view);
-                if nested && view.segment > 0 {
+                if nested && view.field.segment > 0 {
                     quote!(let mut #flag = false;)
                 } else {
                     quote!(let #flag: bool;)
@@ -141,7 +140,7 @@ pub fn delta_impl(
             })
             .collect()
     };
-    let copied: Vec<&FieldView<'_>> = fields
+    let copied: Vec<&RustField<'_>> = fields
         .iter()
         .filter(|view| is_copy(&view.field.ty, &view.rust.ty))
         .collect();
@@ -150,7 +149,7 @@ pub fn delta_impl(
         .map(|view| {
             let local = view.local();
             let ty = ctx.prelude.rust_type(&view.rust.ty)?;
-            if view.extends.is_empty() {
+            if view.field.extends.is_empty() {
                 return Ok(quote!(let #local: #ty;));
             }
             // The decoder joins a widened field's extension into the local.
@@ -158,7 +157,7 @@ pub fn delta_impl(
             Ok(quote!(let mut #local: #ty; let #flag: bool;))
         })
         .collect::<Result<Vec<_>, CodegenError>>()?;
-    let (enter, leave) = enter_leave(ctx, def);
+    let (enter, leave) = enter_leave(plan);
     let encoder = &write_code;
     let named = |code: &[TokenStream], name: &str| {
         let used = code.iter().any(|tokens| mentions(tokens, name));
@@ -412,24 +411,20 @@ impl<'a> Gen<'a, '_> {
     /// The encoder of `items`: before each item, its plan (what its changed-bits will say),
     /// then its writes. A value that cannot be sent fails in the plan, before anything of its
     /// item is written.
-    fn plan_and_write_items(
-        &mut self,
-        items: &[WireItem],
-        segment: usize,
-    ) -> Result<TokenStream, CodegenError> {
+    fn plan_and_write_items(&mut self, items: &[DeltaStep]) -> Result<TokenStream, CodegenError> {
         let mut out = Vec::new();
         for item in items {
             let item = std::slice::from_ref(item);
             let mut plan_code = Vec::new();
             let (plan, _) = self.plan_items(item, &mut plan_code, false)?;
             out.extend(plan_code);
-            out.push(self.write_items(item, &plan, segment)?);
+            out.push(self.write_items(item, &plan)?);
         }
         Ok(quote!(#(#out)*))
     }
 
     /// What an error found while deciding names: the field, at the bit where its item begins.
-    fn plan_site(view: &FieldView<'_>) -> Site {
+    fn plan_site(view: &RustField<'_>) -> Site {
         view.site().at_bit(quote!(w.bits_written()))
     }
 
@@ -438,18 +433,18 @@ impl<'a> Gen<'a, '_> {
     /// them differs from the baseline (an expression).
     fn plan_items(
         &mut self,
-        items: &[WireItem],
+        items: &[DeltaStep],
         out: &mut Vec<TokenStream>,
         in_block: bool,
-    ) -> Result<(Vec<Plan>, Vec<TokenStream>), CodegenError> {
+    ) -> Result<(Vec<Decision>, Vec<TokenStream>), CodegenError> {
         let mut plans = Vec::new();
         let mut differs = Vec::new();
         for item in items {
             match item {
-                WireItem::Field(encoded) => {
+                DeltaStep::Sequence { field: encoded, .. } => {
                     let view = self.view(&encoded.field)?;
                     let name = super::idents::ident(&view.rust.rust_name);
-                    if is_delta_sequence(encoded) {
+                    {
                         let flag = self.unit();
                         // Only a block around it needs to know whether it changed.
                         if in_block {
@@ -466,9 +461,12 @@ impl<'a> Gen<'a, '_> {
                             out.push(quote!(let #flag = #changed;));
                             differs.push(quote!(#flag));
                         }
-                        plans.push(Plan::Sequence);
-                        continue;
+                        plans.push(Decision::Sequence);
                     }
+                }
+                DeltaStep::Changed(encoded) | DeltaStep::Field(encoded) => {
+                    let view = self.view(&encoded.field)?;
+                    let name = super::idents::ident(&view.rust.rust_name);
                     let candidate = Self::candidate(view);
                     out.push(self.candidate_of(view, &encoded.rule)?);
                     // Compared as sent: a raw float by its bits.
@@ -479,17 +477,17 @@ impl<'a> Gen<'a, '_> {
                         Val::Place(quote!(#candidate)),
                         Val::Place(quote!(baseline.#name)),
                     )?;
-                    if encoded.delta {
+                    if matches!(item, DeltaStep::Changed(_)) {
                         let flag = self.unit();
                         out.push(quote!(let #flag = #changed;));
                         differs.push(quote!(#flag));
-                        plans.push(Plan::Bit(flag));
+                        plans.push(Decision::Bit(flag));
                     } else {
                         differs.push(changed);
-                        plans.push(Plan::Plain);
+                        plans.push(Decision::Plain);
                     }
                 }
-                WireItem::DeltaBlock(inner) => {
+                DeltaStep::Block(inner) => {
                     let flag = self.unit();
                     let (inner_plans, inner_differs) = self.plan_items(inner, out, true)?;
                     let any = if inner_differs.is_empty() {
@@ -499,21 +497,23 @@ impl<'a> Gen<'a, '_> {
                     };
                     out.push(quote!(let #flag = #any;));
                     differs.push(quote!(#flag));
-                    plans.push(Plan::Block(flag, inner_plans));
+                    plans.push(Decision::Block(flag, inner_plans));
                 }
-                WireItem::DeadReckoning(dr) => {
+                DeltaStep::DeadReckoning { limit, axes } => {
                     let flag = self.unit();
                     let mut checks = Vec::new();
-                    for field in dr.positions.iter().chain(&dr.velocities) {
+                    for field in axes
+                        .iter()
+                        .map(|(p, _)| p)
+                        .chain(axes.iter().map(|(_, v)| v))
+                    {
                         out.push(self.candidate_of(self.view(&field.field)?, &field.rule)?);
                     }
-                    let limit = f64_lit(dr.limit);
+                    let limit = f64_lit(*limit);
                     // Each prediction is kept for the mirror of an unsent block (every check
                     // ran then, so every prediction was made).
                     // The first check always runs; the others only while none exceeded.
-                    for (axis, (position, velocity)) in
-                        dr.positions.iter().zip(&dr.velocities).enumerate()
-                    {
+                    for (axis, (position, velocity)) in axes.iter().enumerate() {
                         let view = self.view(&position.field)?;
                         let name = super::idents::ident(&view.rust.rust_name);
                         let predicted = self.predicted(position, velocity)?;
@@ -535,9 +535,11 @@ impl<'a> Gen<'a, '_> {
                     }
                     out.push(quote!(let #flag = #(#checks)||*;));
                     differs.push(quote!(#flag));
-                    plans.push(Plan::Bit(flag));
+                    plans.push(Decision::Bit(flag));
                 }
-                WireItem::Extend(_) | WireItem::Align | WireItem::Check => plans.push(Plan::Plain),
+                DeltaStep::Extension(_) | DeltaStep::Align | DeltaStep::Check => {
+                    plans.push(Decision::Plain)
+                }
             }
         }
         Ok((plans, differs))
@@ -545,7 +547,7 @@ impl<'a> Gen<'a, '_> {
 
     /// The local holding the step of a FIXED_POINT field (`q_f`), computed once for the
     /// comparison and the write; `None` for other fields.
-    fn step(view: &FieldView<'_>, rule: &WireRule) -> Option<Ident> {
+    fn step(view: &RustField<'_>, rule: &WireRule) -> Option<Ident> {
         is_quantized_float(view, rule)
             .then(|| format_ident!("q_{}", view.rust.rust_name.trim_start_matches("r#")))
     }
@@ -554,7 +556,7 @@ impl<'a> Gen<'a, '_> {
     /// for a FIXED_POINT field).
     fn candidate_of(
         &self,
-        view: &FieldView<'_>,
+        view: &RustField<'_>,
         rule: &WireRule,
     ) -> Result<TokenStream, CodegenError> {
         let name = super::idents::ident(&view.rust.rust_name);
@@ -580,8 +582,8 @@ impl<'a> Gen<'a, '_> {
     }
 
     /// `sent_f = true;` for a widened field (its extension follows the old slot), else nothing.
-    fn mark_sent(view: &FieldView<'_>) -> TokenStream {
-        if view.extends.is_empty() {
+    fn mark_sent(view: &RustField<'_>) -> TokenStream {
+        if view.field.extends.is_empty() {
             return quote!();
         }
         let flag = Self::sent_flag(view);
@@ -589,15 +591,15 @@ impl<'a> Gen<'a, '_> {
     }
 
     /// The local holding a dead-reckoning position's prediction: `predicted_x`.
-    fn prediction(view: &FieldView<'_>) -> proc_macro2::Ident {
+    fn prediction(view: &RustField<'_>) -> proc_macro2::Ident {
         format_ident!("predicted_{}", view.rust.rust_name.trim_start_matches("r#"))
     }
 
     /// The extrapolated position (as f64) of one dead-reckoning axis, from the baseline.
     fn predicted(
         &self,
-        position: &FieldEncoding,
-        velocity: &FieldEncoding,
+        position: &FieldStep,
+        velocity: &FieldStep,
     ) -> Result<TokenStream, CodegenError> {
         let p = self.view(&position.field)?;
         let v = self.view(&velocity.field)?;
@@ -622,21 +624,20 @@ impl<'a> Gen<'a, '_> {
     /// mirror local.
     fn write_items(
         &self,
-        items: &[WireItem],
-        plan: &[Plan],
-        segment: usize,
+        items: &[DeltaStep],
+        plan: &[Decision],
     ) -> Result<TokenStream, CodegenError> {
         let mut out = Vec::new();
         for (item, plan) in items.iter().zip(plan) {
             match (item, plan) {
-                (WireItem::Field(encoded), Plan::Sequence) => {
-                    out.push(self.write_delta_sequence(encoded)?);
+                (DeltaStep::Sequence { field, element }, Decision::Sequence) => {
+                    out.push(self.write_delta_sequence(field, element.is_some())?);
                 }
-                (WireItem::Field(encoded), _) => {
+                (DeltaStep::Changed(encoded) | DeltaStep::Field(encoded), _) => {
                     let view = self.view(&encoded.field)?;
-                    let write = self.write_field(view, &encoded.rule)?;
+                    let write = self.write_field(view, encoded)?;
                     match plan {
-                        Plan::Bit(flag) => {
+                        Decision::Bit(flag) => {
                             let keep = self.keep(view, Target::Mirror);
                             out.push(quote! {
                                 w.write_bool(#flag)?;
@@ -650,8 +651,8 @@ impl<'a> Gen<'a, '_> {
                         _ => out.push(write),
                     }
                 }
-                (WireItem::DeltaBlock(inner), Plan::Block(flag, inner_plan)) => {
-                    let writes = self.write_items(inner, inner_plan, segment)?;
+                (DeltaStep::Block(inner), Decision::Block(flag, inner_plan)) => {
+                    let writes = self.write_items(inner, inner_plan)?;
                     let unsent = self.unsent_items(inner, Target::Mirror)?;
                     out.push(quote! {
                         w.write_bool(#flag)?;
@@ -662,13 +663,17 @@ impl<'a> Gen<'a, '_> {
                         }
                     });
                 }
-                (WireItem::DeadReckoning(dr), Plan::Bit(flag)) => {
+                (DeltaStep::DeadReckoning { axes, .. }, Decision::Bit(flag)) => {
                     let mut writes = Vec::new();
-                    for field in dr.positions.iter().chain(&dr.velocities) {
+                    for field in axes
+                        .iter()
+                        .map(|(p, _)| p)
+                        .chain(axes.iter().map(|(_, v)| v))
+                    {
                         let view = self.view(&field.field)?;
-                        writes.push(self.write_field(view, &field.rule)?);
+                        writes.push(self.write_field(view, field)?);
                     }
-                    let unsent = self.unsent_dead_reckoning(dr, Target::Mirror)?;
+                    let unsent = self.unsent_dead_reckoning(axes, Target::Mirror)?;
                     out.push(quote! {
                         w.write_bool(#flag)?;
                         if #flag {
@@ -678,14 +683,14 @@ impl<'a> Gen<'a, '_> {
                         }
                     });
                 }
-                (WireItem::Extend(extend), _) => {
+                (DeltaStep::Extension(extend), _) => {
                     let view = self.view(&extend.field)?;
-                    let (write, _) = extension(self.ctx, view, segment, &extend.rule)?;
+                    let (write, _) = extension(self.ctx, view, extend)?;
                     let flag = Self::sent_flag(view);
                     out.push(quote!(if #flag { #write }));
                 }
-                (WireItem::Align, _) => out.push(quote!(w.align()?;)),
-                (WireItem::Check, _) => out.push(quote!(w.write_check()?;)),
+                (DeltaStep::Align, _) => out.push(quote!(w.align()?;)),
+                (DeltaStep::Check, _) => out.push(quote!(w.write_check()?;)),
                 _ => return Err(CodegenError("internal: delta plan out of step".into())),
             }
         }
@@ -695,9 +700,10 @@ impl<'a> Gen<'a, '_> {
     /// Writes one field in full and makes its candidate the mirror's.
     fn write_field(
         &self,
-        view: &FieldView<'_>,
-        rule: &WireRule,
+        view: &RustField<'_>,
+        field: &FieldStep,
     ) -> Result<TokenStream, CodegenError> {
+        let rule = &field.rule;
         let write = match Self::step(view, rule) {
             // The step of the comparison: the bits `write_quantized` would write.
             Some(step) => {
@@ -705,7 +711,7 @@ impl<'a> Gen<'a, '_> {
                 let q = view.site().q();
                 quote!(w.write_bits(#step, #fp.bits())#q;)
             }
-            None => encode_field(self.ctx, view, rule)?,
+            None => encode_field(self.ctx, view, field)?,
         };
         let (place, candidate) = (Self::place(view, Target::Mirror), Self::candidate(view));
         let flag = Self::mark_sent(view);
@@ -717,7 +723,7 @@ impl<'a> Gen<'a, '_> {
     }
 
     /// Where `target` puts a field: `mirror.f`, the local `f_f` or `state.f`.
-    fn place(view: &FieldView<'_>, target: Target) -> TokenStream {
+    fn place(view: &RustField<'_>, target: Target) -> TokenStream {
         match target {
             Target::Mirror => {
                 let name = super::idents::ident(&view.rust.rust_name);
@@ -736,7 +742,7 @@ impl<'a> Gen<'a, '_> {
 
     /// A field that was not sent: the baseline's value (a `Copy` one assigned, any other
     /// `clone_from` the baseline's, into the memory the field has).
-    fn keep(&self, view: &FieldView<'_>, target: Target) -> TokenStream {
+    fn keep(&self, view: &RustField<'_>, target: Target) -> TokenStream {
         let (place, name) = (
             Self::place(view, target),
             super::idents::ident(&view.rust.rust_name),
@@ -746,7 +752,7 @@ impl<'a> Gen<'a, '_> {
         } else {
             quote!(#place.clone_from(&baseline.#name);)
         };
-        if view.extends.is_empty() {
+        if view.field.extends.is_empty() {
             assign
         } else {
             let flag = Self::sent_flag(view);
@@ -757,16 +763,22 @@ impl<'a> Gen<'a, '_> {
     /// The state of items that were not sent (shared by encoder and decoder).
     fn unsent_items(
         &self,
-        items: &[WireItem],
+        items: &[DeltaStep],
         target: Target,
     ) -> Result<TokenStream, CodegenError> {
         let mut out = Vec::new();
         for item in items {
             match item {
-                WireItem::Field(encoded) => out.push(self.keep(self.view(&encoded.field)?, target)),
-                WireItem::DeltaBlock(inner) => out.push(self.unsent_items(inner, target)?),
-                WireItem::DeadReckoning(dr) => out.push(self.unsent_dead_reckoning(dr, target)?),
-                WireItem::Extend(_) | WireItem::Align | WireItem::Check => {}
+                DeltaStep::Field(encoded)
+                | DeltaStep::Changed(encoded)
+                | DeltaStep::Sequence { field: encoded, .. } => {
+                    out.push(self.keep(self.view(&encoded.field)?, target))
+                }
+                DeltaStep::Block(inner) => out.push(self.unsent_items(inner, target)?),
+                DeltaStep::DeadReckoning { axes, .. } => {
+                    out.push(self.unsent_dead_reckoning(axes, target)?)
+                }
+                DeltaStep::Extension(_) | DeltaStep::Align | DeltaStep::Check => {}
             }
         }
         Ok(quote!(#(#out)*))
@@ -776,11 +788,11 @@ impl<'a> Gen<'a, '_> {
     /// encoder takes the predictions its checks made; the decoder makes them.
     fn unsent_dead_reckoning(
         &self,
-        dr: &DeadReckoning,
+        axes: &[(FieldStep, FieldStep)],
         target: Target,
     ) -> Result<TokenStream, CodegenError> {
         let mut out = Vec::new();
-        for (position, velocity) in dr.positions.iter().zip(&dr.velocities) {
+        for (position, velocity) in axes {
             let view = self.view(&position.field)?;
             let place = Self::place(view, target);
             let prediction = match target {
@@ -792,13 +804,13 @@ impl<'a> Gen<'a, '_> {
             };
             let predicted = from_f64(&view.rust.ty, prediction);
             out.push(quote!(#place = #predicted;));
-            if !view.extends.is_empty() {
+            if !view.field.extends.is_empty() {
                 // A widened position's extension follows only when its old slot was sent.
                 let flag = Self::sent_flag(view);
                 out.push(quote!(#flag = false;));
             }
         }
-        for velocity in &dr.velocities {
+        for (_, velocity) in axes {
             out.push(self.keep(self.view(&velocity.field)?, target));
         }
         Ok(quote!(#(#out)*))
@@ -810,7 +822,11 @@ impl<'a> Gen<'a, '_> {
     /// index (found from the element's address, on the error path); one found while deciding
     /// which elements changed (before the runtime writes anything of the field) is at the
     /// field's first bit.
-    fn write_delta_sequence(&self, encoded: &FieldEncoding) -> Result<TokenStream, CodegenError> {
+    fn write_delta_sequence(
+        &self,
+        encoded: &FieldStep,
+        publishable: bool,
+    ) -> Result<TokenStream, CodegenError> {
         let DeltaSequence {
             name,
             count,
@@ -856,7 +872,6 @@ impl<'a> Gen<'a, '_> {
             &site,
         )?);
         let marker = &self.ctx.marker;
-        let publishable = self.is_publishable(element);
         let map = element_site.map();
         let q = field_site.q();
         if !matches!(self.view(&encoded.field)?.rust.ty, RustType::Vec(_)) {
@@ -927,7 +942,7 @@ impl<'a> Gen<'a, '_> {
     /// What the writer and the reader of a `DELTA SEQUENCE` field both need.
     fn delta_sequence<'r>(
         &self,
-        encoded: &'r FieldEncoding,
+        encoded: &'r FieldStep,
     ) -> Result<DeltaSequence<'r, 'a>, CodegenError> {
         let view = self.view(&encoded.field)?;
         let WireRule::Sequence {
@@ -952,23 +967,18 @@ impl<'a> Gen<'a, '_> {
         })
     }
 
-    fn is_publishable(&self, rule: &WireRule) -> bool {
-        matches!(rule, WireRule::Struct(name)
-            if self.ctx.ir.schema.structs.get(name).is_some_and(|s| s.kind == StructKind::Publishable))
-    }
-
     /// The reads of `items`, assigning every field's local.
-    fn read_items(&self, items: &[WireItem], segment: usize) -> Result<TokenStream, CodegenError> {
+    fn read_items(&self, items: &[DeltaStep]) -> Result<TokenStream, CodegenError> {
         let mut out = Vec::new();
         for item in items {
             match item {
-                WireItem::Field(encoded) if is_delta_sequence(encoded) => {
-                    out.push(self.read_delta_sequence(encoded)?);
+                DeltaStep::Sequence { field, element } => {
+                    out.push(self.read_delta_sequence(field, element.is_some())?);
                 }
-                WireItem::Field(encoded) => {
+                DeltaStep::Changed(encoded) | DeltaStep::Field(encoded) => {
                     let view = self.view(&encoded.field)?;
                     let read = self.read_field(view, &encoded.rule)?;
-                    if encoded.delta {
+                    if matches!(item, DeltaStep::Changed(_)) {
                         let keep = self.keep(view, Target::State);
                         let q = view.site().q();
                         out.push(quote! {
@@ -982,8 +992,8 @@ impl<'a> Gen<'a, '_> {
                         out.push(read);
                     }
                 }
-                WireItem::DeltaBlock(inner) => {
-                    let reads = self.read_items(inner, segment)?;
+                DeltaStep::Block(inner) => {
+                    let reads = self.read_items(inner)?;
                     let unsent = self.unsent_items(inner, Target::State)?;
                     let q = Site::named(self.name).q();
                     out.push(quote! {
@@ -994,12 +1004,16 @@ impl<'a> Gen<'a, '_> {
                         }
                     });
                 }
-                WireItem::DeadReckoning(dr) => {
+                DeltaStep::DeadReckoning { axes, .. } => {
                     let mut reads = Vec::new();
-                    for field in dr.positions.iter().chain(&dr.velocities) {
+                    for field in axes
+                        .iter()
+                        .map(|(p, _)| p)
+                        .chain(axes.iter().map(|(_, v)| v))
+                    {
                         reads.push(self.read_field(self.view(&field.field)?, &field.rule)?);
                     }
-                    let unsent = self.unsent_dead_reckoning(dr, Target::State)?;
+                    let unsent = self.unsent_dead_reckoning(axes, Target::State)?;
                     let q = Site::named(self.name).q();
                     out.push(quote! {
                         if r.read_bool()#q {
@@ -1009,17 +1023,17 @@ impl<'a> Gen<'a, '_> {
                         }
                     });
                 }
-                WireItem::Extend(extend) => {
+                DeltaStep::Extension(extend) => {
                     let view = self.view(&extend.field)?;
-                    let (_, read) = extension(self.ctx, view, segment, &extend.rule)?;
+                    let (_, read) = extension(self.ctx, view, extend)?;
                     let flag = Self::sent_flag(view);
                     out.push(quote!(if #flag { #read }));
                 }
-                WireItem::Align => {
+                DeltaStep::Align => {
                     let q = Site::named(&format!("{} (ALIGN)", self.name)).q();
                     out.push(quote!(r.align()#q;));
                 }
-                WireItem::Check => {
+                DeltaStep::Check => {
                     let q = Site::named(&format!("{} (CHECK)", self.name)).q();
                     out.push(quote!(r.read_check()#q;));
                 }
@@ -1030,7 +1044,7 @@ impl<'a> Gen<'a, '_> {
 
     fn read_field(
         &self,
-        view: &FieldView<'_>,
+        view: &RustField<'_>,
         rule: &WireRule,
     ) -> Result<TokenStream, CodegenError> {
         let place = Self::place(view, Target::State);
@@ -1044,7 +1058,11 @@ impl<'a> Gen<'a, '_> {
 
     /// `read_delta_sequence_into(.., &mut state.f, ..)` (or `state.f = read_delta_sequence(..)`
     /// for a collection other than `Vec`): listed elements read against the baseline's.
-    fn read_delta_sequence(&self, encoded: &FieldEncoding) -> Result<TokenStream, CodegenError> {
+    fn read_delta_sequence(
+        &self,
+        encoded: &FieldStep,
+        publishable: bool,
+    ) -> Result<TokenStream, CodegenError> {
         let DeltaSequence {
             name,
             count,
@@ -1072,7 +1090,6 @@ impl<'a> Gen<'a, '_> {
             &new_site,
         )?);
         let marker = &self.ctx.marker;
-        let publishable = self.is_publishable(element);
         let read_full_old = decode(self.ctx, element, element_idl, element_rust, &old_site)?;
         let map = old_site.map();
         // A listed element delta-coded against the baseline's may be far smaller than a full
@@ -1146,17 +1163,6 @@ struct DeltaSequence<'r, 'v> {
     element: &'r WireRule,
     element_idl: &'v Type,
     element_rust: &'v crate::ir::RustType,
-}
-
-fn is_delta_sequence(encoded: &FieldEncoding) -> bool {
-    encoded.delta
-        && matches!(
-            encoded.rule,
-            WireRule::Sequence {
-                element_delta: true,
-                ..
-            }
-        )
 }
 
 /// Whether `tokens` use the identifier `name`.

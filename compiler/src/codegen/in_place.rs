@@ -12,7 +12,7 @@ use std::collections::HashSet;
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::codec::FieldView;
+use super::fields::RustField;
 use super::idents::{ident, u64_lit};
 use super::rules::{
     Site, closure_result, decode, decode_length, is_plain_bool, opt_u64, raw_bytes, rt,
@@ -59,11 +59,11 @@ pub(super) fn memory_owners(ir: &Ir) -> HashSet<&str> {
 /// read as `decode_from` reads it (nothing to reuse, or a fenced or extended field).
 pub(super) fn read_field_in_place(
     ctx: &Ctx<'_>,
-    view: &FieldView<'_>,
+    view: &RustField<'_>,
     rule: &WireRule,
     segment: usize,
 ) -> Result<Option<TokenStream>, CodegenError> {
-    if segment != 0 || view.segment != 0 || !view.extends.is_empty() {
+    if segment != 0 || view.field.segment != 0 || !view.field.extends.is_empty() {
         return Ok(None);
     }
     let name = ident(&view.rust.rust_name);
@@ -95,7 +95,7 @@ fn read_in_place(
         {
             let marker = &ctx.marker;
             let ty = ctx.prelude.rust_type(rust)?;
-            let read = if ctx.nested_fenced.contains(name.as_str()) {
+            let read = if ctx.is_nested(name) {
                 quote!(decode_nested_in_place_from)
             } else {
                 quote!(decode_in_place_from)

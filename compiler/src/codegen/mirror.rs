@@ -15,13 +15,13 @@ use std::collections::HashSet;
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::codec::FieldView;
+use super::fields::{RustField, views};
 use super::idents::f64_lit;
 use super::rules::{
     Site, Val, as_f64, closure_result, fixed_point_const, fixed_point_input, from_f64,
 };
 use super::{CodegenError, Ctx};
-use crate::ir::{RustType, Type, WireItem, WireRule};
+use crate::ir::{RustType, Type, WireRule};
 
 /// Whether values of this type are `Copy` (read by value, never cloned).
 pub fn is_copy(idl: &Type, rust: &RustType) -> bool {
@@ -54,11 +54,11 @@ fn keep(idl: &Type, rust: &RustType, v: &Val) -> TokenStream {
 pub fn sent_value(
     ctx: &Ctx<'_>,
     rule: &WireRule,
-    view: &FieldView<'_>,
+    view: &RustField<'_>,
     v: Val,
     site: &Site,
 ) -> Result<TokenStream, CodegenError> {
-    if !view.extends.is_empty() {
+    if !view.field.extends.is_empty() {
         return Ok(keep(&view.field.ty, &view.rust.ty, &v));
     }
     sent_element(ctx, rule, &view.field.ty, &view.rust.ty, v, site)
@@ -77,12 +77,10 @@ fn holds_raw_float<'a>(ctx: &Ctx<'a>, rule: &'a WireRule, seen: &mut HashSet<&'a
             if !seen.insert(name) {
                 return false;
             }
-            let Some(layout) = ctx.encoding.structs.get(name) else {
-                return false;
-            };
-            layout_rules(layout)
-                .into_iter()
-                .any(|(_, rule)| holds_raw_float(ctx, rule, seen))
+            ctx.plan.structs.get(name).is_some_and(|plan| {
+                plan.rules()
+                    .any(|(_, rule)| holds_raw_float(ctx, rule, seen))
+            })
         }
         _ => false,
     }
@@ -180,25 +178,32 @@ fn same_sent_in<'a>(
                 _ => false,
             })
         }
-        (WireRule::Struct(name), _, _) if ctx.compared_as_sent.contains(name.as_str()) => {
+        (WireRule::Struct(name), _, _)
+            if ctx.plan.structs.get(name).is_some_and(|p| p.delta_element) =>
+        {
             // A value as sent sends as itself: its `sent_equals` cannot fail.
             let marker = &ctx.marker;
             let (a, b) = (a.by_ref(), b.by_ref());
             quote!(#rt::Codec::<#marker>::sent_equals(#a, #b).unwrap_or(false))
         }
         (WireRule::Struct(name), _, _) if walked.insert(name) => {
-            let fields = struct_fields(ctx, name)?;
+            let (Some(plan), Some(mapping)) =
+                (ctx.plan.structs.get(name), ctx.ir.mapping.structs.get(name))
+            else {
+                return Err(CodegenError(format!("internal: no struct {name}")));
+            };
             let mut checks = Vec::new();
-            for (view, rule) in with_rules(&fields, struct_layout(ctx, name)?)? {
+            for view in views(plan, mapping)? {
                 let field = super::idents::ident(&view.rust.rust_name);
                 let pair = (
                     Val::Place(quote!(lhs.#field)),
                     Val::Place(quote!(rhs.#field)),
                 );
-                checks.push(if view.extends.is_empty() {
+                checks.push(if view.field.extends.is_empty() {
+                    let rule = view.rule()?;
                     same_sent_in(ctx, rule, &view.field.ty, &view.rust.ty, pair, walked)?
                 } else {
-                    same_held(view, &pair.0, &pair.1)
+                    same_held(&view, &pair.0, &pair.1)
                 });
             }
             walked.remove(name.as_str());
@@ -214,30 +219,9 @@ fn same_sent_in<'a>(
     })
 }
 
-/// The fields of the struct `name` as codegen sees them.
-fn struct_fields<'a>(ctx: &Ctx<'a>, name: &str) -> Result<Vec<FieldView<'a>>, CodegenError> {
-    match (
-        ctx.ir.schema.structs.get(name),
-        ctx.ir.mapping.structs.get(name),
-    ) {
-        (Some(def), Some(mapping)) => super::codec::views(def, mapping),
-        _ => Err(CodegenError(format!("internal: no struct {name}"))),
-    }
-}
-
-fn struct_layout<'a>(
-    ctx: &Ctx<'a>,
-    name: &str,
-) -> Result<&'a crate::ir::StructEncoding, CodegenError> {
-    ctx.encoding
-        .structs
-        .get(name)
-        .ok_or_else(|| CodegenError(format!("internal: no layout of {name}")))
-}
-
 /// The bits of a widened float field (EXTEND ... TO FLOAT64): its extension sends its Rust
 /// value whole. `None` for a widened integer or enum.
-fn held_bits(view: &FieldView<'_>, v: &Val) -> Option<TokenStream> {
+fn held_bits(view: &RustField<'_>, v: &Val) -> Option<TokenStream> {
     matches!(view.rust.ty, RustType::F32 | RustType::F64).then(|| {
         let receiver = v.receiver();
         quote!(#receiver.to_bits())
@@ -246,7 +230,7 @@ fn held_bits(view: &FieldView<'_>, v: &Val) -> Option<TokenStream> {
 
 /// Whether a widened field (EXTEND: an integer, an enum or a float) holds the same in `a` and
 /// `b`: a float by its bits ([`held_bits`]).
-fn same_held(view: &FieldView<'_>, a: &Val, b: &Val) -> TokenStream {
+fn same_held(view: &RustField<'_>, a: &Val, b: &Val) -> TokenStream {
     match held_bits(view, a).zip(held_bits(view, b)) {
         Some((a, b)) => quote!(#a == #b),
         None => equal(a, b),
@@ -258,12 +242,12 @@ fn same_held(view: &FieldView<'_>, a: &Val, b: &Val) -> TokenStream {
 /// ([`same_sent`]; a widened float by its bits).
 pub fn differs_sent(
     ctx: &Ctx<'_>,
-    view: &FieldView<'_>,
+    view: &RustField<'_>,
     rule: &WireRule,
     a: Val,
     b: Val,
 ) -> Result<TokenStream, CodegenError> {
-    let bits = if view.extends.is_empty() {
+    let bits = if view.field.extends.is_empty() {
         if !holds_raw_float(ctx, rule, &mut HashSet::new()) {
             None
         } else if let (Some(a), Some(b)) = (
@@ -293,12 +277,12 @@ pub fn differs_sent(
 /// building the sent value).
 pub fn differs_once_sent(
     ctx: &Ctx<'_>,
-    view: &FieldView<'_>,
+    view: &RustField<'_>,
     rule: &WireRule,
     (a, b): (Val, Val),
     site: &Site,
 ) -> Result<TokenStream, CodegenError> {
-    if view.extends.is_empty() && holds_raw_float(ctx, rule, &mut HashSet::new()) {
+    if view.field.extends.is_empty() && holds_raw_float(ctx, rule, &mut HashSet::new()) {
         let same = sent_equal(ctx, rule, &view.field.ty, &view.rust.ty, (a, b), site)?;
         return Ok(quote!(!(#same)));
     }
@@ -411,10 +395,10 @@ pub fn sent_element(
 
 /// Whether a field is sent as a FIXED_POINT step of its `f32` / `f64` (and not widened): its
 /// sent value is its step's, and whether it can be sent is a range check.
-pub fn is_quantized_float(view: &FieldView<'_>, rule: &WireRule) -> bool {
+pub fn is_quantized_float(view: &RustField<'_>, rule: &WireRule) -> bool {
     matches!(rule, WireRule::FixedPoint { .. })
         && matches!(view.rust.ty, RustType::F32 | RustType::F64)
-        && view.extends.is_empty()
+        && view.field.extends.is_empty()
 }
 
 /// Whether every value survives `rule` exactly (then the mirror is the value itself).
@@ -469,13 +453,12 @@ pub fn struct_is_lossless<'a>(ctx: &Ctx<'a>, name: &'a str, seen: &mut HashSet<&
     if !seen.insert(name) {
         return true;
     }
-    let (Some(layout), Some(mapping)) = (
-        ctx.encoding.structs.get(name),
-        ctx.ir.mapping.structs.get(name),
-    ) else {
+    let (Some(plan), Some(mapping)) =
+        (ctx.plan.structs.get(name), ctx.ir.mapping.structs.get(name))
+    else {
         return false;
     };
-    layout_rules(layout).into_iter().all(|(field, rule)| {
+    plan.rules().all(|(field, rule)| {
         mapping
             .fields
             .get(field)
@@ -483,61 +466,15 @@ pub fn struct_is_lossless<'a>(ctx: &Ctx<'a>, name: &'a str, seen: &mut HashSet<&
     })
 }
 
-/// Every field of a struct's layout with its rule, and each EXTEND's (after the field's own).
-fn layout_rules(layout: &crate::ir::StructEncoding) -> Vec<(&str, &WireRule)> {
-    let mut rules = Vec::new();
-    for segment in &layout.segments {
-        collect_rules(&segment.items, &mut rules);
-    }
-    rules
-}
-
-fn collect_rules<'a>(items: &'a [WireItem], out: &mut Vec<(&'a str, &'a WireRule)>) {
-    for item in items {
-        match item {
-            WireItem::Field(f) => out.push((&f.field, &f.rule)),
-            WireItem::Extend(e) => out.push((&e.field, &e.rule)),
-            WireItem::DeltaBlock(inner) => collect_rules(inner, out),
-            WireItem::DeadReckoning(dr) => {
-                out.extend(
-                    dr.positions
-                        .iter()
-                        .chain(&dr.velocities)
-                        .map(|f| (f.field.as_str(), &f.rule)),
-                );
-            }
-            WireItem::Align | WireItem::Check => {}
-        }
-    }
-}
-
-/// Every field with the rule it is sent with (its first, for a widened field).
-fn with_rules<'f, 'v, 'l>(
-    fields: &'f [FieldView<'v>],
-    layout: &'l crate::ir::StructEncoding,
-) -> Result<Vec<(&'f FieldView<'v>, &'l WireRule)>, CodegenError> {
-    let rules = layout_rules(layout);
-    fields
-        .iter()
-        .map(|view| {
-            rules
-                .iter()
-                .find(|(field, _)| *field == view.field.name)
-                .map(|(_, rule)| (view, *rule))
-                .ok_or_else(|| CodegenError(format!("internal: no rule for {}", view.field.name)))
-        })
-        .collect()
-}
-
 /// The body of `Codec::sent` for a struct: every field as the receiver will hold it.
 pub fn sent_body(
     ctx: &Ctx<'_>,
-    fields: &[FieldView<'_>],
-    layout: &crate::ir::StructEncoding,
+    fields: &[RustField<'_>],
     ty: &TokenStream,
 ) -> Result<TokenStream, CodegenError> {
     let mut inits = Vec::new();
-    for (view, rule) in with_rules(fields, layout)? {
+    for view in fields {
+        let rule = view.rule()?;
         let name = super::idents::ident(&view.rust.rust_name);
         let value = sent_value(
             ctx,
@@ -632,17 +569,17 @@ pub fn sent_equal(
 /// field after a difference is only range-checked).
 pub fn sent_equals_body(
     ctx: &Ctx<'_>,
-    fields: &[FieldView<'_>],
-    layout: &crate::ir::StructEncoding,
+    fields: &[RustField<'_>],
 ) -> Result<TokenStream, CodegenError> {
     let mut checks = Vec::new();
-    for (view, rule) in with_rules(fields, layout)? {
+    for view in fields {
+        let rule = view.rule()?;
         let name = super::idents::ident(&view.rust.rust_name);
         let pair = (
             Val::Place(quote!(self.#name)),
             Val::Place(quote!(other.#name)),
         );
-        if !view.extends.is_empty() {
+        if !view.field.extends.is_empty() {
             let same = same_held(view, &pair.0, &pair.1);
             checks.push(quote!(equal &= #same;));
             continue;

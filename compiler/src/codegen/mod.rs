@@ -6,6 +6,7 @@
 
 mod codec;
 mod delta;
+mod fields;
 mod idents;
 mod in_place;
 mod mirror;
@@ -63,19 +64,15 @@ impl Default for GenOptions {
 pub(crate) struct Ctx<'a> {
     ir: &'a Ir,
     encoding: &'a Encoding,
+    /// The wire plan of the encoding: what every consumer walks.
+    plan: &'a crate::ir::plan::EncodingPlan,
     marker: TokenStream,
-    merge: bool,
     prelude: &'a idents::Prelude,
-    /// [`crate::ir::nesting::nested_fenced_structs`]: their nested form has its own methods.
-    nested_fenced: &'a std::collections::HashSet<&'a str>,
     /// [`in_place::memory_owners`]: the structs that get their own `decode_in_place_from`.
     memory_owners: &'a std::collections::HashSet<&'a str>,
     /// [`prefetch::prefetched_structs`]: the structs that get their own `prefetch_owned`, and
     /// the sequence elements that an encoder prefetches a batch ahead.
     prefetched: &'a std::collections::HashSet<&'a str>,
-    /// [`crate::ir::nesting::compared_as_sent`]: the structs that get their own `sent_equals`
-    /// (the others keep the runtime's default, which nothing calls on them).
-    compared_as_sent: &'a std::collections::HashSet<&'a str>,
     /// The FIXED_POINT quantizers the module's code names (see [`Quantizers`]).
     quantizers: &'a Quantizers,
 }
@@ -106,9 +103,22 @@ impl Ctx<'_> {
         stream_types(self.encoding.style)
     }
 
+    /// The plan of the struct `name` in this encoding.
+    fn plan_of(&self, name: &str) -> Result<&'_ crate::ir::plan::StructPlan, CodegenError> {
+        self.plan
+            .structs
+            .get(name)
+            .ok_or_else(|| CodegenError(format!("internal: no plan of {name}")))
+    }
+
+    /// Whether the struct `name`, held by another value, travels in its nested form.
+    fn is_nested(&self, name: &str) -> bool {
+        self.plan.structs.get(name).is_some_and(|p| p.nested_form)
+    }
+
     /// The `Codec` method that reads the struct `name` held by another value.
     fn struct_reader(&self, name: &str) -> proc_macro2::Ident {
-        if self.nested_fenced.contains(name) {
+        if self.is_nested(name) {
             quote::format_ident!("decode_nested_from")
         } else {
             quote::format_ident!("decode_from")
@@ -228,32 +238,35 @@ pub fn generate(ir: &Ir, options: &GenOptions) -> Result<String, CodegenError> {
     items.push(formatted(encoding_markers(ir)?)?);
     let quantizers_at = items.len();
     let quantizers = Quantizers::default();
-    let nested_fenced = crate::ir::nesting::nested_fenced_structs(&ir.schema);
     let memory_owners = in_place::memory_owners(ir);
     let prefetched = prefetch::prefetched_structs(ir, &memory_owners);
-    let compared_as_sent = crate::ir::nesting::compared_as_sent(ir);
-    for encoding in ir.encodings.values() {
+    let plans = crate::ir::plan::plan(
+        ir,
+        crate::ir::plan::PlanOptions {
+            pack_runs: options.merge_fixed_width,
+        },
+    );
+    for (encoding, plan) in ir.encodings.values().zip(plans.values()) {
         let marker = checked_ident(&marker_name(ir, &encoding.name))?;
         let ctx = Ctx {
             ir,
             encoding,
+            plan,
             marker: quote!(#marker),
-            merge: options.merge_fixed_width,
             prelude: &prelude,
-            nested_fenced: &nested_fenced,
             memory_owners: &memory_owners,
             prefetched: &prefetched,
-            compared_as_sent: &compared_as_sent,
             quantizers: &quantizers,
         };
         for (name, def) in &ir.schema.structs {
-            let (Some(mapping), Some(layout)) =
-                (ir.mapping.structs.get(name), encoding.structs.get(name))
-            else {
+            let (Some(mapping), true) = (
+                ir.mapping.structs.get(name),
+                plan.structs.contains_key(name),
+            ) else {
                 continue;
             };
-            items.push(formatted(codec::codec_impl(&ctx, def, mapping, layout)?)?);
-            items.push(formatted(delta::delta_impl(&ctx, def, mapping, layout)?)?);
+            items.push(formatted(codec::codec_impl(&ctx, def, mapping)?)?);
+            items.push(formatted(delta::delta_impl(&ctx, def, mapping)?)?);
         }
     }
     for (name, mapping) in &ir.mapping.structs {

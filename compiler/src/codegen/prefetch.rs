@@ -9,7 +9,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::Ctx;
-use super::codec::FieldView;
+use super::fields::RustField;
 use super::idents::ident;
 use super::rules::rt;
 use crate::ir::{Ir, RustType, Type};
@@ -65,7 +65,7 @@ fn sequence_elements<'t>(ty: &'t Type, found: &mut impl FnMut(&'t str)) {
 pub(super) fn prefetch_owned_fn(
     ctx: &Ctx<'_>,
     name: &str,
-    fields: &[FieldView<'_>],
+    fields: &[RustField<'_>],
 ) -> TokenStream {
     if !ctx.prefetched.contains(name) {
         return TokenStream::new();

@@ -10,7 +10,7 @@ use quote::quote;
 use super::idents::{f64_lit, int_lit, u32_lit, u64_lit};
 use super::{CodegenError, Ctx};
 use crate::ir::cost::min_bits;
-use crate::ir::{RustType, Style, Type, VlqMapping, WireRule, is_default_length};
+use crate::ir::{RustType, Style, Type, VlqMapping, WireRule, is_default_length, length_type};
 
 /// A value to write: a place (`self.x`) or a reference (`item`), so that both `&value` and
 /// `value` (for `Copy` types) can be written without `&*` or `*&`.
@@ -359,7 +359,7 @@ pub fn encode(
         }
         WireRule::Struct(name) => {
             let marker = &ctx.marker;
-            if ctx.nested_fenced.contains(name.as_str()) {
+            if ctx.is_nested(name) {
                 quote!(#rt::Codec::<#marker>::encode_nested_to(#r, w)#q;)
             } else {
                 quote!(#rt::Codec::<#marker>::encode_to(#r, w)#q;)
@@ -798,13 +798,6 @@ fn decode_float(rule: &WireRule, idl: &Type, rust: &RustType, q: &TokenStream) -
             quote!(#rt::nearest_f32_inside(#rt::read_f64_in_range(r, #ends)#q, #ends))
         }
         (false, _) => quote!(#rt::read_f64_in_range(r, #ends)#q),
-    }
-}
-
-fn length_type(max: Option<u64>) -> Type {
-    Type::IntRange {
-        min: 0,
-        max: max.map_or(i128::from(u64::MAX), i128::from),
     }
 }
 

@@ -56,7 +56,7 @@ pub fn struct_def(
         })?;
         let field_name = ident(&rust.rust_name);
         let ty = prelude.rust_type(&rust.ty)?;
-        let current = current_type(def, &field.name).unwrap_or(&field.ty);
+        let current = def.current_type(&field.name).unwrap_or(&field.ty);
         let field_doc = doc(&format!("`{}`: `{}`.", field.name, current.describe()));
         fields.push(quote!(#field_doc pub #field_name: #ty));
         needs_manual_default |= field.default.is_some() || !derived_default_fits(&field.ty);
@@ -98,15 +98,6 @@ pub fn struct_def(
         }
         #default_impl
     })
-}
-
-/// The IDL type a field has after its last EXTEND.
-fn current_type<'a>(def: &'a StructDef, field: &str) -> Option<&'a crate::ir::Type> {
-    def.segments
-        .iter()
-        .flat_map(|s| &s.extends)
-        .rfind(|e| e.field == field)
-        .map(|e| &e.to)
 }
 
 /// The enum definition with its index conversions.

@@ -1,10 +1,66 @@
-//! What NEW adds to OLD, for the summary check-compat prints when the change is compatible.
+//! What NEW adds to OLD, for the summary check-compat prints when the change is compatible and
+//! the `changes` of its JSON document.
 
 use std::fmt;
 
-/// One compatible change.
+use crate::ir::Loc;
+
+/// One compatible change, and where NEW makes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Change {
+pub struct Change {
+    /// What changed.
+    pub kind: ChangeKind,
+    /// Where in NEW: the new field, the EXTEND, the closing FENCE, the new entry's or item's
+    /// declaration; `None` for what has no place (an encoding of the built-in `Default`).
+    pub loc: Option<Loc>,
+}
+
+impl Change {
+    /// A change made at `loc` in NEW.
+    pub(crate) fn at(kind: ChangeKind, loc: impl Into<Option<Loc>>) -> Change {
+        Change {
+            kind,
+            loc: loc.into(),
+        }
+    }
+
+    /// The change's kind as JSON names it: `field-added`, `field-widened`, `open-end-added`,
+    /// `entry-added`, `item-added` or `encoding-added`.
+    pub fn name(&self) -> &'static str {
+        match &self.kind {
+            ChangeKind::FieldAdded { .. } => "field-added",
+            ChangeKind::FieldWidened { .. } => "field-widened",
+            ChangeKind::OpenEndAdded { .. } => "open-end-added",
+            ChangeKind::EntryAdded { .. } => "entry-added",
+            ChangeKind::ItemAdded {
+                kind: "ENCODING", ..
+            } => "encoding-added",
+            ChangeKind::ItemAdded { .. } => "item-added",
+        }
+    }
+
+    /// What changed, by name: `Owner.field` for a field or EXTEND, `Owner` for an open end,
+    /// `Protocol.Name` for a protocol entry, the item's or encoding's name.
+    pub fn item(&self) -> String {
+        match &self.kind {
+            ChangeKind::FieldAdded { owner, field, .. }
+            | ChangeKind::FieldWidened { owner, field, .. } => format!("{owner}.{field}"),
+            ChangeKind::OpenEndAdded { owner, .. } => owner.clone(),
+            ChangeKind::EntryAdded { protocol, name, .. } => format!("{protocol}.{name}"),
+            ChangeKind::ItemAdded { name, .. } => name.clone(),
+        }
+    }
+}
+
+impl fmt::Display for Change {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.kind.fmt(f)
+    }
+}
+
+/// What a compatible change is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ChangeKind {
     /// A new field (or RPC parameter) after a FENCE.
     FieldAdded {
         /// The struct, message or RPC.
@@ -54,10 +110,10 @@ pub enum Change {
     },
 }
 
-impl fmt::Display for Change {
+impl fmt::Display for ChangeKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Change::FieldAdded {
+            ChangeKind::FieldAdded {
                 owner,
                 kind,
                 field,
@@ -66,73 +122,46 @@ impl fmt::Display for Change {
                 let word = if *kind == "RPC" { "parameter" } else { "field" };
                 write!(f, "added {word} {owner}.{field} ({ty})")
             }
-            Change::FieldWidened {
+            ChangeKind::FieldWidened {
                 owner,
                 field,
                 from,
                 to,
             } => write!(f, "widened {owner}.{field} from {from} to {to}"),
-            Change::OpenEndAdded { owner, kind } => {
+            ChangeKind::OpenEndAdded { owner, kind } => {
                 write!(f, "opened {kind} {owner}: it ends with a FENCE now")
             }
-            Change::EntryAdded {
+            ChangeKind::EntryAdded {
                 protocol,
                 entry,
                 id,
                 ..
             } => write!(f, "added {entry} to PROTOCOL {protocol} (id {id})"),
-            Change::ItemAdded { kind, name } => write!(f, "added {kind} {name}"),
+            ChangeKind::ItemAdded { kind, name } => write!(f, "added {kind} {name}"),
         }
     }
 }
 
 /// A one-line count of the changes: `2 fields added, 1 widened, 1 type added`.
 pub fn tally(changes: &[Change]) -> String {
-    let count = |p: fn(&Change) -> bool| changes.iter().filter(|c| p(c)).count();
     let parts = [
+        ("field-added", "field added", "fields added"),
+        ("field-widened", "field widened", "fields widened"),
+        ("open-end-added", "open end added", "open ends added"),
         (
-            count(|c| matches!(c, Change::FieldAdded { .. })),
-            "field added",
-            "fields added",
-        ),
-        (
-            count(|c| matches!(c, Change::FieldWidened { .. })),
-            "field widened",
-            "fields widened",
-        ),
-        (
-            count(|c| matches!(c, Change::OpenEndAdded { .. })),
-            "open end added",
-            "open ends added",
-        ),
-        (
-            count(|c| matches!(c, Change::EntryAdded { .. })),
+            "entry-added",
             "protocol entry added",
             "protocol entries added",
         ),
-        (
-            count(|c| matches!(c, Change::ItemAdded { kind, .. } if *kind != "ENCODING")),
-            "item added",
-            "items added",
-        ),
-        (
-            count(|c| {
-                matches!(
-                    c,
-                    Change::ItemAdded {
-                        kind: "ENCODING",
-                        ..
-                    }
-                )
-            }),
-            "encoding added",
-            "encodings added",
-        ),
+        ("item-added", "item added", "items added"),
+        ("encoding-added", "encoding added", "encodings added"),
     ];
     let said: Vec<String> = parts
         .iter()
-        .filter(|(n, _, _)| *n > 0)
-        .map(|(n, one, many)| format!("{n} {}", if *n == 1 { one } else { many }))
+        .filter_map(|(name, one, many)| {
+            let n = changes.iter().filter(|c| c.name() == *name).count();
+            (n > 0).then(|| format!("{n} {}", if n == 1 { one } else { many }))
+        })
         .collect();
     if said.is_empty() {
         "no changes".into()
@@ -149,24 +178,40 @@ mod tests {
     fn tally_counts_each_kind() {
         assert_eq!(tally(&[]), "no changes");
         let changes = [
-            Change::FieldAdded {
+            ChangeKind::FieldAdded {
                 owner: "A".into(),
                 kind: "STRUCT",
                 field: "x".into(),
                 ty: "UINT8".into(),
             },
-            Change::FieldAdded {
+            ChangeKind::FieldAdded {
                 owner: "f".into(),
                 kind: "RPC",
                 field: "y".into(),
                 ty: "BOOL".into(),
             },
-            Change::ItemAdded {
+            ChangeKind::ItemAdded {
                 kind: "ENUM",
                 name: "E".into(),
             },
-        ];
-        assert_eq!(tally(&changes), "2 fields added, 1 item added");
+            ChangeKind::ItemAdded {
+                kind: "ENCODING",
+                name: "S2C".into(),
+            },
+        ]
+        .map(|kind| Change::at(kind, None));
+        assert_eq!(
+            tally(&changes),
+            "2 fields added, 1 item added, 1 encoding added"
+        );
         assert_eq!(changes[1].to_string(), "added parameter f.y (BOOL)");
+        assert_eq!(
+            (changes[1].name(), changes[1].item().as_str()),
+            ("field-added", "f.y")
+        );
+        assert_eq!(
+            (changes[3].name(), changes[3].item().as_str()),
+            ("encoding-added", "S2C")
+        );
     }
 }

@@ -3,7 +3,7 @@
 //! grows only through OLD's open end.
 
 use super::align::Member;
-use super::changes::Change;
+use super::changes::ChangeKind;
 use super::types::{
     describe_value, example_default, holds, kind_name, member_word, needs_default, value_fits,
     widens,
@@ -83,10 +83,14 @@ impl Checker<'_> {
             }
         }
         if new.open_end && !old.open_end {
-            self.change(Change::OpenEndAdded {
-                owner: new.name.clone(),
-                kind: kind_name(new.kind),
-            });
+            let fence = new.fence_locs.last().copied().unwrap_or(new.loc);
+            self.change(
+                ChangeKind::OpenEndAdded {
+                    owner: new.name.clone(),
+                    kind: kind_name(new.kind),
+                },
+                fence,
+            );
         }
     }
 
@@ -136,23 +140,29 @@ impl Checker<'_> {
             }
             _ => {}
         }
-        self.change(Change::FieldAdded {
-            owner: new.name.clone(),
-            kind: kind_name(new.kind),
-            field: field.name.clone(),
-            ty: field.ty.describe(),
-        });
+        self.change(
+            ChangeKind::FieldAdded {
+                owner: new.name.clone(),
+                kind: kind_name(new.kind),
+                field: field.name.clone(),
+                ty: field.ty.describe(),
+            },
+            field.loc,
+        );
     }
 
     fn new_extend(&mut self, new: &StructDef, extend: &Extend) {
         let enums = &self.new.schema.enums;
         if widens(&extend.from, &extend.to, enums) {
-            self.change(Change::FieldWidened {
-                owner: new.name.clone(),
-                field: extend.field.clone(),
-                from: extend.from.describe(),
-                to: extend.to.describe(),
-            });
+            self.change(
+                ChangeKind::FieldWidened {
+                    owner: new.name.clone(),
+                    field: extend.field.clone(),
+                    from: extend.from.describe(),
+                    to: extend.to.describe(),
+                },
+                extend.loc,
+            );
             return;
         }
         let message = if holds(&extend.from, &extend.to, enums) {

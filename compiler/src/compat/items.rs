@@ -3,7 +3,7 @@
 
 use std::collections::HashSet;
 
-use super::changes::Change;
+use super::changes::{Change, ChangeKind};
 use super::types::kind_name;
 use super::{Anchor, Checker, Rule, Violation};
 use crate::ir::{EntryKind, EnumDef, Loc, Schema, StructDef};
@@ -235,7 +235,10 @@ impl Checker<'_> {
             .changes
             .iter()
             .filter_map(|change| match change {
-                Change::EntryAdded { name, .. } => Some(name.clone()),
+                Change {
+                    kind: ChangeKind::EntryAdded { name, .. },
+                    ..
+                } => Some(name.clone()),
                 _ => None,
             })
             .collect();
@@ -248,26 +251,26 @@ impl Checker<'_> {
                     crate::ir::StructKind::RpcParams | crate::ir::StructKind::RpcResponse
                 )
             {
-                added.push((kind_name(def.kind), name.clone()));
+                added.push((kind_name(def.kind), name.clone(), Some(def.loc)));
             }
         }
-        for name in new.schema.enums.keys() {
+        for (name, def) in &new.schema.enums {
             if item_of(&old.schema, name).is_none() {
-                added.push(("ENUM", name.clone()));
+                added.push(("ENUM", name.clone(), Some(def.loc)));
             }
         }
-        for name in new.schema.protocols.keys() {
+        for (name, def) in &new.schema.protocols {
             if item_of(&old.schema, name).is_none() {
-                added.push(("PROTOCOL", name.clone()));
+                added.push(("PROTOCOL", name.clone(), Some(def.loc)));
             }
         }
-        for name in new.encodings.keys() {
+        for (name, encoding) in &new.encodings {
             if !old.encodings.contains_key(name) {
-                added.push(("ENCODING", name.clone()));
+                added.push(("ENCODING", name.clone(), encoding.loc));
             }
         }
-        for (kind, name) in added {
-            self.change(Change::ItemAdded { kind, name });
+        for (kind, name, loc) in added {
+            self.change(ChangeKind::ItemAdded { kind, name }, loc);
         }
     }
 }

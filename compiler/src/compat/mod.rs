@@ -43,13 +43,14 @@ mod load;
 mod members;
 pub mod normalize;
 mod protocols;
+pub mod prove;
 pub mod render;
 mod rules;
 mod types;
 mod wire;
 
 pub use allow::{AllowComment, acknowledge, allow_comments};
-pub use changes::{Change, tally};
+pub use changes::{Change, ChangeKind, tally};
 pub use load::{Pair, compile_pair};
 pub use rules::Rule;
 
@@ -217,8 +218,8 @@ impl<'a> Checker<'a> {
         self.out.violations.push(violation);
     }
 
-    fn change(&mut self, change: Change) {
-        self.out.changes.push(change);
+    fn change(&mut self, kind: ChangeKind, loc: impl Into<Option<Loc>>) {
+        self.out.changes.push(Change::at(kind, loc));
     }
 }
 

@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use similar::{Algorithm, DiffTag, capture_diff_slices};
 
-use super::changes::Change;
+use super::changes::ChangeKind;
 use super::items::{entry_name, item_of};
 use super::{Anchor, Checker, Rule, Violation};
 use crate::ir::{EntryKind, Loc, ProtocolDef, ProtocolEntry, Schema};
@@ -255,12 +255,15 @@ impl Checker<'_> {
         }
         for item in tail {
             if let Item::Entry(entry) = item {
-                self.change(Change::EntryAdded {
-                    protocol: new.name.clone(),
-                    entry: describe_entry(entry).replace('`', ""),
-                    name: entry_name(&entry.kind).to_string(),
-                    id: entry.id,
-                });
+                self.change(
+                    ChangeKind::EntryAdded {
+                        protocol: new.name.clone(),
+                        entry: describe_entry(entry).replace('`', ""),
+                        name: entry_name(&entry.kind).to_string(),
+                        id: entry.id,
+                    },
+                    item.loc(new_schema, new),
+                );
             }
         }
     }

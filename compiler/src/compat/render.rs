@@ -1,11 +1,12 @@
-//! Violations as CI tools want them: one JSON object per line (`--format json`), or GitHub
-//! workflow commands (`--format github`) that GitHub shows as annotations on the pull request.
-//! Only text is built here; the CLI prints it.
+//! Verdicts as CI tools want them: one JSON document (`--format json`), or GitHub workflow
+//! commands (`--format github`) that GitHub shows as annotations on the pull request. Only
+//! values and text are built here; the CLI prints them.
 
 use codespan_reporting::diagnostic::{Label, LabelStyle, Severity};
 use codespan_reporting::files::Files as _;
+use serde_json::{Map, Value, json};
 
-use super::{Anchor, Violation};
+use super::{Anchor, Change, Outcome, Violation};
 use crate::diagnostics::{Diagnostic, FileId, SourceMap};
 
 /// Where a violation's primary label is: the file's name, line and column (from 1).
@@ -42,43 +43,114 @@ fn helps(violation: &Violation) -> impl Iterator<Item = &str> {
         .filter_map(|note| note.strip_prefix("help: "))
 }
 
-/// One line of JSON: `{"rule", "code", "file", "line", "column", "message", "help",
-/// "acknowledged", "reason"}` (`file`, `line` and `column` are null for a violation without a
-/// place).
-pub fn json_line(sources: &SourceMap, violation: &Violation) -> String {
-    let position = position(sources, violation);
-    let help: Vec<&str> = helps(violation).collect();
-    let value = serde_json::json!({
-        "rule": violation.rule.name(),
-        "code": violation.rule.code(),
-        "file": position.as_ref().map(|p| p.file.clone()),
-        "line": position.as_ref().map(|p| p.line),
-        "column": position.as_ref().map(|p| p.column),
-        "message": violation.message,
-        "help": help,
-        "acknowledged": violation.acknowledged.is_some(),
-        "reason": violation.acknowledged.as_ref().map(|a| a.reason.clone()),
-    });
-    value.to_string()
+/// The `file`, `line` and `column` of a JSON object (`null` without a place).
+fn json_place(object: &mut Map<String, Value>, position: Option<Position>) {
+    object.insert("file".into(), json!(position.as_ref().map(|p| &p.file)));
+    object.insert("line".into(), json!(position.as_ref().map(|p| p.line)));
+    object.insert("column".into(), json!(position.as_ref().map(|p| p.column)));
 }
 
-/// A diagnostic of the inputs (a syntax error, an unknown type, ...) as one line of JSON of the
-/// same shape as [`json_line`], with `"rule": "input"`: a CI tool that reads violations reads
-/// why no verdict could be given too. Its notes are the `help`.
-pub fn json_diagnostic(sources: &SourceMap, diagnostic: &Diagnostic) -> String {
-    let position = diagnostic_position(sources, diagnostic);
-    let value = serde_json::json!({
-        "rule": "input",
-        "code": diagnostic.code,
-        "file": position.as_ref().map(|p| p.file.clone()),
-        "line": position.as_ref().map(|p| p.line),
-        "column": position.as_ref().map(|p| p.column),
-        "message": diagnostic.message,
-        "help": diagnostic.notes,
-        "acknowledged": false,
-        "reason": null,
-    });
-    value.to_string()
+/// A violation as a JSON object: `{"rule", "code", "file", "line", "column", "message",
+/// "help", "acknowledged", "reason"}`, the place being its primary label (`null` for a
+/// violation without a place).
+pub fn json_violation(sources: &SourceMap, violation: &Violation) -> Value {
+    let mut object = Map::new();
+    object.insert("rule".into(), json!(violation.rule.name()));
+    object.insert("code".into(), json!(violation.rule.code()));
+    json_place(&mut object, position(sources, violation));
+    object.insert("message".into(), json!(violation.message));
+    object.insert("help".into(), json!(helps(violation).collect::<Vec<_>>()));
+    object.insert(
+        "acknowledged".into(),
+        json!(violation.acknowledged.is_some()),
+    );
+    object.insert(
+        "reason".into(),
+        json!(violation.acknowledged.as_ref().map(|a| &a.reason)),
+    );
+    Value::Object(object)
+}
+
+/// [`json_violation`] as text, on one line.
+pub fn json_line(sources: &SourceMap, violation: &Violation) -> String {
+    json_violation(sources, violation).to_string()
+}
+
+/// A diagnostic of the inputs (a syntax error, an unknown type, ...) as a JSON object of the
+/// same shape as [`json_violation`], with `"rule": "input"`: a CI tool that reads violations
+/// reads why no verdict could be given too. Its notes are the `help`.
+pub fn json_input(sources: &SourceMap, diagnostic: &Diagnostic) -> Value {
+    let mut object = Map::new();
+    object.insert("rule".into(), json!("input"));
+    object.insert("code".into(), json!(diagnostic.code));
+    json_place(&mut object, diagnostic_position(sources, diagnostic));
+    object.insert("message".into(), json!(diagnostic.message));
+    object.insert("help".into(), json!(diagnostic.notes));
+    object.insert("acknowledged".into(), json!(false));
+    object.insert("reason".into(), Value::Null);
+    Value::Object(object)
+}
+
+/// A compatible change as a JSON object: `{"kind", "item", "file", "line", "column",
+/// "message"}`, the place in NEW, the message as the human summary says it.
+pub fn json_change(sources: &SourceMap, change: &Change) -> Value {
+    let mut object = Map::new();
+    object.insert("kind".into(), json!(change.name()));
+    object.insert("item".into(), json!(change.item()));
+    let position = change
+        .loc
+        .and_then(|loc| location(sources, loc.file, loc.span.start));
+    json_place(&mut object, position);
+    object.insert("message".into(), json!(change.to_string()));
+    Value::Object(object)
+}
+
+/// The JSON document of a comparison: `{"verdict", "changes", "violations"}`, every change
+/// NEW makes and every violation, acknowledged or not. The verdict is the outcome's
+/// ([`Outcome::is_compatible`]); the CLI adds what it learns after (`--prove`).
+pub fn json_document(sources: &SourceMap, outcome: &Outcome) -> Map<String, Value> {
+    let verdict = if outcome.is_compatible() {
+        "compatible"
+    } else {
+        "incompatible"
+    };
+    let mut document = Map::new();
+    document.insert("verdict".into(), json!(verdict));
+    document.insert(
+        "changes".into(),
+        outcome
+            .changes
+            .iter()
+            .map(|c| json_change(sources, c))
+            .collect(),
+    );
+    document.insert(
+        "violations".into(),
+        outcome
+            .violations
+            .iter()
+            .map(|v| json_violation(sources, v))
+            .collect(),
+    );
+    document
+}
+
+/// The JSON document when the inputs have errors and nothing could be compared:
+/// `"incompatible"`, no changes, one `"input"` violation per error (warnings are left out:
+/// they would read as violations).
+pub fn json_input_document(sources: &SourceMap, diagnostics: &[Diagnostic]) -> Map<String, Value> {
+    let mut document = Map::new();
+    document.insert("verdict".into(), json!("incompatible"));
+    document.insert("changes".into(), json!([]));
+    document.insert(
+        "violations".into(),
+        diagnostics
+            .iter()
+            .filter(|d| d.severity >= Severity::Error)
+            .map(|d| json_input(sources, d))
+            .collect(),
+    );
+    document
 }
 
 /// One GitHub workflow command: `::error file=F,line=L,col=C,title=idlc rule::message` (a

@@ -1,5 +1,5 @@
 //! Unit tests of the checker on small pairs compiled from memory. The corpus of pairs, the
-//! snapshots and the CLI are tested in compiler/tests/compat.rs.
+//! snapshots in compiler/tests/compat.rs, the CLI in cli/tests/check_compat.rs.
 
 use super::*;
 use crate::Inputs;
@@ -45,12 +45,19 @@ fn a_fence_at_the_end_is_a_change_to_report() {
     let pair = pair("MESSAGE M { UINT8 a; }", "MESSAGE M { UINT8 a; FENCE }");
     let outcome = check(&pair.old, &pair.new);
     assert!(outcome.is_compatible());
+    let kinds: Vec<&ChangeKind> = outcome.changes.iter().map(|c| &c.kind).collect();
     assert_eq!(
-        outcome.changes,
-        vec![changes::Change::OpenEndAdded {
+        kinds,
+        [&ChangeKind::OpenEndAdded {
             owner: "M".into(),
             kind: "MESSAGE",
         }]
+    );
+    // It is at the FENCE that opens `M`.
+    let loc = outcome.changes[0].loc.expect("a place");
+    assert_eq!(
+        &pair.sources.source(loc.file)[loc.span.start..loc.span.end],
+        "FENCE"
     );
     assert_eq!(changes::tally(&outcome.changes), "1 open end added");
 }

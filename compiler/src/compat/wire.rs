@@ -1,5 +1,11 @@
 //! Rule 7: in every encoding of OLD, every member of OLD keeps its exact wire items in NEW: the
 //! same rule with the same widths, the same DELTA, the same place among the others.
+//!
+//! A violation points at what NEW's Encoding files say (DESIGN.md "CLI"), the IDL member as a
+//! second place: a changed rule at the rule the member writes, else at the DEFAULTS entry that
+//! gives it; a changed DELTA at the member; what has no line of its own (a built-in rule, an
+//! EXTEND's extension) at the encoding's first `ENCODING(NAME)`; a changed order at the first
+//! member out of place. Only an encoding without files (`Default`) points into the IDL.
 
 use std::collections::HashSet;
 
@@ -25,6 +31,42 @@ enum Unit<'a> {
 }
 
 impl Unit<'_> {
+    /// Whether both send the same bits: equal but for where the Encoding files say so.
+    fn same_wire(&self, other: &Unit<'_>) -> bool {
+        let same = |a: &FieldEncoding, b: &FieldEncoding| {
+            a.field == b.field && a.delta == b.delta && a.rule == b.rule
+        };
+        match (self, other) {
+            (Unit::Field(a), Unit::Field(b))
+            | (Unit::Position(a), Unit::Position(b))
+            | (Unit::Velocity(a), Unit::Velocity(b)) => same(a, b),
+            _ => self == other,
+        }
+    }
+
+    /// Where NEW's Encoding files say how the unit is sent, as far as it differs from `old`:
+    /// the rule's place when the rule changed, else the member's (DELTA is written there).
+    fn enc_loc(&self, old: &Unit<'_>) -> Option<Loc> {
+        match (self, old) {
+            (
+                Unit::Field(new) | Unit::Position(new) | Unit::Velocity(new),
+                Unit::Field(old) | Unit::Position(old) | Unit::Velocity(old),
+            ) if new.rule != old.rule => new.rule_loc.or(new.loc),
+            (Unit::Field(new) | Unit::Position(new) | Unit::Velocity(new), _) => {
+                new.loc.or(new.rule_loc)
+            }
+            _ => None,
+        }
+    }
+
+    /// Where the Encoding files name the member the unit sends, if they do.
+    fn member_loc(&self) -> Option<Loc> {
+        match self {
+            Unit::Field(f) | Unit::Position(f) | Unit::Velocity(f) => f.loc,
+            _ => None,
+        }
+    }
+
     /// The member the unit sends, if it sends one: (is an EXTEND, name).
     fn member(&self) -> Option<(bool, &str)> {
         match self {
@@ -231,7 +273,7 @@ impl Checker<'_> {
             else {
                 continue;
             };
-            if unit == new_unit {
+            if unit.same_wire(new_unit) {
                 continue;
             }
             // A member whose type changed is reported as such; its rule follows.
@@ -263,13 +305,20 @@ impl Checker<'_> {
                 format!("sent as {before} in OLD and as {after} in NEW")
             };
             self.report(
-                Violation::new(
-                    Rule::WireRuleChanged,
+                wire_violation(
                     format!("{what} changed in encoding `{}`: {detail}", new_encoding.name),
-                    Anchor::At(at),
+                    Place {
+                        enc: new_unit.enc_loc(unit).or(new_encoding.loc),
+                        decl: at,
+                        says: format!("{after} in NEW's `{}`", new_encoding.name),
+                    },
+                    Place {
+                        enc: unit.enc_loc(new_unit).or(old_encoding.loc),
+                        decl: old_at,
+                        says: format!("{before} in OLD's `{}`", old_encoding.name),
+                    },
+                    member,
                 )
-                .primary(at, format!("{after} in NEW's `{}`", new_encoding.name))
-                .secondary(old_at, format!("{before} in OLD's `{}`", old_encoding.name))
                 .note("an old reader reads the bits an old writer would have sent")
                 .help(format!(
                     "keep OLD's rule for `{member}` in `{}`; a new rule can only come with a new field after a FENCE",
@@ -283,19 +332,25 @@ impl Checker<'_> {
         // The order of OLD's members and the blocks around them: NEW's items of members OLD
         // does not have are left out (they are reported as new members, if misplaced).
         let known: Vec<(bool, &str)> = old_units.iter().filter_map(Unit::member).collect();
-        let shape = |units: &[Unit<'_>]| -> Vec<String> {
+        let shape = |units: &'_ [Unit<'_>]| -> Vec<(String, Option<Loc>)> {
             units
                 .iter()
                 .filter(|u| u.member().is_none_or(|m| known.contains(&m)))
-                .map(|u| match u.member() {
-                    Some((true, name)) => format!("EXTEND {name}"),
-                    Some((false, name)) => name.to_string(),
-                    None => format!("{u:?}"),
+                .map(|u| {
+                    let name = match u.member() {
+                        Some((true, name)) => format!("EXTEND {name}"),
+                        Some((false, name)) => name.to_string(),
+                        None => format!("{u:?}"),
+                    };
+                    (name, u.member_loc())
                 })
                 .collect()
         };
-        let new_shape = shape(&new_units);
-        if shape(&old_units) == new_shape {
+        let (old_shape, new_shape) = (shape(&old_units), shape(&new_units));
+        let names = |shape: &[(String, Option<Loc>)]| -> Vec<String> {
+            shape.iter().map(|(name, _)| name.clone()).collect()
+        };
+        if names(&old_shape) == names(&new_shape) {
             return;
         }
         // A member of OLD missing from NEW is reported by the schema's rules.
@@ -305,25 +360,68 @@ impl Checker<'_> {
         {
             return;
         }
+        // The first member (or block) out of place, where the Encoding files name it.
+        let first = old_shape
+            .iter()
+            .zip(&new_shape)
+            .position(|(a, b)| a.0 != b.0)
+            .unwrap_or(old_shape.len().min(new_shape.len()));
+        let place = |shape: &[(String, Option<Loc>)], encoding: &Encoding| {
+            shape.get(first).and_then(|(_, loc)| *loc).or(encoding.loc)
+        };
         self.report(
-            Violation::new(
-                Rule::WireRuleChanged,
+            wire_violation(
                 format!(
                     "the wire layout of version {} of `{}` changed in encoding `{}`: order, DELTA or DEAD_RECKONING blocks, ALIGN or CHECK",
                     segment + 1,
                     new_def.name,
                     new_encoding.name
                 ),
-                Anchor::At(new_def.loc),
+                Place {
+                    enc: place(&new_shape, new_encoding),
+                    decl: new_def.loc,
+                    says: format!("laid out differently in NEW's `{}`", new_encoding.name),
+                },
+                Place {
+                    enc: place(&old_shape, old_encoding),
+                    decl: old_def.loc,
+                    says: format!("as in OLD's `{}`", old_encoding.name),
+                },
+                &new_def.name,
             )
-            .primary(new_def.loc, format!("laid out differently in NEW's `{}`", new_encoding.name))
-            .secondary(old_def.loc, format!("as in OLD's `{}`", old_encoding.name))
             .help(format!(
                 "keep the block of `{}` in `{}` as OLD has it up to OLD's end",
                 new_def.name, new_encoding.name
             )),
         );
     }
+}
+
+/// Where one version says how something is sent.
+struct Place {
+    /// In the version's Encoding files, if they have a place for it.
+    enc: Option<Loc>,
+    /// The IDL's declaration.
+    decl: Loc,
+    /// What the version sends there.
+    says: String,
+}
+
+/// A violation of rule 7 at NEW's Encoding files, with the IDL's declaration of `name` as a
+/// second place (only at the declaration for an encoding without files), and OLD's place.
+fn wire_violation(message: String, new: Place, old: Place, name: &str) -> Violation {
+    let violation = Violation::new(
+        Rule::WireRuleChanged,
+        message,
+        Anchor::At(new.enc.unwrap_or(new.decl)),
+    );
+    let violation = match new.enc {
+        Some(at) => violation
+            .primary(at, new.says)
+            .secondary(new.decl, format!("`{name}` is declared here")),
+        None => violation.primary(new.decl, new.says),
+    };
+    violation.secondary(old.enc.unwrap_or(old.decl), old.says)
 }
 
 /// The type the EXTEND of `field` in `segment` widens to.

@@ -24,13 +24,24 @@ pub struct Number {
     pub span: Span,
 }
 
-/// A place where a number is expected: a literal, or the name of a CONST.
+/// `-NAME`: the value of a numeric CONST, negated (`NUMERIC[-MAX_SPEED, MAX_SPEED]`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Negated {
+    /// The CONST's name.
+    pub name: Ident,
+    /// From the `-` to the end of the name.
+    pub span: Span,
+}
+
+/// A place where a number is expected: a literal, or the name of a CONST, maybe negated.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub enum NumberRef {
     /// A literal number.
     Literal(Number),
     /// The name of a CONST.
     Const(Ident),
+    /// `-NAME`.
+    Negated(Negated),
 }
 
 impl NumberRef {
@@ -39,6 +50,7 @@ impl NumberRef {
         match self {
             NumberRef::Literal(number) => number.span,
             NumberRef::Const(ident) => ident.span,
+            NumberRef::Negated(negated) => negated.span,
         }
     }
 }
@@ -63,6 +75,8 @@ pub enum Literal {
     Str(StrLit),
     /// An enumerator name or a CONST name.
     Name(Ident),
+    /// `-NAME`: a numeric CONST, negated.
+    Negated(Negated),
 }
 
 impl Literal {
@@ -73,6 +87,7 @@ impl Literal {
             Literal::Bool(_, span) => *span,
             Literal::Str(text) => text.span,
             Literal::Name(ident) => ident.span,
+            Literal::Negated(negated) => negated.span,
         }
     }
 }

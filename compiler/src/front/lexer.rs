@@ -95,6 +95,9 @@ enum Raw<'a> {
     FatArrow,
     #[token("->")]
     Arrow,
+    /// A `-` that does not start a number: the negation of a CONST (`-MAX_SPEED`).
+    #[token("-")]
+    Minus,
 }
 
 fn parse_int(text: &str) -> Option<i128> {
@@ -319,6 +322,8 @@ pub enum Token<'a> {
     Eq,
     FatArrow,
     Arrow,
+    /// `-` before a name (IDL and Encoding; in a Mapping, an unexpected character).
+    Minus,
     /// Text the lexer could not read; the parser reports it.
     Error(LexError),
 }
@@ -354,6 +359,7 @@ fn punctuation(token: &Token<'_>) -> &'static str {
         Token::Eq => "=",
         Token::FatArrow => "=>",
         Token::Arrow => "->",
+        Token::Minus => "-",
         _ => "?",
     }
 }
@@ -395,6 +401,11 @@ pub fn tokens(source: &str, language: Language) -> impl Iterator<Item = Spanned<
             Ok(Raw::Eq) => Token::Eq,
             Ok(Raw::FatArrow) => Token::FatArrow,
             Ok(Raw::Arrow) => Token::Arrow,
+            // No Mapping names a number.
+            Ok(Raw::Minus) if language == Language::Mapping => {
+                Token::Error(LexError::UnexpectedCharacter)
+            }
+            Ok(Raw::Minus) => Token::Minus,
             Err(()) => Token::Error(LexError::UnexpectedCharacter),
         };
         Some(Ok((span.start, token, span.end)))

@@ -5,18 +5,16 @@
 
 use std::collections::HashMap;
 
-use idlc_runtime::{self as rt, DecodeErrorKind as RtKind, FixedPoint, WireRead};
+use idlc_runtime::{self as rt, DecodeErrorKind as RtKind, WireRead};
 use indexmap::IndexMap;
 
-use super::encode::{length_type, native_bool_bits, vlq_mode};
+use super::encode::{native_bool_bits, vlq_mode};
 use super::explain::Entry;
-use super::{
-    Context, DecodeError, DecodeErrorKind, FieldView, Value, default_value, is_recursive,
-    split_widening,
-};
+use super::value::brief_as_read;
+use super::{Context, DecodeError, DecodeErrorKind, Value, default_value};
 use crate::ir::cost::min_bits;
-use crate::ir::is_default_length;
-use crate::ir::{StructDef, StructEncoding, Style, Type, WireItem, WireRule};
+use crate::ir::plan::{Carries, ExtensionStep, Step, StructPlan};
+use crate::ir::{Type, WireRule, is_default_length, length_type};
 
 type Read<T> = Result<T, rt::DecodeError>;
 
@@ -45,7 +43,6 @@ pub(super) struct Decoder<'c, 'a, 't> {
     /// The path of the field being read, one part per level (`Character`, `.x`, `[2]`).
     pub(super) path: Vec<String>,
     failure: Option<String>,
-    recursive: HashMap<String, bool>,
 }
 
 impl<'c, 'a, 't> Decoder<'c, 'a, 't> {
@@ -55,7 +52,6 @@ impl<'c, 'a, 't> Decoder<'c, 'a, 't> {
             trace,
             path: Vec::new(),
             failure: None,
-            recursive: HashMap::new(),
         }
     }
 
@@ -134,35 +130,25 @@ impl<'c, 'a, 't> Decoder<'c, 'a, 't> {
         }
     }
 
-    /// Whether the struct `name` can contain itself (its decoder counts its nesting).
-    pub(super) fn is_recursive(&mut self, name: &str) -> bool {
-        if let Some(known) = self.recursive.get(name) {
-            return *known;
-        }
-        let answer = is_recursive(self.ctx.ir, name);
-        self.recursive.insert(name.to_string(), answer);
-        answer
-    }
-
     fn struct_value<'d, R: WireRead<'d>>(
         &mut self,
         r: &mut R,
         name: &str,
         nested: bool,
     ) -> Read<Value> {
-        let Some((def, layout)) = self.ctx.layout(name) else {
+        let Some((def, plan)) = self.ctx.layout(name) else {
             return self.wire(Err(r.error(RtKind::InvalidArgument)));
         };
-        let recursive = self.is_recursive(name);
+        let recursive = plan.recursive;
         if recursive {
             let entered = r.enter();
             self.wire(entered)?;
         }
         let mut fields = HashMap::new();
-        if nested && self.ctx.nested_fenced.contains(name) {
-            self.nested_form(r, def, layout, &mut fields)?;
+        if nested && plan.nested_form {
+            self.nested_form(r, plan, &mut fields)?;
         } else {
-            self.top_level_form(r, def, layout, &mut fields)?;
+            self.top_level_form(r, plan, &mut fields)?;
         }
         if recursive {
             r.leave();
@@ -181,12 +167,11 @@ impl<'c, 'a, 't> Decoder<'c, 'a, 't> {
     fn top_level_form<'d, R: WireRead<'d>>(
         &mut self,
         r: &mut R,
-        def: &'a StructDef,
-        layout: &'a StructEncoding,
+        plan: &'a StructPlan,
         fields: &mut HashMap<&'a str, Value>,
     ) -> Read<()> {
         let mut present = true;
-        for index in 0..layout.segments.len() {
+        for index in 0..plan.segments.len() {
             if index > 0 && present {
                 let start = r.bits_read();
                 let read = r.read_fence_present();
@@ -199,7 +184,7 @@ impl<'c, 'a, 't> Decoder<'c, 'a, 't> {
                     present_label(present, start == end),
                 );
             }
-            self.segment(r, def, layout, index, present, fields)?;
+            self.segment(r, plan, index, present, fields)?;
         }
         Ok(())
     }
@@ -207,18 +192,17 @@ impl<'c, 'a, 't> Decoder<'c, 'a, 't> {
     fn nested_form<'d, R: WireRead<'d>>(
         &mut self,
         r: &mut R,
-        def: &'a StructDef,
-        layout: &'a StructEncoding,
+        plan: &'a StructPlan,
         fields: &mut HashMap<&'a str, Value>,
     ) -> Read<()> {
-        if layout.segments.len() <= 1 {
-            self.top_level_form(r, def, layout, fields)?;
+        if plan.segments.len() <= 1 {
+            self.top_level_form(r, plan, fields)?;
             return self.skip_extension(r, " (open end)");
         }
-        self.segment(r, def, layout, 0, true, fields)?;
+        self.segment(r, plan, 0, true, fields)?;
         let mut present = true;
         let mut outers = Vec::new();
-        for index in 1..layout.segments.len() {
+        for index in 1..plan.segments.len() {
             let extension = if present {
                 let start = r.bits_read();
                 let entered = r.enter_extension();
@@ -235,9 +219,9 @@ impl<'c, 'a, 't> Decoder<'c, 'a, 't> {
             };
             present = extension.is_some();
             outers.push(extension);
-            self.segment(r, def, layout, index, present, fields)?;
+            self.segment(r, plan, index, present, fields)?;
         }
-        if def.open_end && present {
+        if plan.open_end && present {
             self.skip_extension(r, " (open end)")?;
         }
         for outer in outers.into_iter().rev().flatten() {
@@ -261,68 +245,35 @@ impl<'c, 'a, 't> Decoder<'c, 'a, 't> {
         Ok(())
     }
 
+    /// Reads the steps of segment `index`'s full form. Generated code reads a field of segment 0
+    /// unconditionally, a later one (and an ALIGN, CHECK or extension) only when its segment is
+    /// present.
     fn segment<'d, R: WireRead<'d>>(
         &mut self,
         r: &mut R,
-        def: &'a StructDef,
-        layout: &'a StructEncoding,
+        plan: &'a StructPlan,
         index: usize,
         present: bool,
         fields: &mut HashMap<&'a str, Value>,
     ) -> Read<()> {
-        let Some(segment) = layout.segments.get(index) else {
-            return Ok(());
-        };
-        let runs = if index == 0 && self.ctx.encoding.style == Style::Bitstream {
-            packed_runs(self.ctx, def, &segment.items)
-        } else {
-            HashMap::new()
-        };
-        self.items(r, def, index, present, &segment.items, &runs, fields)
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn items<'d, R: WireRead<'d>>(
-        &mut self,
-        r: &mut R,
-        def: &'a StructDef,
-        segment: usize,
-        present: bool,
-        items: &'a [WireItem],
-        runs: &HashMap<&'a str, u32>,
-        fields: &mut HashMap<&'a str, Value>,
-    ) -> Read<()> {
-        for item in items {
-            match item {
-                WireItem::Field(encoded) => {
-                    // Generated code reads a field of segment 0 (and every field of segment 0's
-                    // items) unconditionally, a later one only when its segment is present.
-                    if segment == 0 || present {
-                        self.run_check(r, runs, &encoded.field)?;
-                        let value = self.field(r, def, &encoded.field, &encoded.rule)?;
-                        fields.insert(&encoded.field, value);
+        let sent = index == 0 || present;
+        for step in plan.segments.get(index).map_or(&[][..], Vec::as_slice) {
+            match step {
+                Step::Field(field) if sent => {
+                    let value = self.field(r, plan, &field.field, &field.rule)?;
+                    fields.insert(&field.field, value);
+                }
+                Step::Packed { bits, fields: run } if sent => {
+                    if let Some(first) = run.first() {
+                        self.run_check(r, *bits, &first.field)?;
+                    }
+                    for field in run {
+                        let value = self.field(r, plan, &field.field, &field.rule)?;
+                        fields.insert(&field.field, value);
                     }
                 }
-                WireItem::Extend(extend) => {
-                    if present {
-                        self.extend(r, def, segment, &extend.field, &extend.rule, fields)?;
-                    }
-                }
-                WireItem::DeltaBlock(inner) => {
-                    self.items(r, def, segment, present, inner, runs, fields)?
-                }
-                WireItem::DeadReckoning(dr) => {
-                    for encoded in dr.positions.iter().chain(&dr.velocities) {
-                        if segment == 0 || present {
-                            self.run_check(r, runs, &encoded.field)?;
-                            let value = self.field(r, def, &encoded.field, &encoded.rule)?;
-                            fields.insert(&encoded.field, value);
-                        }
-                    }
-                }
-                // ALIGN and CHECK of an absent segment were never written.
-                WireItem::Align | WireItem::Check if segment > 0 && !present => {}
-                WireItem::Align => {
+                Step::Extension(extension) if present => self.extend(r, plan, extension, fields)?,
+                Step::Align if sent => {
                     let start = r.bits_read();
                     self.path.push(" (ALIGN)".to_string());
                     let read = r.align();
@@ -333,7 +284,7 @@ impl<'c, 'a, 't> Decoder<'c, 'a, 't> {
                         self.note(" (ALIGN)", start, end, "padding".to_string());
                     }
                 }
-                WireItem::Check => {
+                Step::Check if sent => {
                     let start = r.bits_read();
                     self.path.push(" (CHECK)".to_string());
                     let read = r.read_check();
@@ -341,6 +292,7 @@ impl<'c, 'a, 't> Decoder<'c, 'a, 't> {
                     self.path.pop();
                     self.note(" (CHECK)", start, r.bits_read(), "0x1D1CC0DE".to_string());
                 }
+                _ => {}
             }
         }
         Ok(())
@@ -348,41 +300,29 @@ impl<'c, 'a, 't> Decoder<'c, 'a, 't> {
 
     /// Generated code reads a packed run of fixed-width fields as one word: too few bits for
     /// the whole run is UnexpectedEnd before any of its fields is checked.
-    fn run_check<'d, R: WireRead<'d>>(
-        &mut self,
-        r: &R,
-        runs: &HashMap<&str, u32>,
-        name: &str,
-    ) -> Read<()> {
-        match runs.get(name) {
-            Some(&total) if r.bits_remaining() < u64::from(total) => {
-                self.path.push(format!(".{name}"));
-                self.wire(Err(r.error(RtKind::UnexpectedEnd)))
-            }
-            _ => Ok(()),
+    fn run_check<'d, R: WireRead<'d>>(&mut self, r: &R, bits: u32, first: &str) -> Read<()> {
+        if r.bits_remaining() < u64::from(bits) {
+            self.path.push(format!(".{first}"));
+            return self.wire(Err(r.error(RtKind::UnexpectedEnd)));
         }
+        Ok(())
     }
 
     /// Reads a field's old slot (the type it was declared with).
     pub(super) fn field<'d, R: WireRead<'d>>(
         &mut self,
         r: &mut R,
-        def: &StructDef,
+        plan: &StructPlan,
         name: &str,
         rule: &WireRule,
     ) -> Read<Value> {
         self.path.push(format!(".{name}"));
-        let Some(view) = FieldView::of(def, name) else {
+        let Some(field) = plan.field(name) else {
             return self.wire(Err(r.error(RtKind::InvalidArgument)));
         };
         // The old slot's type; an enum's enumerators are looked up in the type the field has
         // now (it begins with the old one's), as generated code's `from_index` does.
-        let slot = &view.field.ty;
-        let ty = match (slot, view.current()) {
-            (Type::Enum(_), current @ Type::Enum(_)) => current,
-            _ => slot,
-        };
-        let value = self.rule(r, rule, ty)?;
+        let value = self.rule(r, rule, field.read_as())?;
         self.path.pop();
         Ok(value)
     }
@@ -392,50 +332,44 @@ impl<'c, 'a, 't> Decoder<'c, 'a, 't> {
     pub(super) fn extend<'d, R: WireRead<'d>>(
         &mut self,
         r: &mut R,
-        def: &StructDef,
-        segment: usize,
-        name: &str,
-        rule: &WireRule,
+        plan: &StructPlan,
+        step: &ExtensionStep,
         fields: &mut HashMap<&'a str, Value>,
     ) -> Read<()> {
+        let name = &step.field;
         self.path.push(format!(".{name}"));
-        let view = FieldView::of(def, name);
-        let extend = view
-            .as_ref()
-            .and_then(|v| v.extends.iter().find(|(s, _)| *s == segment))
-            .map(|(_, e)| *e);
-        let (Some(view), Some(extend)) = (view.as_ref(), extend) else {
-            return self.wire(Err(r.error(RtKind::InvalidArgument)));
-        };
-        let Some((key, _)) = fields.get_key_value(name) else {
+        let (Some(field), Some((key, _))) = (plan.field(name), fields.get_key_value(name.as_str()))
+        else {
             return self.wire(Err(r.error(RtKind::InvalidArgument)));
         };
         let key: &'a str = key;
-        if let Some((old, new)) = split_widening(&extend.from, &extend.to) {
-            let width = u32::from(new - old);
-            let start = r.bits_read();
-            let read = r.read_bits(width);
-            let high = self.wire(read)?;
-            let base = match fields.get(key) {
-                Some(Value::Int(v)) => u64::try_from(*v).unwrap_or(0),
-                _ => 0,
-            };
-            let joined = rt::with_bit_slice(r, base, high, u32::from(old));
-            let joined = self.wire(joined)?;
-            self.note(
-                " (extension, high bits)",
-                start,
-                r.bits_read(),
-                format!("{high} → {joined}"),
-            );
-            fields.insert(key, Value::Int(joined.into()));
-        } else {
-            let ty = match (&extend.to, view.current()) {
-                (Type::Enum(_), current @ Type::Enum(_)) => current,
-                (to, _) => to,
-            };
-            let value = self.rule(r, rule, ty)?;
-            fields.insert(key, value);
+        match &step.carries {
+            Carries::HighBits { low, width } => {
+                let start = r.bits_read();
+                let read = r.read_bits(*width);
+                let high = self.wire(read)?;
+                let base = match fields.get(key) {
+                    Some(Value::Int(v)) => u64::try_from(*v).unwrap_or(0),
+                    _ => 0,
+                };
+                let joined = rt::with_bit_slice(r, base, high, *low);
+                let joined = self.wire(joined)?;
+                self.note(
+                    " (extension, high bits)",
+                    start,
+                    r.bits_read(),
+                    format!("{high} → {joined}"),
+                );
+                fields.insert(key, Value::Int(joined.into()));
+            }
+            Carries::Whole { rule, .. } => {
+                let ty = match (&step.to, field.current()) {
+                    (Type::Enum(_), current @ Type::Enum(_)) => current,
+                    (to, _) => to,
+                };
+                let value = self.rule(r, rule, ty)?;
+                fields.insert(key, value);
+            }
         }
         self.path.pop();
         Ok(())
@@ -497,20 +431,10 @@ impl<'c, 'a, 't> Decoder<'c, 'a, 't> {
                 Ok(index) => self.enumerator(r, ty, index),
                 Err(e) => Err(e),
             },
-            WireRule::FixedPoint {
-                min,
-                max,
-                min_inclusive,
-                max_inclusive,
-                resolution,
-                ..
-            } => {
-                match FixedPoint::with_ends(*min, *max, *resolution, *min_inclusive, *max_inclusive)
-                {
-                    Some(fp) => r.read_dequantized(&fp).map(Value::Float),
-                    None => Err(r.error(RtKind::InvalidArgument)),
-                }
-            }
+            WireRule::FixedPoint { .. } => match rule.fixed_point() {
+                Some(fp) => r.read_dequantized(&fp).map(Value::Float),
+                None => Err(r.error(RtKind::InvalidArgument)),
+            },
             WireRule::Float32 | WireRule::Float64 => {
                 let raw = if matches!(rule, WireRule::Float32) {
                     r.read_f32().map(Value::Float32)
@@ -638,7 +562,7 @@ impl<'c, 'a, 't> Decoder<'c, 'a, 't> {
         let value = self.wire(value)?;
         let end = r.bits_read();
         let bytes = matches!(value, Value::Str(_) | Value::Bytes(_));
-        self.note_raw("", start, end, value.brief(), bytes);
+        self.note_raw("", start, end, brief_as_read(rule, &value), bytes);
         Ok(value)
     }
 
@@ -693,62 +617,4 @@ fn present_label(present: bool, at_end: bool) -> String {
         (false, true) => "absent (end of input)".to_string(),
         (false, false) => "absent".to_string(),
     }
-}
-
-/// The runs of consecutive fixed-width fields that generated code reads as one word
-/// (codegen/pack.rs, on by default): the first field of each run, with the run's width. Only the
-/// error a short input gives depends on them (UnexpectedEnd for the whole run).
-fn packed_runs<'a>(
-    ctx: &Context<'a>,
-    def: &'a StructDef,
-    items: &'a [WireItem],
-) -> HashMap<&'a str, u32> {
-    fn flatten<'i>(items: &'i [WireItem], out: &mut Vec<Option<&'i crate::ir::FieldEncoding>>) {
-        for item in items {
-            match item {
-                WireItem::Field(f) => out.push(Some(f)),
-                WireItem::DeltaBlock(inner) => flatten(inner, out),
-                WireItem::DeadReckoning(dr) => {
-                    out.extend(dr.positions.iter().chain(&dr.velocities).map(Some))
-                }
-                _ => out.push(None),
-            }
-        }
-    }
-    let mapping = ctx.ir.mapping.structs.get(&def.name);
-    let width = |step: &Option<&crate::ir::FieldEncoding>| -> Option<u32> {
-        let encoded = (*step)?;
-        let view = FieldView::of(def, &encoded.field)?;
-        if !view.extends.is_empty() {
-            return None;
-        }
-        let rust = mapping.and_then(|m| m.fields.get(&encoded.field))?;
-        crate::ir::packable_bits(&encoded.rule, &view.field.ty, &rust.ty)
-    };
-    let mut steps = Vec::new();
-    flatten(items, &mut steps);
-    let mut runs = HashMap::new();
-    let mut position = 0;
-    while position < steps.len() {
-        let mut total = 0u32;
-        let mut len = 0;
-        for step in &steps[position..] {
-            match width(step) {
-                Some(bits) if total + bits <= 64 => {
-                    total += bits;
-                    len += 1;
-                }
-                _ => break,
-            }
-        }
-        if len >= 2 {
-            if let Some(Some(first)) = steps.get(position) {
-                runs.insert(first.field.as_str(), total);
-            }
-            position += len;
-        } else {
-            position += 1;
-        }
-    }
-    runs
 }

@@ -23,21 +23,17 @@ use std::collections::HashMap;
 
 use idlc_runtime::{
     self as rt, BitReader, BitWriter, ByteReader, ByteWriter, DeadReckoningAxis, DeltaContext,
-    FixedPoint, WireRead, WireWrite,
+    WireRead, WireWrite,
 };
 use indexmap::IndexMap;
 
 use super::decode::Decoder;
 use super::encode::Encoder;
 use super::explain::Entry;
-use super::{
-    Context, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, FieldView, Value,
-};
+use super::{Context, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, Value};
 use crate::ir::cost::min_bits;
-use crate::ir::{
-    DeadReckoning, FieldEncoding, Ir, StructDef, StructEncoding, StructKind, Style, Type, WireItem,
-    WireRule,
-};
+use crate::ir::plan::{DeltaStep, FieldPlan, FieldStep, StructPlan};
+use crate::ir::{Ir, StructDef, StructKind, Style, Type, WireRule};
 
 /// Encodes `value`, a PUBLISHABLE_STRUCT `type_name`, as a delta against `baseline` (the state
 /// the receiver holds) in the encoding `encoding`, `elapsed` seconds after the baseline (for
@@ -136,36 +132,6 @@ fn delta_context<'a>(ir: &'a Ir, encoding: &str, type_name: &str) -> Result<Cont
     }
 }
 
-/// The PUBLISHABLE_STRUCT a sequence element of this rule is, if it is one (then a listed
-/// element with a baseline element is delta-coded against it).
-fn publishable_element<'a>(ctx: &Context<'a>, rule: &'a WireRule) -> Option<&'a str> {
-    match rule {
-        WireRule::Struct(name)
-            if ctx
-                .ir
-                .schema
-                .structs
-                .get(name)
-                .is_some_and(|s| s.kind == StructKind::Publishable) =>
-        {
-            Some(name)
-        }
-        _ => None,
-    }
-}
-
-/// Whether a field is an element-wise `DELTA SEQUENCE`.
-fn is_delta_sequence(encoded: &FieldEncoding) -> bool {
-    encoded.delta
-        && matches!(
-            encoded.rule,
-            WireRule::Sequence {
-                element_delta: true,
-                ..
-            }
-        )
-}
-
 /// A value as a number, whatever its JSON form (`"NaN"`, `"inf"` and `"-inf"` included).
 fn number(value: &Value) -> Option<f64> {
     match value {
@@ -250,15 +216,13 @@ fn same_sent(ctx: &Context<'_>, rule: &WireRule, ty: &Type, a: &Value, b: &Value
             (Value::Null, _) | (_, Value::Null) => false,
             _ => same_sent(ctx, inner, inner_ty, a, b),
         },
-        (WireRule::Struct(name), _) => match (a, b, ctx.layout(name)) {
-            (Value::Struct(x), Value::Struct(y), Some((def, layout))) => {
-                let fields = layout_rules(layout);
+        (WireRule::Struct(name), _) => match (a, b, ctx.plan.structs.get(name)) {
+            (Value::Struct(x), Value::Struct(y), Some(plan)) => {
                 x.len() == y.len()
                     && x.iter().all(|(name, x)| {
-                        // A widened field's first rule: its own, before its EXTENDs'.
-                        let rule = fields.iter().find(|(field, _)| *field == name.as_str());
-                        match (y.get(name), rule) {
-                            (Some(y), Some((_, rule))) => same_field(ctx, def, name, rule, x, y),
+                        let field = plan.fields.iter().find(|f| f.name == *name);
+                        match (y.get(name), field) {
+                            (Some(y), Some(field)) => same_field(ctx, field, x, y),
                             (Some(y), None) => same(x, y),
                             (None, _) => false,
                         }
@@ -278,23 +242,17 @@ fn inner_rule(rule: &WireRule) -> &WireRule {
     }
 }
 
-/// [`same_sent`] of the field `name` of `def`, sent with `rule`: a widened one (EXTEND) holds
-/// its value as it is, a real compared by its bits (its extension sends it whole).
-fn same_field(
-    ctx: &Context<'_>,
-    def: &StructDef,
-    name: &str,
-    rule: &WireRule,
-    a: &Value,
-    b: &Value,
-) -> bool {
-    let Some(view) = FieldView::of(def, name) else {
-        return same(a, b);
-    };
-    if view.extends.is_empty() {
-        return same_sent(ctx, rule, &view.field.ty, a, b);
+/// [`same_sent`] of a field's values: one sent with the rule of its slot, or a widened one
+/// (EXTEND), which holds its value as it is, a real compared by its bits (its extension sends
+/// it whole).
+fn same_field(ctx: &Context<'_>, field: &FieldPlan, a: &Value, b: &Value) -> bool {
+    if field.extends.is_empty() {
+        return match &field.rule {
+            Some(rule) => same_sent(ctx, rule, &field.ty, a, b),
+            None => same(a, b),
+        };
     }
-    match (view.current(), number(a), number(b)) {
+    match (field.current(), number(a), number(b)) {
         (Type::Float32 | Type::Float64 | Type::Numeric { .. }, Some(x), Some(y)) => {
             x.to_bits() == y.to_bits()
         }
@@ -388,43 +346,14 @@ fn keeps_every_value<'a>(ctx: &Context<'a>, rule: &'a WireRule, seen: &mut Vec<&
                 return true;
             }
             seen.push(name);
-            let Some(layout) = ctx.encoding.structs.get(name) else {
+            let Some(plan) = ctx.plan.structs.get(name) else {
                 return false;
             };
-            layout_rules(layout)
-                .into_iter()
-                .all(|(_, rule)| keeps_every_value(ctx, rule, seen))
+            plan.rules()
+                .map(|(_, rule)| rule)
+                .all(|rule| keeps_every_value(ctx, rule, seen))
         }
         _ => true,
-    }
-}
-
-/// Every field of a struct's layout with its rule, and each EXTEND's (after the field's own).
-fn layout_rules(layout: &StructEncoding) -> Vec<(&str, &WireRule)> {
-    let mut rules = Vec::new();
-    for segment in &layout.segments {
-        collect_rules(&segment.items, &mut rules);
-    }
-    rules
-}
-
-/// Every field of `items` with its rule, and each EXTEND's (after the field's own).
-fn collect_rules<'a>(items: &'a [WireItem], out: &mut Vec<(&'a str, &'a WireRule)>) {
-    for item in items {
-        match item {
-            WireItem::Field(f) => out.push((&f.field, &f.rule)),
-            WireItem::Extend(e) => out.push((&e.field, &e.rule)),
-            WireItem::DeltaBlock(inner) => collect_rules(inner, out),
-            WireItem::DeadReckoning(dr) => {
-                out.extend(
-                    dr.positions
-                        .iter()
-                        .chain(&dr.velocities)
-                        .map(|f| (f.field.as_str(), &f.rule)),
-                );
-            }
-            WireItem::Align | WireItem::Check => {}
-        }
     }
 }
 
@@ -473,57 +402,49 @@ impl<'a> Fields<'a> {
 /// The items that were not sent, on both sides: fields keep the baseline's values, positions
 /// of a dead-reckoning block are extrapolated (velocities kept).
 fn unsent<'a>(
-    items: &'a [WireItem],
+    items: &'a [DeltaStep],
     baseline: &IndexMap<String, Value>,
     dctx: &DeltaContext,
     fields: &mut Fields<'a>,
 ) -> Result<(), String> {
     for item in items {
         match item {
-            WireItem::Field(encoded) => fields.keep(&encoded.field, baseline),
-            WireItem::DeltaBlock(inner) => unsent(inner, baseline, dctx, fields)?,
-            WireItem::DeadReckoning(dr) => {
-                for (position, velocity) in dr.positions.iter().zip(&dr.velocities) {
+            DeltaStep::Field(encoded)
+            | DeltaStep::Changed(encoded)
+            | DeltaStep::Sequence { field: encoded, .. } => fields.keep(&encoded.field, baseline),
+            DeltaStep::Block(inner) => unsent(inner, baseline, dctx, fields)?,
+            DeltaStep::DeadReckoning { axes, .. } => {
+                for (position, velocity) in axes {
                     let predicted = predict(position, velocity, baseline, dctx)?;
                     fields
                         .values
                         .insert(&position.field, Value::Float(predicted));
                 }
-                for velocity in &dr.velocities {
+                for (_, velocity) in axes {
                     fields.keep(&velocity.field, baseline);
                 }
             }
-            WireItem::Extend(_) | WireItem::Align | WireItem::Check => {}
+            DeltaStep::Extension(_) | DeltaStep::Align | DeltaStep::Check => {}
         }
     }
     Ok(())
 }
 
-/// The FIXED_POINT of a dead-reckoned field's rule.
-fn fixed_point(rule: &WireRule) -> Result<FixedPoint, String> {
-    match rule {
-        WireRule::FixedPoint {
-            min,
-            max,
-            min_inclusive,
-            max_inclusive,
-            resolution,
-            ..
-        } => FixedPoint::with_ends(*min, *max, *resolution, *min_inclusive, *max_inclusive)
-            .ok_or_else(|| "internal: invalid FIXED_POINT parameters".to_string()),
-        _ => Err("internal: a dead-reckoned field without FIXED_POINT".to_string()),
-    }
-}
+/// A dead-reckoned field without a (valid) FIXED_POINT: resolve refuses it.
+const NOT_FIXED_POINT: &str = "internal: a dead-reckoned field without FIXED_POINT";
 
 /// The extrapolated position of one axis, from the baseline's position and velocity
 /// (`DeadReckoningAxis::predict_from`, as generated code calls it).
 fn predict(
-    position: &FieldEncoding,
-    velocity: &FieldEncoding,
+    position: &FieldStep,
+    velocity: &FieldStep,
     baseline: &IndexMap<String, Value>,
     dctx: &DeltaContext,
 ) -> Result<f64, String> {
-    let axis = DeadReckoningAxis::new(fixed_point(&position.rule)?, fixed_point(&velocity.rule)?);
+    let axis = DeadReckoningAxis::new(
+        position.rule.fixed_point().ok_or(NOT_FIXED_POINT)?,
+        velocity.rule.fixed_point().ok_or(NOT_FIXED_POINT)?,
+    );
     let base = |name: &str| {
         baseline
             .get(name)
@@ -533,14 +454,14 @@ fn predict(
     Ok(axis.predict_from(base(&position.field)?, base(&velocity.field)?, dctx))
 }
 
-/// What the encoder decided for one wire item (codegen/delta.rs `Plan`).
-enum Plan {
+/// What the encoder decided for one step: what its changed-bits say.
+enum Decision {
     /// Written in full whenever its block is (a field without DELTA, an EXTEND, ALIGN, CHECK).
     Plain,
     /// A DELTA field or a dead-reckoning block, with what its changed-bit says.
     Bit(bool),
     /// A `DELTA { ... }` block: its changed-bit and the plans of its items.
-    Block(bool, Vec<Plan>),
+    Block(bool, Vec<Decision>),
     /// A `DELTA SEQUENCE`: the runtime decides and writes its changed-bit.
     Sequence,
 }
@@ -619,7 +540,7 @@ impl<'c, 'a> DeltaEncoder<'c, 'a> {
         nested: bool,
     ) -> Step<Value> {
         let ctx = self.enc.ctx;
-        let Some((def, layout)) = ctx.layout(name) else {
+        let Some((def, plan)) = ctx.layout(name) else {
             return self
                 .enc
                 .shape(w, format!("internal: no layout of `{name}`"));
@@ -634,135 +555,145 @@ impl<'c, 'a> DeltaEncoder<'c, 'a> {
         let pair = Pair { now, base };
         self.enc.depth += 1;
         let mut state = Written::default();
-        self.segments(w, def, layout, 0, &pair, &mut state, nested)?;
+        self.segments(w, plan, 0, &pair, &mut state, nested)?;
         self.enc.depth -= 1;
         Ok(state.mirror.into_value(def, pair.base))
     }
 
     /// Segment `index`, then each later one: behind a present bit (the top-level form) or in
     /// an extension nested in the previous one's (the nested form); then the open end's 0 bit.
-    #[allow(clippy::too_many_arguments)]
     fn segments<W: WireWrite>(
         &mut self,
         w: &mut W,
-        def: &'a StructDef,
-        layout: &'a StructEncoding,
+        plan: &'a StructPlan,
         index: usize,
         pair: &Pair<'_>,
         state: &mut Written<'a>,
         nested: bool,
     ) -> Step<()> {
-        for item in layout.segments.get(index).map_or(&[][..], |s| &s.items) {
-            let (plan, _) = self.plan(w, def, item, pair, &mut state.candidates, false)?;
-            self.write_item(w, def, index, item, &plan, pair, state)?;
+        let delta = plan.delta.as_deref().unwrap_or_default();
+        for item in delta.get(index).map_or(&[][..], Vec::as_slice) {
+            let (decision, _) = self.decide(w, plan, item, pair, &mut state.candidates, false)?;
+            self.write_item(w, plan, item, &decision, pair, state)?;
         }
         let next = index + 1;
-        if next < layout.segments.len() {
+        if next < delta.len() {
             if nested {
                 let written =
-                    w.write_extension(|w| self.segments(w, def, layout, next, pair, state, nested));
+                    w.write_extension(|w| self.segments(w, plan, next, pair, state, nested));
                 return self.enc.wire(written);
             }
             let written = w.write_presence(true);
             self.enc.wire(written)?;
-            return self.segments(w, def, layout, next, pair, state, nested);
+            return self.segments(w, plan, next, pair, state, nested);
         }
-        if def.open_end {
+        if plan.open_end {
             let written = w.write_presence(false);
             self.enc.wire(written)?;
         }
         Ok(())
     }
 
-    /// The plan of one item, and whether it differs from the baseline (for a block around it).
-    /// Computes every field's candidate; a value that cannot be sent fails here, at the bit
-    /// before the item.
-    fn plan<W: WireWrite>(
+    /// The decision of one step, and whether it differs from the baseline (for a block around
+    /// it). Computes every field's candidate; a value that cannot be sent fails here, at the
+    /// bit before the step.
+    fn decide<W: WireWrite>(
         &mut self,
         w: &W,
-        def: &'a StructDef,
-        item: &'a WireItem,
+        plan: &'a StructPlan,
+        item: &'a DeltaStep,
         pair: &Pair<'_>,
         candidates: &mut HashMap<&'a str, Value>,
         in_block: bool,
-    ) -> Step<(Plan, bool)> {
+    ) -> Step<(Decision, bool)> {
         Ok(match item {
-            WireItem::Field(encoded) if is_delta_sequence(encoded) => {
+            DeltaStep::Sequence { field: encoded, .. } => {
                 // Only a block around it needs to know whether it changed.
                 let differs = in_block && {
-                    let sent = self.sent_field(w, def, encoded, pair.now)?;
-                    self.differs(def, encoded, &sent, pair.base)
+                    let sent = self.sent_field(w, plan, encoded, pair.now)?;
+                    self.differs(plan, encoded, &sent, pair.base)
                 };
-                (Plan::Sequence, differs)
+                (Decision::Sequence, differs)
             }
-            WireItem::Field(encoded) => {
-                let sent = self.sent_field(w, def, encoded, pair.now)?;
-                let differs = self.differs(def, encoded, &sent, pair.base);
+            DeltaStep::Changed(encoded) | DeltaStep::Field(encoded) => {
+                let sent = self.sent_field(w, plan, encoded, pair.now)?;
+                let differs = self.differs(plan, encoded, &sent, pair.base);
                 candidates.insert(&encoded.field, sent);
-                if encoded.delta {
-                    (Plan::Bit(differs), differs)
+                if matches!(item, DeltaStep::Changed(_)) {
+                    (Decision::Bit(differs), differs)
                 } else {
-                    (Plan::Plain, differs)
+                    (Decision::Plain, differs)
                 }
             }
-            WireItem::DeltaBlock(inner) => {
-                let mut plans = Vec::with_capacity(inner.len());
+            DeltaStep::Block(inner) => {
+                let mut decisions = Vec::with_capacity(inner.len());
                 let mut any = false;
                 for item in inner {
-                    let (plan, differs) = self.plan(w, def, item, pair, candidates, true)?;
+                    let (decision, differs) = self.decide(w, plan, item, pair, candidates, true)?;
                     any |= differs;
-                    plans.push(plan);
+                    decisions.push(decision);
                 }
-                (Plan::Block(any, plans), any)
+                (Decision::Block(any, decisions), any)
             }
-            WireItem::DeadReckoning(dr) => {
-                let send = self.plan_dead_reckoning(w, def, dr, pair, candidates)?;
-                (Plan::Bit(send), send)
+            DeltaStep::DeadReckoning { limit, axes } => {
+                let send = self.decide_dead_reckoning(w, plan, *limit, axes, pair, candidates)?;
+                (Decision::Bit(send), send)
             }
-            WireItem::Extend(_) | WireItem::Align | WireItem::Check => (Plan::Plain, false),
+            DeltaStep::Extension(_) | DeltaStep::Align | DeltaStep::Check => {
+                (Decision::Plain, false)
+            }
         })
-    }
-
-    /// The candidates of a dead-reckoning block's fields, and whether some true position is
-    /// more than the limit from the extrapolation.
-    fn plan_dead_reckoning<W: WireWrite>(
-        &mut self,
-        w: &W,
-        def: &'a StructDef,
-        dr: &'a DeadReckoning,
-        pair: &Pair<'_>,
-        candidates: &mut HashMap<&'a str, Value>,
-    ) -> Step<bool> {
-        for encoded in dr.positions.iter().chain(&dr.velocities) {
-            let sent = self.sent_field(w, def, encoded, pair.now)?;
-            candidates.insert(&encoded.field, sent);
-        }
-        let mut send = false;
-        for (position, velocity) in dr.positions.iter().zip(&dr.velocities) {
-            let actual = pair.now.get(&position.field).and_then(number);
-            let predicted = predict(position, velocity, pair.base, &self.dctx);
-            let (Some(actual), Ok(predicted)) = (actual, predicted) else {
-                let message = format!("`{}`: expected a number", position.field);
-                return self.enc.shape(w, message);
-            };
-            send |= rt::exceeds_deviation(actual, predicted, dr.limit);
-        }
-        Ok(send)
     }
 
     /// Whether a field's value as sent differs from the baseline's, compared as sent
     /// ([`same_field`]).
     fn differs(
         &self,
-        def: &StructDef,
-        encoded: &FieldEncoding,
+        plan: &StructPlan,
+        encoded: &FieldStep,
         sent: &Value,
         base: &IndexMap<String, Value>,
     ) -> bool {
         let name = &encoded.field;
-        !base
-            .get(name)
-            .is_some_and(|b| same_field(self.enc.ctx, def, name, &encoded.rule, sent, b))
+        let Some(b) = base.get(name) else {
+            return true;
+        };
+        match plan.fields.iter().find(|f| f.name == *name) {
+            Some(field) => !same_field(self.enc.ctx, field, sent, b),
+            None => !same(sent, b),
+        }
+    }
+
+    /// The candidates of a dead-reckoning block's fields, and whether some true position is
+    /// more than the limit from the extrapolation.
+    fn decide_dead_reckoning<W: WireWrite>(
+        &mut self,
+        w: &W,
+        plan: &'a StructPlan,
+        limit: f64,
+        axes: &'a [(FieldStep, FieldStep)],
+        pair: &Pair<'_>,
+        candidates: &mut HashMap<&'a str, Value>,
+    ) -> Step<bool> {
+        for encoded in axes
+            .iter()
+            .map(|(p, _)| p)
+            .chain(axes.iter().map(|(_, v)| v))
+        {
+            let sent = self.sent_field(w, plan, encoded, pair.now)?;
+            candidates.insert(&encoded.field, sent);
+        }
+        let mut send = false;
+        for (position, velocity) in axes {
+            let actual = pair.now.get(&position.field).and_then(number);
+            let predicted = predict(position, velocity, pair.base, &self.dctx);
+            let (Some(actual), Ok(predicted)) = (actual, predicted) else {
+                let message = format!("`{}`: expected a number", position.field);
+                return self.enc.shape(w, message);
+            };
+            send |= rt::exceeds_deviation(actual, predicted, limit);
+        }
+        Ok(send)
     }
 
     /// The candidate of a field: its value as sent (a widened field's as it is). Its error is
@@ -770,79 +701,80 @@ impl<'c, 'a> DeltaEncoder<'c, 'a> {
     fn sent_field<W: WireWrite>(
         &mut self,
         w: &W,
-        def: &StructDef,
-        encoded: &FieldEncoding,
+        plan: &StructPlan,
+        encoded: &FieldStep,
         now: &IndexMap<String, Value>,
     ) -> Step<Value> {
         let name = &encoded.field;
-        let (Some(value), Some(view)) = (now.get(name), FieldView::of(def, name)) else {
+        let (Some(value), Some(field)) = (now.get(name), plan.field(name)) else {
             return self.enc.shape(w, format!("missing field `{name}`"));
         };
-        if !view.extends.is_empty() {
+        if !field.extends.is_empty() {
             return Ok(value.clone());
         }
-        sent_value(self.enc.ctx, &encoded.rule, &view.field.ty, value)
+        sent_value(self.enc.ctx, &encoded.rule, &field.ty, value)
             .map_err(|(path, kind)| self.fail_at(w.bits_written(), &format!(".{name}{path}"), kind))
     }
 
     /// The writes of one item as planned, building the mirror.
-    #[allow(clippy::too_many_arguments)]
     fn write_item<W: WireWrite>(
         &mut self,
         w: &mut W,
-        def: &'a StructDef,
-        segment: usize,
-        item: &'a WireItem,
-        plan: &Plan,
+        plan: &'a StructPlan,
+        item: &'a DeltaStep,
+        decision: &Decision,
         pair: &Pair<'_>,
         state: &mut Written<'a>,
     ) -> Step<()> {
-        match (item, plan) {
-            (WireItem::Field(encoded), Plan::Sequence) => {
-                let mirror = self.delta_sequence(w, def, encoded, pair)?;
-                state.mirror.sent(&encoded.field, mirror);
+        match (item, decision) {
+            (DeltaStep::Sequence { field, element }, Decision::Sequence) => {
+                let mirror = self.delta_sequence(w, plan, field, element.as_deref(), pair)?;
+                state.mirror.sent(&field.field, mirror);
             }
-            (WireItem::Field(encoded), Plan::Bit(send)) => {
+            (DeltaStep::Changed(encoded), Decision::Bit(send)) => {
                 self.changed_bit(w, *send)?;
                 if *send {
-                    self.send(w, def, encoded, pair, state)?;
+                    self.send(w, plan, encoded, pair, state)?;
                 } else {
                     state.mirror.keep(&encoded.field, pair.base);
                 }
             }
-            (WireItem::Field(encoded), _) => self.send(w, def, encoded, pair, state)?,
-            (WireItem::DeltaBlock(inner), Plan::Block(send, plans)) => {
+            (DeltaStep::Field(encoded), _) => self.send(w, plan, encoded, pair, state)?,
+            (DeltaStep::Block(inner), Decision::Block(send, decisions)) => {
                 self.changed_bit(w, *send)?;
                 if *send {
-                    for (item, plan) in inner.iter().zip(plans) {
-                        self.write_item(w, def, segment, item, plan, pair, state)?;
+                    for (item, decision) in inner.iter().zip(decisions) {
+                        self.write_item(w, plan, item, decision, pair, state)?;
                     }
                 } else {
                     self.unsent(w, inner, pair, &mut state.mirror)?;
                 }
             }
-            (WireItem::DeadReckoning(dr), Plan::Bit(send)) => {
+            (DeltaStep::DeadReckoning { axes, .. }, Decision::Bit(send)) => {
                 self.changed_bit(w, *send)?;
                 if *send {
-                    for encoded in dr.positions.iter().chain(&dr.velocities) {
-                        self.send(w, def, encoded, pair, state)?;
+                    for encoded in axes
+                        .iter()
+                        .map(|(p, _)| p)
+                        .chain(axes.iter().map(|(_, v)| v))
+                    {
+                        self.send(w, plan, encoded, pair, state)?;
                     }
                 } else {
                     self.unsent(w, std::slice::from_ref(item), pair, &mut state.mirror)?;
                 }
             }
-            (WireItem::Extend(extend), _) => {
-                if state.mirror.was_sent(&extend.field) {
-                    let value = pair.now.get(&extend.field);
-                    self.enc
-                        .extend(w, def, segment, &extend.field, &extend.rule, value)?;
+            (DeltaStep::Extension(extension), _) => {
+                if state.mirror.was_sent(&extension.field) {
+                    let value = pair.now.get(&extension.field);
+                    self.enc.extend(w, plan, extension, value)?;
                 }
             }
-            (WireItem::Align, _) => {
+            (DeltaStep::Align, _) => {
                 let written = w.align();
                 self.enc.wire(written)?;
             }
-            (WireItem::Check, _) => {
+            (DeltaStep::Check, _) => {
                 let written = w.write_check();
                 self.enc.wire(written)?;
             }
@@ -864,14 +796,14 @@ impl<'c, 'a> DeltaEncoder<'c, 'a> {
     fn send<W: WireWrite>(
         &mut self,
         w: &mut W,
-        def: &'a StructDef,
-        encoded: &'a FieldEncoding,
+        plan: &StructPlan,
+        encoded: &'a FieldStep,
         pair: &Pair<'_>,
         state: &mut Written<'a>,
     ) -> Step<()> {
         let name = encoded.field.as_str();
         let value = pair.now.get(name);
-        self.enc.field(w, def, name, &encoded.rule, value)?;
+        self.enc.field(w, plan, encoded, value)?;
         let mirror = match state.candidates.remove(name) {
             Some(candidate) => candidate,
             None => value.cloned().unwrap_or(Value::Null),
@@ -883,7 +815,7 @@ impl<'c, 'a> DeltaEncoder<'c, 'a> {
     fn unsent<W: WireWrite>(
         &mut self,
         w: &W,
-        items: &'a [WireItem],
+        items: &'a [DeltaStep],
         pair: &Pair<'_>,
         mirror: &mut Fields<'a>,
     ) -> Step<()> {
@@ -899,13 +831,13 @@ impl<'c, 'a> DeltaEncoder<'c, 'a> {
     fn delta_sequence<W: WireWrite>(
         &mut self,
         w: &mut W,
-        def: &'a StructDef,
-        encoded: &'a FieldEncoding,
+        plan: &StructPlan,
+        encoded: &FieldStep,
+        publishable: Option<&str>,
         pair: &Pair<'_>,
     ) -> Step<Value> {
         let ctx = self.enc.ctx;
         let name = &encoded.field;
-        let view = FieldView::of(def, name);
         let (
             WireRule::Sequence {
                 count,
@@ -917,7 +849,7 @@ impl<'c, 'a> DeltaEncoder<'c, 'a> {
                 element: element_ty,
                 ..
             }),
-        ) = (&encoded.rule, view.map(|v| &v.field.ty))
+        ) = (&encoded.rule, plan.field(name).map(|f| &f.ty))
         else {
             return self
                 .enc
@@ -931,7 +863,6 @@ impl<'c, 'a> DeltaEncoder<'c, 'a> {
         };
         let now: Vec<Item> = now.iter().cloned().map(Item).collect();
         let base: Vec<Item> = base.iter().cloned().map(Item).collect();
-        let publishable = publishable_element(ctx, element);
         let start = w.bits_written();
         let mut sent_failure = None;
         let mut sent_index = 0usize;
@@ -1050,10 +981,10 @@ impl<'c, 'a, 't> DeltaDecoder<'c, 'a, 't> {
         nested: bool,
     ) -> Read<Value> {
         let ctx = self.dec.ctx;
-        let (Some((def, layout)), Value::Struct(base)) = (ctx.layout(name), baseline) else {
+        let (Some((def, plan)), Value::Struct(base)) = (ctx.layout(name), baseline) else {
             return self.invalid(r);
         };
-        let recursive = self.dec.is_recursive(name);
+        let recursive = plan.recursive;
         if recursive {
             let entered = r.enter();
             self.dec.wire(entered)?;
@@ -1061,7 +992,7 @@ impl<'c, 'a, 't> DeltaDecoder<'c, 'a, 't> {
         let mut fields = Fields::default();
         let mut present = true;
         let mut outers = Vec::new();
-        for (index, segment) in layout.segments.iter().enumerate() {
+        for (index, steps) in plan.delta.iter().flatten().enumerate() {
             if index > 0 && present {
                 let start = r.bits_read();
                 let label = if nested {
@@ -1084,12 +1015,12 @@ impl<'c, 'a, 't> DeltaDecoder<'c, 'a, 't> {
                     .note(&format!(" (segment {index})"), start, end, label);
             }
             if index == 0 || present {
-                self.read_items(r, def, index, &segment.items, base, &mut fields)?;
-            } else if unsent(&segment.items, base, &self.dctx, &mut fields).is_err() {
+                self.read_items(r, plan, steps, base, &mut fields)?;
+            } else if unsent(steps, base, &self.dctx, &mut fields).is_err() {
                 return self.invalid(r);
             }
         }
-        if def.open_end && nested && present {
+        if plan.open_end && nested && present {
             let start = r.bits_read();
             let skipped = rt::skip_extension(r);
             self.dec.wire(skipped)?;
@@ -1128,50 +1059,56 @@ impl<'c, 'a, 't> DeltaDecoder<'c, 'a, 't> {
     fn read_items<'d, R: WireRead<'d>>(
         &mut self,
         r: &mut R,
-        def: &'a StructDef,
-        segment: usize,
-        items: &'a [WireItem],
+        plan: &'a StructPlan,
+        items: &'a [DeltaStep],
         base: &IndexMap<String, Value>,
         fields: &mut Fields<'a>,
     ) -> Read<()> {
         for item in items {
             match item {
-                WireItem::Field(encoded) if is_delta_sequence(encoded) => {
-                    let value = self.delta_sequence(r, def, encoded, base)?;
-                    fields.sent(&encoded.field, value);
+                DeltaStep::Sequence { field, element } => {
+                    let value = self.delta_sequence(r, plan, field, element.as_deref(), base)?;
+                    fields.sent(&field.field, value);
                 }
-                WireItem::Field(encoded) => {
+                DeltaStep::Changed(encoded) | DeltaStep::Field(encoded) => {
                     let suffix = format!(".{}", encoded.field);
-                    if !encoded.delta || self.changed(r, &suffix, "changed-bit")? {
-                        let value = self.dec.field(r, def, &encoded.field, &encoded.rule)?;
+                    if matches!(item, DeltaStep::Field(_))
+                        || self.changed(r, &suffix, "changed-bit")?
+                    {
+                        let value = self.dec.field(r, plan, &encoded.field, &encoded.rule)?;
                         fields.sent(&encoded.field, value);
                     } else {
                         fields.keep(&encoded.field, base);
                     }
                 }
-                WireItem::DeltaBlock(inner) => {
+                DeltaStep::Block(inner) => {
                     if self.changed(r, "", "DELTA block")? {
-                        self.read_items(r, def, segment, inner, base, fields)?;
+                        self.read_items(r, plan, inner, base, fields)?;
                     } else if unsent(inner, base, &self.dctx, fields).is_err() {
                         return self.invalid(r);
                     }
                 }
-                WireItem::DeadReckoning(_) => {
+                DeltaStep::DeadReckoning { axes, .. } => {
                     if self.changed(r, "", "DEAD_RECKONING block")? {
-                        self.read_dead_reckoning(r, def, item, fields)?;
+                        for encoded in axes
+                            .iter()
+                            .map(|(p, _)| p)
+                            .chain(axes.iter().map(|(_, v)| v))
+                        {
+                            let value = self.dec.field(r, plan, &encoded.field, &encoded.rule)?;
+                            fields.sent(&encoded.field, value);
+                        }
                     } else if unsent(std::slice::from_ref(item), base, &self.dctx, fields).is_err()
                     {
                         return self.invalid(r);
                     }
                 }
-                WireItem::Extend(extend) => {
-                    if fields.was_sent(&extend.field) {
-                        let (name, rule) = (&extend.field, &extend.rule);
-                        self.dec
-                            .extend(r, def, segment, name, rule, &mut fields.values)?;
+                DeltaStep::Extension(extension) => {
+                    if fields.was_sent(&extension.field) {
+                        self.dec.extend(r, plan, extension, &mut fields.values)?;
                     }
                 }
-                WireItem::Align => {
+                DeltaStep::Align => {
                     let start = r.bits_read();
                     self.dec.path.push(" (ALIGN)".to_string());
                     let read = r.align();
@@ -1182,7 +1119,7 @@ impl<'c, 'a, 't> DeltaDecoder<'c, 'a, 't> {
                         self.dec.note(" (ALIGN)", start, end, "padding".to_string());
                     }
                 }
-                WireItem::Check => {
+                DeltaStep::Check => {
                     let start = r.bits_read();
                     self.dec.path.push(" (CHECK)".to_string());
                     let read = r.read_check();
@@ -1197,34 +1134,18 @@ impl<'c, 'a, 't> DeltaDecoder<'c, 'a, 't> {
         Ok(())
     }
 
-    fn read_dead_reckoning<'d, R: WireRead<'d>>(
-        &mut self,
-        r: &mut R,
-        def: &'a StructDef,
-        item: &'a WireItem,
-        fields: &mut Fields<'a>,
-    ) -> Read<()> {
-        if let WireItem::DeadReckoning(dr) = item {
-            for encoded in dr.positions.iter().chain(&dr.velocities) {
-                let value = self.dec.field(r, def, &encoded.field, &encoded.rule)?;
-                fields.sent(&encoded.field, value);
-            }
-        }
-        Ok(())
-    }
-
     /// A `DELTA SEQUENCE` through the runtime's `read_delta_sequence`; its changed-bit, count
     /// and index gaps appear in the trace as one entry.
     fn delta_sequence<'d, R: WireRead<'d>>(
         &mut self,
         r: &mut R,
-        def: &'a StructDef,
-        encoded: &'a FieldEncoding,
+        plan: &StructPlan,
+        encoded: &FieldStep,
+        publishable: Option<&str>,
         base: &IndexMap<String, Value>,
     ) -> Read<Value> {
         let ctx = self.dec.ctx;
         let name = &encoded.field;
-        let view = FieldView::of(def, name);
         let (
             WireRule::Sequence {
                 count,
@@ -1237,13 +1158,16 @@ impl<'c, 'a, 't> DeltaDecoder<'c, 'a, 't> {
                 ..
             }),
             Some(Value::List(base)),
-        ) = (&encoded.rule, view.map(|v| &v.field.ty), base.get(name))
+        ) = (
+            &encoded.rule,
+            plan.field(name).map(|f| &f.ty),
+            base.get(name),
+        )
         else {
             return self.invalid(r);
         };
         self.dec.path.push(format!(".{name}"));
         let then: Vec<Item> = base.iter().cloned().map(Item).collect();
-        let publishable = publishable_element(ctx, element);
         // A listed element delta-coded against the baseline's may cost nothing but its
         // changed-bits: bound it by its index gap's bit alone (the runtime adds that bit).
         let min = match publishable {

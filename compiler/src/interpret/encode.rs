@@ -3,14 +3,11 @@
 
 use std::borrow::Cow;
 
-use idlc_runtime::{self as rt, EncodeErrorKind as RtKind, FixedPoint, VlqMode, WireWrite};
+use idlc_runtime::{self as rt, EncodeErrorKind as RtKind, VlqMode, WireWrite};
 
-use super::{
-    Context, EncodeError, EncodeErrorKind, FieldView, Value, shape_offset, split_widening,
-};
-use crate::ir::{
-    StructDef, StructEncoding, Type, VlqMapping, WireItem, WireRule, is_default_length,
-};
+use super::{Context, EncodeError, EncodeErrorKind, Value, shape_offset};
+use crate::ir::plan::{Carries, ExtensionStep, FieldPlan, FieldStep, Narrowing, Step, StructPlan};
+use crate::ir::{StructDef, Type, VlqMapping, WireRule, is_default_length, length_type};
 
 /// How deep a value may nest before the encoder refuses it (the decoder's limit is the
 /// runtime's, for recursive structs only; a value given to the encoder is bounded here).
@@ -31,7 +28,7 @@ macro_rules! by_int {
     };
 }
 
-type Step = Result<(), rt::EncodeError>;
+type Done = Result<(), rt::EncodeError>;
 
 const NESTED_OPTIONAL: &str = "expected null or a one-element array (an OPTIONAL of an OPTIONAL)";
 
@@ -121,8 +118,8 @@ impl<'c, 'a> Encoder<'c, 'a> {
         name: &str,
         value: &Value,
         nested: bool,
-    ) -> Step {
-        let Some((def, layout)) = self.ctx.layout(name) else {
+    ) -> Done {
+        let Some((def, plan)) = self.ctx.layout(name) else {
             return self.shape(w, format!("internal: no layout of `{name}`"));
         };
         if self.depth >= MAX_ENCODE_DEPTH {
@@ -130,10 +127,10 @@ impl<'c, 'a> Encoder<'c, 'a> {
         }
         self.fields_of(w, def, value)?;
         self.depth += 1;
-        let result = if nested && self.ctx.nested_fenced.contains(name) {
-            self.nested_form(w, def, layout, value)
+        let result = if nested && plan.nested_form {
+            self.nested_form(w, plan, value)
         } else {
-            self.top_level_form(w, def, layout, value)
+            self.top_level_form(w, plan, value)
         };
         self.depth -= 1;
         result
@@ -167,18 +164,17 @@ impl<'c, 'a> Encoder<'c, 'a> {
     fn top_level_form<W: WireWrite>(
         &mut self,
         w: &mut W,
-        def: &StructDef,
-        layout: &StructEncoding,
+        plan: &StructPlan,
         value: &Value,
-    ) -> Step {
-        for index in 0..layout.segments.len() {
+    ) -> Done {
+        for index in 0..plan.segments.len() {
             if index > 0 {
                 let written = w.write_presence(true);
                 self.wire(written)?;
             }
-            self.segment(w, def, layout, index, value)?;
+            self.segment(w, plan, index, value)?;
         }
-        if def.open_end {
+        if plan.open_end {
             let written = w.write_presence(false);
             self.wire(written)?;
         }
@@ -186,33 +182,26 @@ impl<'c, 'a> Encoder<'c, 'a> {
     }
 
     /// Segment 0, then each later segment in an open extension nested in the previous one's.
-    fn nested_form<W: WireWrite>(
-        &mut self,
-        w: &mut W,
-        def: &StructDef,
-        layout: &StructEncoding,
-        value: &Value,
-    ) -> Step {
-        if layout.segments.len() <= 1 {
-            return self.top_level_form(w, def, layout, value);
+    fn nested_form<W: WireWrite>(&mut self, w: &mut W, plan: &StructPlan, value: &Value) -> Done {
+        if plan.segments.len() <= 1 {
+            return self.top_level_form(w, plan, value);
         }
-        self.segment(w, def, layout, 0, value)?;
-        self.extension(w, def, layout, 1, value)
+        self.segment(w, plan, 0, value)?;
+        self.extension(w, plan, 1, value)
     }
 
     fn extension<W: WireWrite>(
         &mut self,
         w: &mut W,
-        def: &StructDef,
-        layout: &StructEncoding,
+        plan: &StructPlan,
         index: usize,
         value: &Value,
-    ) -> Step {
+    ) -> Done {
         let written = w.write_extension(|w| {
-            self.segment(w, def, layout, index, value)?;
-            if index + 1 < layout.segments.len() {
-                self.extension(w, def, layout, index + 1, value)
-            } else if def.open_end {
+            self.segment(w, plan, index, value)?;
+            if index + 1 < plan.segments.len() {
+                self.extension(w, plan, index + 1, value)
+            } else if plan.open_end {
                 let written = w.write_presence(false);
                 self.wire(written)
             } else {
@@ -222,66 +211,33 @@ impl<'c, 'a> Encoder<'c, 'a> {
         self.wire(written)
     }
 
-    /// The items of one segment, DELTA and DEAD_RECKONING blocks opened (the full form).
+    /// The steps of one segment's full form.
     fn segment<W: WireWrite>(
         &mut self,
         w: &mut W,
-        def: &StructDef,
-        layout: &StructEncoding,
+        plan: &StructPlan,
         index: usize,
         value: &Value,
-    ) -> Step {
-        let Some(segment) = layout.segments.get(index) else {
-            return Ok(());
-        };
-        self.items(w, def, index, &segment.items, value)
-    }
-
-    fn items<W: WireWrite>(
-        &mut self,
-        w: &mut W,
-        def: &StructDef,
-        segment: usize,
-        items: &[WireItem],
-        value: &Value,
-    ) -> Step {
+    ) -> Done {
         let Value::Struct(fields) = value else {
             return self.shape(w, "expected an object".to_string());
         };
-        for item in items {
-            match item {
-                WireItem::Field(encoded) => self.field(
-                    w,
-                    def,
-                    &encoded.field,
-                    &encoded.rule,
-                    fields.get(&encoded.field),
-                )?,
-                WireItem::Extend(extend) => self.extend(
-                    w,
-                    def,
-                    segment,
-                    &extend.field,
-                    &extend.rule,
-                    fields.get(&extend.field),
-                )?,
-                WireItem::DeltaBlock(inner) => self.items(w, def, segment, inner, value)?,
-                WireItem::DeadReckoning(dr) => {
-                    for encoded in dr.positions.iter().chain(&dr.velocities) {
-                        self.field(
-                            w,
-                            def,
-                            &encoded.field,
-                            &encoded.rule,
-                            fields.get(&encoded.field),
-                        )?;
+        for step in plan.segments.get(index).map_or(&[][..], Vec::as_slice) {
+            match step {
+                Step::Field(field) => self.field(w, plan, field, fields.get(&field.field))?,
+                Step::Packed { fields: run, .. } => {
+                    for field in run {
+                        self.field(w, plan, field, fields.get(&field.field))?;
                     }
                 }
-                WireItem::Align => {
+                Step::Extension(extension) => {
+                    self.extend(w, plan, extension, fields.get(&extension.field))?
+                }
+                Step::Align => {
                     let written = w.align();
                     self.wire(written)?;
                 }
-                WireItem::Check => {
+                Step::Check => {
                     let written = w.write_check();
                     self.wire(written)?;
                 }
@@ -294,18 +250,16 @@ impl<'c, 'a> Encoder<'c, 'a> {
     pub(super) fn field<W: WireWrite>(
         &mut self,
         w: &mut W,
-        def: &StructDef,
-        name: &str,
-        rule: &WireRule,
+        plan: &StructPlan,
+        step: &FieldStep,
         value: Option<&Value>,
-    ) -> Step {
+    ) -> Done {
+        let name = &step.field;
         self.path.push(format!(".{name}"));
-        let result = match (FieldView::of(def, name), value) {
-            (Some(view), Some(value)) => {
-                let types = view.types();
-                let slot = types.first().copied().unwrap_or(&view.field.ty);
-                match self.narrowed(w, &view, value, slot, types.get(1).copied()) {
-                    Ok(narrowed) => self.rule(w, rule, slot, &narrowed),
+        let result = match (plan.field(name), value) {
+            (Some(field), Some(value)) => {
+                match self.narrowed(w, field, value, step.narrowing.as_ref()) {
+                    Ok(narrowed) => self.rule(w, &step.rule, &field.ty, &narrowed),
                     Err(e) => Err(e),
                 }
             }
@@ -317,105 +271,81 @@ impl<'c, 'a> Encoder<'c, 'a> {
         result
     }
 
-    /// The extension of an EXTENDed field in segment `segment`.
+    /// The extension of an EXTENDed field.
     pub(super) fn extend<W: WireWrite>(
         &mut self,
         w: &mut W,
-        def: &StructDef,
-        segment: usize,
-        name: &str,
-        rule: &WireRule,
+        plan: &StructPlan,
+        step: &ExtensionStep,
         value: Option<&Value>,
-    ) -> Step {
+    ) -> Done {
+        let name = &step.field;
         self.path.push(format!(".{name}"));
-        let (Some(view), Some(value)) = (FieldView::of(def, name), value) else {
+        let (Some(field), Some(value)) = (plan.field(name), value) else {
             return self.shape(w, format!("missing field `{name}`"));
         };
-        let found = view
-            .extends
-            .iter()
-            .enumerate()
-            .find(|(_, (s, _))| *s == segment)
-            .map(|(position, (_, extend))| (position, *extend));
-        let Some((position, extend)) = found else {
-            return self.shape(w, format!("internal: no EXTEND of `{name}` here"));
-        };
-        let types = view.types();
-        if let Some((old, new)) = split_widening(&extend.from, &extend.to) {
-            let v = match value {
-                Value::Int(v) => u64::try_from(*v).ok().filter(|v| {
-                    // The value must fit the widest type it has.
-                    view.current()
-                        .int_range()
-                        .is_some_and(|(min, max)| (min..=max).contains(&i128::from(*v)))
-                }),
-                _ => None,
-            };
-            let Some(v) = v else {
-                let error = rt::EncodeError::new(RtKind::ValueOutOfRange, w.bits_written());
-                return self.wire(Err(error));
-            };
-            let width = u32::from(new - old);
-            let written = w.write_bits(rt::bit_slice(v, u32::from(old), width), width);
-            self.wire(written)?;
-        } else {
-            let next = types.get(position + 2).copied();
-            let narrowed = self.narrowed(w, &view, value, &extend.to, next)?;
-            self.rule(w, rule, &extend.to, &narrowed)?;
+        match &step.carries {
+            Carries::HighBits { low, width } => {
+                let v = match value {
+                    Value::Int(v) => u64::try_from(*v).ok().filter(|v| {
+                        // The value must fit the widest type it has.
+                        field
+                            .current()
+                            .int_range()
+                            .is_some_and(|(min, max)| (min..=max).contains(&i128::from(*v)))
+                    }),
+                    _ => None,
+                };
+                let Some(v) = v else {
+                    let error = rt::EncodeError::new(RtKind::ValueOutOfRange, w.bits_written());
+                    return self.wire(Err(error));
+                };
+                let written = w.write_bits(rt::bit_slice(v, *low, *width), *width);
+                self.wire(written)?;
+            }
+            Carries::Whole { rule, narrowing } => {
+                let narrowed = self.narrowed(w, field, value, narrowing.as_ref())?;
+                self.rule(w, rule, &step.to, &narrowed)?;
+            }
         }
         self.path.pop();
         Ok(())
     }
 
-    /// The value the slot of type `slot` carries when the field has been widened to `next`
-    /// since (WIRE.md "EXTEND"): the low bits of an unsigned widening, else the value saturated
-    /// into the old range (past an open end, the nearest value inside), an enumerator's index
-    /// saturated into the old count, a text, byte string or sequence cut to the old bound.
+    /// The value a slot carries when the field has been widened since, as the plan's
+    /// `narrowing` says (WIRE.md "EXTEND"): the low bits of an unsigned widening, else the
+    /// value saturated into the old range (past an open end, the nearest value inside), an
+    /// enumerator's index saturated into the old count, a text, byte string or sequence cut to
+    /// the old bound.
     fn narrowed<'v, W: WireWrite>(
         &mut self,
         w: &W,
-        view: &FieldView<'_>,
+        field: &FieldPlan,
         value: &'v Value,
-        slot: &Type,
-        next: Option<&Type>,
+        narrowing: Option<&Narrowing>,
     ) -> Result<Cow<'v, Value>, rt::EncodeError> {
-        let Some(next) = next else {
+        let Some(narrowing) = narrowing else {
             return Ok(Cow::Borrowed(value));
         };
-        if let Some((bits, _)) = split_widening(slot, next) {
-            return match value {
-                Value::Int(v) => match u64::try_from(*v) {
-                    Ok(v) => Ok(Cow::Owned(Value::Int(
-                        rt::low_bits(v, u32::from(bits)).into(),
-                    ))),
-                    Err(_) => self.wire(Err(rt::EncodeError::new(
-                        RtKind::ValueOutOfRange,
-                        w.bits_written(),
-                    ))),
-                },
-                _ => self.shape(w, "expected an integer".to_string()),
-            };
-        }
-        if let Some((min, max)) = slot.int_range() {
-            return match value {
-                Value::Int(v) => Ok(Cow::Owned(Value::Int(rt::saturate(*v, min, max)))),
-                _ => Ok(Cow::Borrowed(value)),
-            };
-        }
-        Ok(match (slot, value) {
-            (Type::Enum(old), Value::Enum(name) | Value::Str(name)) => {
-                let current = view.current();
+        Ok(match (narrowing, value) {
+            (Narrowing::LowBits { bits }, Value::Int(v)) => match u64::try_from(*v) {
+                Ok(v) => Cow::Owned(Value::Int(rt::low_bits(v, *bits).into())),
+                Err(_) => {
+                    let error = rt::EncodeError::new(RtKind::ValueOutOfRange, w.bits_written());
+                    return self.wire(Err(error));
+                }
+            },
+            (Narrowing::LowBits { .. }, _) => {
+                return self.shape(w, "expected an integer".to_string());
+            }
+            (Narrowing::SaturateInt { min, max }, Value::Int(v)) => {
+                Cow::Owned(Value::Int(rt::saturate(*v, *min, *max)))
+            }
+            (Narrowing::SaturateEnum { count, .. }, Value::Enum(name) | Value::Str(name)) => {
+                let current = field.current();
                 let index = self.enum_index(w, current, name)?;
-                let old_count = self
-                    .ctx
-                    .ir
-                    .schema
-                    .enums
-                    .get(old)
-                    .map_or(1, |e| e.enumerators.len().max(1));
-                let index = usize::try_from(index)
-                    .unwrap_or(usize::MAX)
-                    .min(old_count - 1);
+                let last = usize::try_from(*count).unwrap_or(usize::MAX).max(1) - 1;
+                let index = usize::try_from(index).unwrap_or(usize::MAX).min(last);
                 let Type::Enum(current) = current else {
                     return self.shape(w, "internal: an enum widened to a non-enum".to_string());
                 };
@@ -431,7 +361,7 @@ impl<'c, 'a> Encoder<'c, 'a> {
                 Cow::Owned(Value::Enum(name))
             }
             (
-                Type::Numeric {
+                Narrowing::SaturateReal {
                     min,
                     max,
                     min_inclusive,
@@ -443,14 +373,14 @@ impl<'c, 'a> Encoder<'c, 'a> {
                 let (min, max, low, high) = (*min, *max, *min_inclusive, *max_inclusive);
                 Cow::Owned(Value::Float(rt::saturate_real(v, min, max, low, high)))
             }
-            (Type::String { max: Some(max) }, Value::Str(s)) => {
+            (Narrowing::TruncateString { max }, Value::Str(s)) => {
                 Cow::Owned(Value::Str(rt::truncate_utf8(s, *max).to_string()))
             }
-            (Type::Bytes { max: Some(max) }, Value::Bytes(_) | Value::List(_)) => {
+            (Narrowing::TruncateBytes { max }, Value::Bytes(_) | Value::List(_)) => {
                 let bytes = self.bytes(w, value)?;
                 Cow::Owned(Value::Bytes(rt::truncated_bytes(&bytes, *max)))
             }
-            (Type::Sequence { max: Some(max), .. }, Value::List(items)) => {
+            (Narrowing::TruncateSequence { max }, Value::List(items)) => {
                 let keep = usize::try_from(*max).unwrap_or(usize::MAX);
                 Cow::Owned(Value::List(items.iter().take(keep).cloned().collect()))
             }
@@ -550,7 +480,7 @@ impl<'c, 'a> Encoder<'c, 'a> {
         rule: &WireRule,
         ty: &Type,
         value: &Value,
-    ) -> Step {
+    ) -> Done {
         match rule {
             WireRule::Bool { bits } => match value {
                 Value::Bool(b) => {
@@ -607,18 +537,9 @@ impl<'c, 'a> Encoder<'c, 'a> {
                 let written = rt::write_huffman(w, index, codes);
                 self.wire(written)
             }
-            WireRule::FixedPoint {
-                min,
-                max,
-                min_inclusive,
-                max_inclusive,
-                resolution,
-                ..
-            } => {
+            WireRule::FixedPoint { .. } => {
                 let v = self.real(w, value)?;
-                let Some(fp) =
-                    FixedPoint::with_ends(*min, *max, *resolution, *min_inclusive, *max_inclusive)
-                else {
+                let Some(fp) = rule.fixed_point() else {
                     return self.shape(w, "internal: invalid FIXED_POINT parameters".to_string());
                 };
                 let written = w.write_quantized(&fp, v);
@@ -741,7 +662,7 @@ impl<'c, 'a> Encoder<'c, 'a> {
         rule: &WireRule,
         ty: &Type,
         items: &[Value],
-    ) -> Step {
+    ) -> Done {
         for (index, item) in items.iter().enumerate() {
             self.path.push(format!("[{index}]"));
             self.rule(w, rule, ty, item)?;
@@ -757,7 +678,7 @@ impl<'c, 'a> Encoder<'c, 'a> {
         rule: &WireRule,
         max: Option<u64>,
         count: u64,
-    ) -> Step {
+    ) -> Done {
         if is_default_length(rule, max) {
             let written = w.write_count(count, max);
             return self.wire(written);
@@ -783,13 +704,5 @@ pub(super) fn vlq_mode(mapping: VlqMapping) -> VlqMode {
         VlqMapping::Plain => VlqMode::Plain,
         VlqMapping::ZigZag => VlqMode::ZigZag,
         VlqMapping::Offset => VlqMode::Offset,
-    }
-}
-
-/// The IDL type of a length or count bounded by `max`.
-pub(super) fn length_type(max: Option<u64>) -> Type {
-    Type::IntRange {
-        min: 0,
-        max: max.map_or(i128::from(u64::MAX), i128::from),
     }
 }

@@ -22,6 +22,7 @@
 //! # }
 //! ```
 
+mod carried;
 mod decode;
 mod delta;
 mod encode;
@@ -30,16 +31,17 @@ mod packet;
 pub mod sample;
 mod value;
 
-use std::collections::HashSet;
 use std::fmt;
 
 use idlc_runtime::{BitReader, BitWriter, ByteReader, ByteWriter, WireWrite};
 
-use crate::ir::{Encoding, Extend, Field, Ir, StructDef, StructEncoding, Style, Type};
+use crate::ir::plan::{EncodingPlan, StructPlan};
+use crate::ir::{Encoding, Ir, StructDef, Style};
 
+pub use carried::decode_carried;
 pub use delta::{decode_delta, decode_delta_traced, encode_delta};
 pub use packet::decode_packet;
-pub use value::{Value, default_value};
+pub use value::{Carried, Value, default_value, printable};
 
 /// Why a value could not be encoded, and in which field.
 #[derive(Debug, Clone, PartialEq)]
@@ -185,20 +187,20 @@ pub fn decode_traced(
 pub(crate) struct Context<'a> {
     ir: &'a Ir,
     encoding: &'a Encoding,
-    /// [`crate::ir::nesting::nested_fenced_structs`]: held by another struct, they are written
-    /// in their nested form (later segments in open extensions).
-    nested_fenced: HashSet<&'a str>,
+    /// The encoding's wire plan: the steps every struct is read and written in.
+    plan: &'a EncodingPlan,
 }
 
 impl<'a> Context<'a> {
     fn new(ir: &'a Ir, encoding: &str, type_name: &str) -> Result<Self, String> {
-        let encoding_def = ir.encodings.get(encoding).ok_or_else(|| {
+        let (Some(encoding_def), Some(plan)) = (ir.encodings.get(encoding), ir.plan(encoding))
+        else {
             let known: Vec<&str> = ir.encodings.keys().map(String::as_str).collect();
-            format!(
+            return Err(format!(
                 "no encoding `{encoding}`; the encodings are: {}",
                 known.join(", ")
-            )
-        })?;
+            ));
+        };
         if !ir.schema.structs.contains_key(type_name) {
             let known: Vec<&str> = ir.schema.structs.keys().map(String::as_str).collect();
             return Err(format!(
@@ -209,91 +211,16 @@ impl<'a> Context<'a> {
         Ok(Context {
             ir,
             encoding: encoding_def,
-            nested_fenced: crate::ir::nesting::nested_fenced_structs(&ir.schema),
+            plan,
         })
     }
 
-    /// The definition and layout of a struct.
-    fn layout(&self, name: &str) -> Option<(&'a StructDef, &'a StructEncoding)> {
+    /// The definition and plan of a struct.
+    fn layout(&self, name: &str) -> Option<(&'a StructDef, &'a StructPlan)> {
         Some((
             self.ir.schema.structs.get(name)?,
-            self.encoding.structs.get(name)?,
+            self.plan.structs.get(name)?,
         ))
-    }
-}
-
-/// A field with its EXTENDs: the segment of each, and the type it has after it.
-pub(crate) struct FieldView<'a> {
-    field: &'a Field,
-    extends: Vec<(usize, &'a Extend)>,
-}
-
-impl<'a> FieldView<'a> {
-    fn of(def: &'a StructDef, name: &str) -> Option<FieldView<'a>> {
-        let (_, field) = def.field(name)?;
-        let extends = def
-            .segments
-            .iter()
-            .enumerate()
-            .flat_map(|(i, s)| s.extends.iter().map(move |e| (i, e)))
-            .filter(|(_, e)| e.field == name)
-            .collect();
-        Some(FieldView { field, extends })
-    }
-
-    /// The type in the old slot, then after each EXTEND.
-    fn types(&self) -> Vec<&'a Type> {
-        let mut types = vec![&self.field.ty];
-        types.extend(self.extends.iter().map(|(_, e)| &e.to));
-        types
-    }
-
-    /// The type the field's value has: the last EXTEND's, else the declared one.
-    fn current(&self) -> &'a Type {
-        self.extends.last().map_or(&self.field.ty, |(_, e)| &e.to)
-    }
-}
-
-/// Whether a struct can contain itself (through OPTIONAL or SEQUENCE): its decoder counts its
-/// nesting against the runtime's depth limit, as generated code does.
-fn is_recursive(ir: &Ir, name: &str) -> bool {
-    fn struct_names<'t>(ty: &'t Type, out: &mut Vec<&'t str>) {
-        match ty {
-            Type::Struct(name) => out.push(name),
-            Type::Sequence { element, .. }
-            | Type::Array { element, .. }
-            | Type::Optional(element) => struct_names(element, out),
-            _ => {}
-        }
-    }
-    let mut seen = HashSet::new();
-    let mut stack: Vec<&str> = vec![name];
-    while let Some(current) = stack.pop() {
-        let Some(def) = ir.schema.structs.get(current) else {
-            continue;
-        };
-        for field in def.fields() {
-            let mut inner = Vec::new();
-            struct_names(&field.ty, &mut inner);
-            for inner in inner {
-                if inner == name {
-                    return true;
-                }
-                if seen.insert(inner) {
-                    stack.push(inner);
-                }
-            }
-        }
-    }
-    false
-}
-
-/// Whether an EXTEND from `from` to `to` is an unsigned widening whose extension carries the
-/// high bits; gives the old and new widths.
-fn split_widening(from: &Type, to: &Type) -> Option<(u8, u8)> {
-    match (from, to) {
-        (Type::Uint(a), Type::Uint(b)) if a < b => Some((*a, *b)),
-        _ => None,
     }
 }
 

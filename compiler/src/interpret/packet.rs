@@ -2,13 +2,15 @@
 //! every item decoded by its id, as generated dispatch reads them.
 
 use idlc_runtime::{
-    BitStream, ByteStream, Encoding as RuntimeEncoding, ItemHeader, ItemKind, PacketReader,
-    WireRead,
+    BitStream, ByteStream, DEFAULT_VLQ_GROUP_BITS, Encoding as RuntimeEncoding, FRAME_HEADER_BYTES,
+    ItemHeader, ItemKind, PacketReader, WireRead, vlq_bits,
 };
 use indexmap::IndexMap;
 
 use super::decode::Decoder;
+use super::encode::native_bool_bits;
 use super::explain::Entry;
+use super::value::item_path;
 use super::{Context, DecodeError, DecodeErrorKind, Value};
 use crate::ir::{EntryKind, Ir, ProtocolDef, Style, protocol::version_ids, response_struct_name};
 
@@ -28,14 +30,19 @@ impl RuntimeEncoding for Bytes {
 
 /// Decodes a framed packet of the protocol `protocol` in `encoding`: the version whose id the
 /// CRC matches, then each item (`id`, `name`, `kind`, `request`, and the `value` of a known
-/// entry; an unknown id is listed with `"unknown": true` and skipped, as dispatch does). The
-/// trace's bit offsets count from the start of the payload (after the 4-byte CRC).
+/// entry; an unknown id is listed with `"unknown": true` and skipped, as dispatch does).
+///
+/// Bit offsets (of errors and of the trace) count from the start of the packet: the CRC is bits
+/// 0 to 31. The trace explains every bit: the CRC, each item's present bit, length, header and
+/// request id, its body (the message's fields, a newer writer's tail, an unknown item), and the
+/// end marker and padding after the last item. A body's paths begin with the item
+/// (`P.items[1] M.v`).
 pub fn decode_packet(
     ir: &Ir,
     encoding: &str,
     protocol: &str,
     packet: &[u8],
-    trace: Option<&mut Vec<Entry>>,
+    mut trace: Option<&mut Vec<Entry>>,
 ) -> Result<Value, DecodeError> {
     let schema_error = |message: String| DecodeError {
         path: protocol.to_string(),
@@ -55,12 +62,16 @@ pub fn decode_packet(
     let version = ids
         .iter()
         .position(|&id| idlc_runtime::unframe(id, packet).is_ok());
+    let crc = format!("{protocol} (CRC32)");
     let Some(version) = version else {
         let error = idlc_runtime::unframe(ids.last().copied().unwrap_or_default(), packet)
             .err()
             .unwrap_or_else(|| {
                 idlc_runtime::DecodeError::new(idlc_runtime::DecodeErrorKind::CrcMismatch, 0)
             });
+        if let Some(trace) = trace {
+            trace.push(Entry::failure(&crc, error.clone()));
+        }
         return Err(DecodeError {
             path: format!(
                 "{protocol} (the CRC matches none of its {} versions)",
@@ -69,16 +80,44 @@ pub fn decode_packet(
             kind: DecodeErrorKind::Wire(error),
         });
     };
+    let header_bits = 8 * FRAME_HEADER_BYTES as u64;
+    let first = trace.as_deref().map_or(0, Vec::len);
+    if let Some(trace) = trace.as_deref_mut() {
+        trace.push(Entry {
+            path: crc,
+            start: 0,
+            end: header_bits,
+            value: format!("version {version} of {}", ids.len()),
+            error: None,
+            bytes: true,
+        });
+    }
     let reader = Items {
         ir,
         encoding,
         protocol: def,
-        trace,
+        style,
+        payload_bits: 8 * packet.len().saturating_sub(FRAME_HEADER_BYTES) as u64,
+        next: 0,
+        trace: trace.as_deref_mut(),
     };
     let items = match style {
         Style::Bitstream => reader.read(PacketReader::<Bits>::new(ids[version], packet)),
         Style::Bytestream => reader.read(PacketReader::<Bytes>::new(ids[version], packet)),
-    }?;
+    };
+    // The items were read from the payload: count from the start of the packet.
+    if let Some(trace) = trace {
+        for entry in trace.iter_mut().skip(first + 1) {
+            entry.start += header_bits;
+            entry.end += header_bits;
+        }
+    }
+    let items = items.map_err(|mut error| {
+        if let DecodeErrorKind::Wire(wire) = &mut error.kind {
+            wire.bit_offset += header_bits;
+        }
+        error
+    })?;
     let mut fields = IndexMap::new();
     fields.insert("protocol".to_string(), Value::Str(protocol.to_string()));
     fields.insert("version".to_string(), Value::Int(version as i128));
@@ -90,6 +129,11 @@ struct Items<'a, 't> {
     ir: &'a Ir,
     encoding: &'a str,
     protocol: &'a ProtocolDef,
+    style: Style,
+    /// The bits of the payload.
+    payload_bits: u64,
+    /// Where the next item (or the end) starts.
+    next: u64,
     trace: Option<&'t mut Vec<Entry>>,
 }
 
@@ -99,32 +143,154 @@ impl Items<'_, '_> {
         reader: Result<PacketReader<'p, E>, idlc_runtime::DecodeError>,
     ) -> Result<Vec<Value>, DecodeError> {
         let protocol = self.protocol.name.clone();
-        let wire = |error: idlc_runtime::DecodeError, index: usize| DecodeError {
-            path: format!("{protocol} item {index}"),
+        let mut reader = reader.map_err(|error| DecodeError {
+            path: protocol.clone(),
             kind: DecodeErrorKind::Wire(error),
-        };
-        let mut reader = reader.map_err(|e| wire(e, 0))?;
+        })?;
         let mut items = Vec::new();
         loop {
             let index = items.len();
             let mut failure = None;
-            let item = reader.next_item(|header, r| match self.item(header, r) {
-                Ok(value) => Ok(value),
-                Err(error) => {
-                    let wire_error = error.wire().cloned();
-                    failure = Some(error);
-                    Err(wire_error.unwrap_or_else(|| {
-                        idlc_runtime::DecodeError::new(
-                            idlc_runtime::DecodeErrorKind::InvalidArgument,
-                            0,
-                        )
-                    }))
+            let mut entered = false;
+            let item = reader.next_item(|header, r| {
+                entered = true;
+                match self.item(index, header, r) {
+                    Ok(value) => Ok(value),
+                    Err(error) => {
+                        let wire_error = error.wire().cloned();
+                        failure = Some(error);
+                        Err(wire_error.unwrap_or_else(|| {
+                            idlc_runtime::DecodeError::new(
+                                idlc_runtime::DecodeErrorKind::InvalidArgument,
+                                0,
+                            )
+                        }))
+                    }
                 }
             });
             match item {
                 Ok(Some(value)) => items.push(value),
-                Ok(None) => return Ok(items),
-                Err(error) => return Err(failure.unwrap_or_else(|| wire(error, index))),
+                Ok(None) => {
+                    self.end();
+                    return Ok(items);
+                }
+                Err(error) => {
+                    if let Some(failure) = failure {
+                        // The body's decoder has recorded it.
+                        return Err(failure);
+                    }
+                    // The runtime's: an item's present bit, length or header, or the end.
+                    let path = match error.kind {
+                        _ if entered => item_path(&protocol, index),
+                        idlc_runtime::DecodeErrorKind::TrailingBytes
+                        | idlc_runtime::DecodeErrorKind::BadPadding => format!("{protocol} (end)"),
+                        _ => format!("{} (header)", item_path(&protocol, index)),
+                    };
+                    if let Some(trace) = self.trace.as_deref_mut() {
+                        trace.push(Entry::failure(&path, error.clone()));
+                    }
+                    return Err(DecodeError {
+                        path,
+                        kind: DecodeErrorKind::Wire(error),
+                    });
+                }
+            }
+        }
+    }
+
+    /// Records a read of the bits `start..end` of the payload.
+    fn note(&mut self, path: String, start: u64, end: u64, value: String) {
+        if let Some(trace) = self.trace.as_deref_mut() {
+            trace.push(Entry {
+                path,
+                start,
+                end,
+                value,
+                error: None,
+                bytes: false,
+            });
+        }
+    }
+
+    /// The lines of an item's framing: its present bit, length, header and request id, found
+    /// back from where the item begins (`self.next`), where its body begins (the reader's
+    /// position) and the header's values: a VLQ has one encoding (the runtime rejects any
+    /// other), so its width follows from its value.
+    fn framing(&mut self, index: usize, header: ItemHeader, body: u64, end: u64) -> String {
+        let item = item_path(&self.protocol.name, index);
+        let (tag, request) = match header.kind {
+            ItemKind::Message => (0, None),
+            ItemKind::Request(request) => (1, Some(request)),
+            ItemKind::Response(request) => (2, Some(request)),
+        };
+        let request_bits = request.map_or(0, |r| vlq_bits(r.into(), DEFAULT_VLQ_GROUP_BITS));
+        let header_start = body.saturating_sub(request_bits).saturating_sub(vlq_bits(
+            u64::from(header.id) << 2 | tag,
+            DEFAULT_VLQ_GROUP_BITS,
+        ));
+        let start = self.next;
+        let length_start = start + u64::from(native_bool_bits(self.style));
+        let entry = self
+            .protocol
+            .entries
+            .iter()
+            .find(|e| e.id == header.id)
+            .map(|e| match &e.kind {
+                EntryKind::Message(name) | EntryKind::Rpc { name, .. } => name.as_str(),
+            });
+        let kind = match header.kind {
+            ItemKind::Message => "message",
+            ItemKind::Request(_) => "request",
+            ItemKind::Response(_) => "response",
+        };
+        let size = match self.style {
+            Style::Bitstream => format!("{} bits", end - header_start),
+            Style::Bytestream => format!("{} bytes", (end - header_start) / 8),
+        };
+        self.note(
+            format!("{item} (present)"),
+            start,
+            length_start,
+            "an item".into(),
+        );
+        self.note(format!("{item} (length)"), length_start, header_start, size);
+        let name = entry.map_or_else(|| "unknown".to_string(), |name| format!("`{name}`"));
+        let label = format!("id {} {name}, {kind}", header.id);
+        self.note(
+            format!("{item} (header)"),
+            header_start,
+            body.saturating_sub(request_bits),
+            label,
+        );
+        if let Some(request) = request {
+            let path = format!("{item} (request id)");
+            self.note(
+                path,
+                body.saturating_sub(request_bits),
+                body,
+                request.to_string(),
+            );
+        }
+        self.next = end;
+        item
+    }
+
+    /// The end of the items: the 0 bit (a byte in a BYTESTREAM) and the padding after it, when
+    /// the items do not end the data.
+    fn end(&mut self) {
+        let protocol = &self.protocol.name;
+        let (start, payload_bits) = (self.next, self.payload_bits);
+        if start < payload_bits {
+            let marker = (start + u64::from(native_bool_bits(self.style))).min(payload_bits);
+            self.note(
+                format!("{protocol} (end)"),
+                start,
+                marker,
+                "no more items".into(),
+            );
+            if marker < payload_bits {
+                let path = format!("{protocol} (padding)");
+                self.note(path, marker, payload_bits, "padding".into());
             }
         }
     }
@@ -132,9 +298,13 @@ impl Items<'_, '_> {
     /// One item: its header fields, and its decoded value when the entry is known.
     fn item<'d, R: WireRead<'d>>(
         &mut self,
+        index: usize,
         header: ItemHeader,
         r: &mut R,
     ) -> Result<Value, DecodeError> {
+        let body_start = r.bits_read();
+        let item_end = body_start + r.bits_remaining();
+        let item = self.framing(index, header, body_start, item_end);
         let mut fields = IndexMap::new();
         fields.insert("id".to_string(), Value::Int(header.id.into()));
         let (kind, request) = match header.kind {
@@ -187,11 +357,21 @@ impl Items<'_, '_> {
                         path: name.clone(),
                         kind: DecodeErrorKind::Schema(message),
                     })?;
-                let value = Decoder::new(&ctx, self.trace.as_deref_mut()).top(r, &name)?;
+                let mut decoder = Decoder::new(&ctx, self.trace.as_deref_mut());
+                // The body's paths begin with its item: `P.items[1] M.v`.
+                decoder.path.push(format!("{item} "));
+                let value = decoder.top(r, &name)?;
                 fields.insert("value".to_string(), value);
+                let read = r.bits_read();
+                if read < item_end {
+                    let label = format!("skipped: {} bits a newer writer added", item_end - read);
+                    self.note(format!("{item} (tail)"), read, item_end, label);
+                }
             }
             None => {
                 fields.insert("unknown".to_string(), Value::Bool(true));
+                let label = "skipped: an entry this schema does not know".to_string();
+                self.note(format!("{item} (body)"), body_start, item_end, label);
             }
         }
         Ok(Value::Struct(fields))

@@ -3,7 +3,7 @@
 
 use indexmap::IndexMap;
 
-use super::{FieldView, Value};
+use super::Value;
 use crate::ir::{Ir, Type};
 
 /// A small, deterministic random number generator (SplitMix64): the same seed gives the same
@@ -186,8 +186,7 @@ fn random_at(ir: &Ir, ty: &Type, rng: &mut Rng, depth: u32) -> Value {
             let mut fields = IndexMap::new();
             if let Some(def) = ir.schema.structs.get(name) {
                 for field in def.fields() {
-                    let ty =
-                        FieldView::of(def, &field.name).map_or(&field.ty, |view| view.current());
+                    let ty = def.current_type(&field.name).unwrap_or(&field.ty);
                     fields.insert(field.name.clone(), random_at(ir, ty, rng, depth + 1));
                 }
             }

@@ -13,7 +13,8 @@ use indexmap::IndexMap;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 
-use crate::ir::{self, Ir, Type};
+use crate::ir::plan::StructPlan;
+use crate::ir::{self, Encoding, Ir, Type, WireRule, response_struct_name};
 
 /// A value of any IDL type, as the interpreter reads and writes it.
 #[derive(Debug, Clone, PartialEq)]
@@ -295,6 +296,293 @@ fn default_guarded(ir: &Ir, ty: &Type, default: Option<&ir::Value>, depth: u32) 
     }
 }
 
+/// `value` as `idlc decode` prints it: on a step of the FIXED_POINT `rule`, the f64 nearest the
+/// shortest decimal that names that step (`-39.52`, not `-39.519999999999996`), so JSON and
+/// explain print the decimal and `idlc encode` of it sends the same step; any other value (a
+/// raw float, a dead-reckoning extrapolation off every step) as it is.
+///
+/// The decimals are searched upward from those the step's exact decimal can have (`min + q *
+/// resolution`, or `max`: the most decimals of the three as written) until the decimal, read
+/// back, quantizes to the same step. Starting from the resolution's alone could name a
+/// neighbour inside the step (`-39.52` for the step `-39.515` of `[-180.005, ...]` at 0.01).
+pub(super) fn shortest_step(rule: &WireRule, value: f64) -> f64 {
+    let WireRule::FixedPoint {
+        min,
+        max,
+        resolution,
+        ..
+    } = rule
+    else {
+        return value;
+    };
+    let Some(fp) = rule.fixed_point() else {
+        return value;
+    };
+    let Ok(step) = fp.quantize(value) else {
+        return value;
+    };
+    if fp.dequantize(step).to_bits() != value.to_bits() {
+        return value;
+    }
+    let least = [*min, *max, *resolution]
+        .into_iter()
+        .map(decimals)
+        .max()
+        .unwrap_or(0);
+    (least..=least + 17)
+        .find_map(|d| {
+            let decimal: f64 = format!("{value:.d$}").parse().ok()?;
+            // `-0.00` reads as -0.0: the same step, printed without its sign.
+            let decimal = if decimal == 0.0 { 0.0 } else { decimal };
+            (fp.quantize(decimal) == Ok(step)).then_some(decimal)
+        })
+        .unwrap_or(value)
+}
+
+/// The decimals of `x` as written (its shortest round-trip form has no more).
+fn decimals(x: f64) -> usize {
+    let text = x.abs().to_string();
+    text.split_once('.')
+        .map_or(0, |(_, fraction)| fraction.len())
+}
+
+/// [`Value::brief`] of a value read with `rule`: a FIXED_POINT value at [`shortest_step`].
+pub(super) fn brief_as_read(rule: &WireRule, value: &Value) -> String {
+    match value {
+        Value::Float(v) => Value::Float(shortest_step(rule, *v)).brief(),
+        other => other.brief(),
+    }
+}
+
+/// A BYTES field whose bytes are a value of another type, in the same encoding.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Carried {
+    /// The struct, message or RPC (its parameter list) that holds the field; `None`: any.
+    pub owner: Option<String>,
+    /// The BYTES (or `OPTIONAL<BYTES>`) field.
+    pub field: String,
+    /// The type the bytes are.
+    pub type_name: String,
+    /// The state the receiver holds, when the bytes are a delta of `type_name` (a
+    /// PUBLISHABLE_STRUCT) against it; without one they are its full form.
+    pub baseline: Option<Value>,
+    /// Seconds since the baseline, which dead reckoning extrapolates over.
+    pub elapsed: f64,
+}
+
+impl Carried {
+    /// Parses `[STRUCT.]FIELD=TYPE` (the full form; set `baseline` for a delta).
+    pub fn parse(text: &str) -> Result<Carried, String> {
+        let wrong = || format!("`{text}` is not [STRUCT.]FIELD=TYPE");
+        let (path, type_name) = text.split_once('=').ok_or_else(wrong)?;
+        // An RPC's response struct is `f.response`: the field follows the last dot.
+        let (owner, field) = match path.rsplit_once('.') {
+            Some((owner, field)) => (Some(owner.trim()), field.trim()),
+            None => (None, path.trim()),
+        };
+        let type_name = type_name.trim();
+        if field.is_empty() || type_name.is_empty() || owner.is_some_and(str::is_empty) {
+            return Err(wrong());
+        }
+        Ok(Carried {
+            owner: owner.map(str::to_string),
+            field: field.to_string(),
+            type_name: type_name.to_string(),
+            baseline: None,
+            elapsed: 0.0,
+        })
+    }
+
+    /// Whether this names the field `field` of the struct `owner`.
+    pub(super) fn names(&self, owner: &str, field: &str) -> bool {
+        self.field == field && self.owner.as_deref().is_none_or(|o| o == owner)
+    }
+}
+
+impl fmt::Display for Carried {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(owner) = &self.owner {
+            write!(f, "{owner}.")?;
+        }
+        write!(f, "{}={}", self.field, self.type_name)
+    }
+}
+
+/// `value`, a decoded `type_name` (a struct, message, RPC parameter list, or a PROTOCOL's
+/// packet as [`super::decode_packet`] gives it) in `encoding`, as `idlc decode` prints it: every
+/// FIXED_POINT value at its shortest step decimal (`shortest_step`), in the value a BYTES field carries too (`carried`,
+/// after [`super::decode_carried`]).
+pub fn printable(
+    ir: &Ir,
+    encoding: &str,
+    type_name: &str,
+    value: &Value,
+    carried: Option<&Carried>,
+) -> Value {
+    let mut out = value.clone();
+    if let Some(encoding) = ir.encodings.get(encoding) {
+        let mut shorten = |node: Node<'_, '_>| {
+            if let Value::Float(v) = node.value {
+                *v = shortest_step(node.rule, *v);
+            }
+        };
+        Walk {
+            ir,
+            encoding,
+            carried,
+            visit: &mut shorten,
+        }
+        .root(type_name, &mut out);
+    }
+    out
+}
+
+/// A value inside a decoded value, with the rule it was read with (what [`Walk`] visits).
+pub(super) struct Node<'r, 'v> {
+    /// The struct that holds the field.
+    pub owner: &'r str,
+    /// The field.
+    pub field: &'r str,
+    /// Whether this is the field's value itself (or an OPTIONAL's), not an element of it.
+    pub whole: bool,
+    /// Its path as the decoder names it in errors and explain lines (`S.list[2]`, in a packet
+    /// `P.items[0] M.v`).
+    pub path: &'v str,
+    /// The rule it was read with.
+    pub rule: &'r WireRule,
+    /// The value.
+    pub value: &'v mut Value,
+}
+
+/// Structs deeper than this are left as they are (no decoder gives them).
+const MAX_WALK_DEPTH: u32 = 2 * idlc_runtime::MAX_DECODE_DEPTH;
+
+/// A walk over a decoded value along the encoding's rules, visiting every value before what it
+/// holds.
+pub(super) struct Walk<'a, 'f> {
+    pub ir: &'a Ir,
+    pub encoding: &'a Encoding,
+    /// A BYTES field whose bytes were replaced with the value they carry: walked as its type.
+    pub carried: Option<&'a Carried>,
+    pub visit: &'f mut dyn FnMut(Node<'_, '_>),
+}
+
+impl Walk<'_, '_> {
+    /// Walks `value`, a decoded `root`: a struct, or a PROTOCOL's packet (each item's value).
+    pub fn root(&mut self, root: &str, value: &mut Value) {
+        let packet = self.ir.schema.protocols.contains_key(root)
+            && !self.ir.schema.structs.contains_key(root);
+        if !packet {
+            self.structure(root, &mut root.to_string(), value, 0);
+            return;
+        }
+        let Value::Struct(packet) = value else {
+            return;
+        };
+        let Some(Value::List(items)) = packet.get_mut("items") else {
+            return;
+        };
+        for (index, item) in items.iter_mut().enumerate() {
+            let Value::Struct(item) = item else {
+                continue;
+            };
+            let Some(Value::Str(name)) = item.get("name") else {
+                continue;
+            };
+            let name = match item.get("kind") {
+                Some(Value::Str(kind)) if kind == "response" => response_struct_name(name),
+                _ => name.clone(),
+            };
+            if let Some(body) = item.get_mut("value") {
+                let mut path = format!("{} {name}", item_path(root, index));
+                self.structure(&name, &mut path, body, 0);
+            }
+        }
+    }
+
+    fn structure(&mut self, name: &str, path: &mut String, value: &mut Value, depth: u32) {
+        let plan = self
+            .ir
+            .plan(&self.encoding.name)
+            .and_then(|plan| plan.structs.get(name));
+        let (Some(layout), Value::Struct(fields)) = (plan, value) else {
+            return;
+        };
+        if depth > MAX_WALK_DEPTH {
+            return;
+        }
+        for (field, rule) in field_rules(layout) {
+            let Some(value) = fields.get_mut(field) else {
+                continue;
+            };
+            let len = path.len();
+            path.push('.');
+            path.push_str(field);
+            self.node(name, field, true, rule, path, value, depth);
+            path.truncate(len);
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn node(
+        &mut self,
+        owner: &str,
+        field: &str,
+        whole: bool,
+        rule: &WireRule,
+        path: &mut String,
+        value: &mut Value,
+        depth: u32,
+    ) {
+        (self.visit)(Node {
+            owner,
+            field,
+            whole,
+            path,
+            rule,
+            value,
+        });
+        match (rule, value) {
+            (WireRule::Optional(_), Value::Null) => {}
+            // `[value]` is the `Some` of an OPTIONAL<OPTIONAL<T>>.
+            (WireRule::Optional(inner), Value::List(items))
+                if matches!(**inner, WireRule::Optional(_)) =>
+            {
+                if let [item] = items.as_mut_slice() {
+                    self.node(owner, field, whole, inner, path, item, depth);
+                }
+            }
+            (WireRule::Optional(inner), value) => {
+                self.node(owner, field, whole, inner, path, value, depth);
+            }
+            (
+                WireRule::Sequence { element, .. } | WireRule::Array { element, .. },
+                Value::List(items),
+            ) => {
+                for (index, item) in items.iter_mut().enumerate() {
+                    let len = path.len();
+                    path.push_str(&format!("[{index}]"));
+                    self.node(owner, field, false, element, path, item, depth);
+                    path.truncate(len);
+                }
+            }
+            (WireRule::Struct(name), value) => self.structure(name, path, value, depth + 1),
+            (WireRule::Bytes { .. }, value @ Value::Struct(_)) => {
+                if let Some(carried) = self.carried.filter(|c| whole && c.names(owner, field)) {
+                    self.structure(&carried.type_name, path, value, depth + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The rule each field of a struct is read with: its slot's, or for a field widened by a whole
+/// EXTEND that EXTEND's (the type its value has).
+fn field_rules(plan: &StructPlan) -> IndexMap<&str, &WireRule> {
+    plan.rules().collect()
+}
+
 fn literal(ty: &Type, value: &ir::Value) -> Value {
     let real = matches!(ty, Type::Float32 | Type::Float64 | Type::Numeric { .. });
     match value {
@@ -310,6 +598,11 @@ fn literal(ty: &Type, value: &ir::Value) -> Value {
     }
 }
 
+/// The path of a packet's item in errors and explain lines: `P.items[2]`, as in its JSON.
+pub(super) fn item_path(protocol: &str, index: usize) -> String {
+    format!("{protocol}.items[{index}]")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -319,6 +612,46 @@ mod tests {
         let text = r#"{"a":1,"b":[true,null],"c":"x","d":-2.5,"e":18446744073709551615}"#;
         let value: Value = serde_json::from_str(text).unwrap();
         assert_eq!(serde_json::to_string(&value).unwrap(), text);
+    }
+
+    fn fixed(min: f64, max: f64, resolution: f64) -> WireRule {
+        WireRule::FixedPoint {
+            min,
+            max,
+            min_inclusive: true,
+            max_inclusive: true,
+            resolution,
+            first: 0,
+            steps: 0,
+            bits: 0,
+        }
+    }
+
+    #[test]
+    fn a_step_prints_as_its_own_decimal() {
+        let printed = |rule: &WireRule, step: u64| {
+            let value = rule.fixed_point().unwrap().dequantize(step);
+            (value.to_string(), shortest_step(rule, value).to_string())
+        };
+        let rule = fixed(-180.0, 180.0, 0.01);
+        assert_eq!(
+            printed(&rule, 14048),
+            ("-39.52000000000001".into(), "-39.52".into())
+        );
+        // The step -39.515 is not printed as -39.52, which lies inside it (at its edge).
+        let rule = fixed(-180.005, 180.0, 0.01);
+        assert_eq!(printed(&rule, 14049).1, "-39.515");
+        // The top step of [0, 0.35] at 0.1 is max itself; those below it have one decimal.
+        let rule = fixed(0.0, 0.35, 0.1);
+        assert_eq!(printed(&rule, 4).1, "0.35");
+        assert_eq!(
+            printed(&rule, 3),
+            ("0.30000000000000004".into(), "0.3".into())
+        );
+        // Off every step (an extrapolation) as it is; zero without a sign.
+        assert_eq!(shortest_step(&rule, 0.123), 0.123);
+        assert_eq!(printed(&fixed(-1.0, 1.0, 0.1), 10).1, "0");
+        assert_eq!(shortest_step(&WireRule::Float64, 0.1 + 0.2), 0.1 + 0.2);
     }
 
     #[test]

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use serde::Serialize;
 
 use super::cost::{self, Cost};
-use super::{Encoding, FieldEncoding, Ir, StructKind, Style, WireItem, WireRule};
+use super::{Encoding, Ir, StructKind, Style, WireItem, WireRule};
 
 /// What the delta form of a PUBLISHABLE_STRUCT costs in one encoding.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -169,7 +169,7 @@ impl<'a> Walk<'a> {
         for item in items {
             let (kind, fields) = match item {
                 WireItem::Field(f) if f.delta => (
-                    if is_delta_sequence(f) {
+                    if f.is_delta_sequence() {
                         UnitKind::Sequence
                     } else {
                         UnitKind::Field
@@ -234,7 +234,7 @@ impl<'a> Walk<'a> {
                     *next += 1;
                     if !sent.contains(number) {
                         self.bit()
-                    } else if is_delta_sequence(f) {
+                    } else if f.is_delta_sequence() {
                         self.bit() + self.sequence(&f.rule, matches!(sent, Sent::All), depth)
                     } else {
                         self.bit() + cost::cost(self.ir, self.encoding, &f.rule)
@@ -377,16 +377,6 @@ fn collect_fields(items: &[WireItem], out: &mut Vec<String>) {
             _ => {}
         }
     }
-}
-
-fn is_delta_sequence(f: &FieldEncoding) -> bool {
-    matches!(
-        f.rule,
-        WireRule::Sequence {
-            element_delta: true,
-            ..
-        }
-    )
 }
 
 /// `bits_required(0, n)`.

@@ -71,6 +71,31 @@ pub struct FieldEncoding {
     pub delta: bool,
     /// The wire rule.
     pub rule: WireRule,
+    /// Where a block of the Encoding files names the field (the whole member); `None` when no
+    /// block names it. For diagnostics of later stages (check-compat).
+    #[serde(skip)]
+    pub loc: Option<Loc>,
+    /// Where the Encoding files give its rule: the rule the member writes, else the DEFAULTS
+    /// entry of its category (for a container without one, of its element); `None` for a
+    /// built-in rule. For diagnostics of later stages (check-compat).
+    #[serde(skip)]
+    pub rule_loc: Option<Loc>,
+}
+
+impl FieldEncoding {
+    /// Whether the field is an element-wise `DELTA SEQUENCE`: against a baseline, its count and
+    /// only its changed or new elements (the resolver sets `element_delta` only on a field with
+    /// its own changed-bit).
+    pub fn is_delta_sequence(&self) -> bool {
+        self.delta
+            && matches!(
+                self.rule,
+                WireRule::Sequence {
+                    element_delta: true,
+                    ..
+                }
+            )
+    }
 }
 
 /// The extension of a widened field.
@@ -223,6 +248,30 @@ pub enum WireRule {
     Struct(String),
 }
 
+impl WireRule {
+    /// The quantizer of a FIXED_POINT rule (the steps [`idlc_runtime::FixedPoint`] computes,
+    /// as resolve and generated code do); `None` for any other rule.
+    pub fn fixed_point(&self) -> Option<idlc_runtime::FixedPoint> {
+        match self {
+            WireRule::FixedPoint {
+                min,
+                max,
+                min_inclusive,
+                max_inclusive,
+                resolution,
+                ..
+            } => idlc_runtime::FixedPoint::with_ends(
+                *min,
+                *max,
+                *resolution,
+                *min_inclusive,
+                *max_inclusive,
+            ),
+            _ => None,
+        }
+    }
+}
+
 /// What a VLQ codes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum VlqMapping {
@@ -256,6 +305,15 @@ pub fn is_default_length(length: &WireRule, max: Option<u64>) -> bool {
             None,
         ) => true,
         _ => false,
+    }
+}
+
+/// The IDL type a length or count bounded by `max` is read and written as, when its rule is
+/// not the built-in one ([`is_default_length`]).
+pub fn length_type(max: Option<u64>) -> super::Type {
+    super::Type::IntRange {
+        min: 0,
+        max: max.map_or(i128::from(u64::MAX), i128::from),
     }
 }
 

@@ -10,6 +10,7 @@ pub mod delta_cost;
 mod encoding;
 mod mapping;
 pub mod nesting;
+pub mod plan;
 pub mod protocol;
 mod schema;
 
@@ -48,6 +49,24 @@ pub struct Ir {
     pub encodings: indexmap::IndexMap<String, Encoding>,
     /// Which Rust types the requested side uses.
     pub mapping: SideMapping,
+    /// The wire plan of every encoding with the default options, made on first use
+    /// ([`Ir::plans`]). The IR is not changed once built, so it stays true.
+    #[serde(skip)]
+    pub plan_cache: std::sync::OnceLock<indexmap::IndexMap<String, plan::EncodingPlan>>,
+}
+
+impl Ir {
+    /// The wire plan of every encoding, by name ([`plan::plan`] with the default options), made
+    /// once on first use.
+    pub fn plans(&self) -> &indexmap::IndexMap<String, plan::EncodingPlan> {
+        self.plan_cache
+            .get_or_init(|| plan::plan(self, plan::PlanOptions::default()))
+    }
+
+    /// The wire plan of the encoding `name`.
+    pub fn plan(&self, name: &str) -> Option<&plan::EncodingPlan> {
+        self.plans().get(name)
+    }
 }
 
 /// The number of bits needed to send any offset in `0..=max - min` (0 when min == max).

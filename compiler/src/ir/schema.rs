@@ -102,6 +102,17 @@ impl StructDef {
         self.unresolved.iter().any(|n| n == name)
     }
 
+    /// The IDL type the field `name` has now: its last EXTEND's, else the declared one.
+    pub fn current_type(&self, name: &str) -> Option<&Type> {
+        let extended = self
+            .segments
+            .iter()
+            .flat_map(|s| &s.extends)
+            .rfind(|e| e.field == name)
+            .map(|e| &e.to);
+        extended.or_else(|| self.field(name).map(|(_, f)| &f.ty))
+    }
+
     /// The field named `name`, with the index of its segment.
     pub fn field(&self, name: &str) -> Option<(usize, &Field)> {
         self.segments
@@ -272,6 +283,17 @@ pub enum Value {
     Str(String),
     /// An enumerator, by name.
     Enumerator(String),
+}
+
+impl Value {
+    /// `-self` for a number (a CONST negated, `-MAX_SPEED`); None for any other value.
+    pub fn negated(&self) -> Option<Value> {
+        match self {
+            Value::Int(v) => Some(Value::Int(-v)),
+            Value::Real(v) => Some(Value::Real(-v)),
+            _ => None,
+        }
+    }
 }
 
 /// An enum.

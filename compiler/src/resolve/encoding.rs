@@ -618,7 +618,23 @@ impl<'a> EncodingResolver<'a> {
             field: field.name.clone(),
             delta: false,
             rule: self.finish(rule),
+            loc: None,
+            rule_loc: self.defaults_loc(&field.ty),
         }
+    }
+
+    /// Where the DEFAULTS entry that gives a value of `ty` its rule is written: its category's,
+    /// else, for a container, its element's; `None` when the built-in default applies.
+    fn defaults_loc(&self, ty: &Type) -> Option<Loc> {
+        let own = Category::of(ty)
+            .and_then(|category| self.defaults.get(&category))
+            .map(|entry| Loc::new(entry.file, entry.span));
+        own.or_else(|| match ty {
+            Type::Optional(inner)
+            | Type::Array { element: inner, .. }
+            | Type::Sequence { element: inner, .. } => self.defaults_loc(inner),
+            _ => None,
+        })
     }
 
     /// The extension of an IDL EXTEND.

@@ -52,6 +52,7 @@ fn resolve_sides(parsed: &Parsed, sides: &[Option<&str>]) -> (Ir, Vec<Diagnostic
         schema,
         encodings,
         mapping: mappings.next().unwrap_or_default(),
+        plan_cache: Default::default(),
     };
     diagnostics.extend(sizes::check_zero_size_sequences(&ir));
     // A warning about values lost is noise next to errors (and the IR may be partial then).
@@ -91,5 +92,16 @@ pub(crate) fn primitive_type(primitive: crate::front::common::Primitive) -> crat
         Primitive::Int64 => Type::Int(64),
         Primitive::Float32 => Type::Float32,
         Primitive::Float64 => Type::Float64,
+    }
+}
+
+/// The number a CONST's value is, if it is one.
+fn number_of(value: &crate::ir::Value) -> Option<crate::front::common::NumberValue> {
+    use crate::front::common::NumberValue;
+    use crate::ir::Value;
+    match value {
+        Value::Int(v) => Some(NumberValue::Int(*v)),
+        Value::Real(v) => Some(NumberValue::Real(*v)),
+        _ => None,
     }
 }

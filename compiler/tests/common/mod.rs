@@ -1,4 +1,5 @@
-//! Helpers shared by the CLI test files: where the schemas are, and temporary directories.
+//! Helpers shared by the test files of idlc and idlc-cli (cli/tests/ includes this file): where
+//! the schemas are, and temporary directories.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};

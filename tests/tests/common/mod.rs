@@ -14,6 +14,41 @@ use proptest::prelude::*;
 use rand::Rng;
 
 // ---------------------------------------------------------------------------------------------
+// Bundled inputs
+// ---------------------------------------------------------------------------------------------
+
+/// A file of schemas/.
+pub fn schema(name: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../schemas")
+        .join(name)
+}
+
+/// A file of the seed examples (../shared/seed-examples/).
+pub fn seed(name: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/seed-examples")
+        .join(name)
+}
+
+/// The IR of the same inputs tests/build.rs generated a module from (a side with its mapping).
+pub fn ir(
+    idl: &[std::path::PathBuf],
+    encodings: &[std::path::PathBuf],
+    mapping: Option<(&str, std::path::PathBuf)>,
+) -> idlc::ir::Ir {
+    let inputs = idlc::Inputs {
+        idl: idl.to_vec(),
+        encodings: encodings.to_vec(),
+        mappings: mapping.iter().map(|(_, m)| m.clone()).collect(),
+        side: mapping.map(|(side, _)| side.to_string()),
+    };
+    let compilation = idlc::compile(&inputs).expect("the schemas are readable");
+    assert!(!compilation.has_errors(), "{:#?}", compilation.diagnostics);
+    compilation.ir
+}
+
+// ---------------------------------------------------------------------------------------------
 // Seed Character: valid values
 // ---------------------------------------------------------------------------------------------
 

@@ -2,6 +2,8 @@
 
 pub mod ast;
 
+/// lalrpop's parser of grammar.lalrpop, checked in (tests/parsers.rs checks it is up to date).
+#[rustfmt::skip]
 #[allow(
     clippy::all,
     missing_docs,
@@ -9,10 +11,7 @@ pub mod ast;
     unused_parens,
     unused_imports
 )]
-mod grammar {
-    lalrpop_util::lalrpop_mod!(pub grammar, "/front/idl/grammar.rs");
-    pub use grammar::*;
-}
+mod grammar;
 
 use crate::diagnostics::{Diagnostic, FileId};
 use crate::front::lexer::Language;

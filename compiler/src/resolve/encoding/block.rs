@@ -15,6 +15,7 @@ use crate::ir::{
     DeadReckoning, Field, FieldEncoding, SegmentEncoding, StructDef, StructEncoding, StructKind,
     Type, Value, WireItem, WireRule,
 };
+use crate::resolve::number_of;
 
 /// The span of a member, for labels.
 pub(super) fn member_span(member: &EncMember) -> Span {
@@ -400,6 +401,7 @@ impl<'a> EncodingResolver<'a> {
         }
         let mut element_delta = false;
         let mut rule = None;
+        let mut rule_loc = None;
         if let Some(written) = &f.rule {
             if let Some(params) = self.checked_params(b.file, written) {
                 match self.explicit_rule(&field.ty, &params, fref) {
@@ -407,6 +409,7 @@ impl<'a> EncodingResolver<'a> {
                         self.float32_saturation(b.file, written.span, &field.ty, &resolved, fref);
                         element_delta = f.delta.is_some() && matches!(params, Params::Sequence(_));
                         rule = Some(resolved);
+                        rule_loc = Some(crate::ir::Loc::new(b.file, written.span));
                     }
                     Err(problem) => {
                         self.problem(b.file, written.span, *problem, vec![fref.label()])
@@ -416,7 +419,10 @@ impl<'a> EncodingResolver<'a> {
         }
         let mut rule = match rule {
             Some(rule) => rule,
-            None => self.default_rule(&field.ty, fref),
+            None => {
+                rule_loc = self.defaults_loc(&field.ty);
+                self.default_rule(&field.ty, fref)
+            }
         };
         if let WireRule::Sequence {
             element_delta: slot,
@@ -432,6 +438,8 @@ impl<'a> EncodingResolver<'a> {
             field: field.name.clone(),
             delta: f.delta.is_some(),
             rule: self.finish(rule),
+            loc: Some(crate::ir::Loc::new(b.file, f.span)),
+            rule_loc,
         }
     }
 
@@ -498,6 +506,18 @@ impl<'a> EncodingResolver<'a> {
                 Some(c) => c.value.clone(),
                 None => Value::Enumerator(name.name.clone()),
             },
+            Literal::Negated(negated) => {
+                match self
+                    .schema
+                    .consts
+                    .get(&negated.name.name)
+                    .map(|c| c.value.negated())
+                {
+                    Some(Some(value)) => value,
+                    // Not a numeric CONST: nothing matches it.
+                    _ => return false,
+                }
+            }
         };
         match (&written, value) {
             (Value::Int(a), Value::Real(b)) | (Value::Real(b), Value::Int(a)) => *a as f64 == *b,
@@ -853,11 +873,10 @@ impl<'a> EncodingResolver<'a> {
         let number = |n: &NumberRef| -> Option<NumberValue> {
             match n {
                 NumberRef::Literal(n) => Some(n.value),
-                NumberRef::Const(name) => match schema.consts.get(&name.name).map(|c| &c.value) {
-                    Some(Value::Int(v)) => Some(NumberValue::Int(*v)),
-                    Some(Value::Real(v)) => Some(NumberValue::Real(*v)),
-                    _ => None,
-                },
+                NumberRef::Const(name) => number_of(&schema.consts.get(&name.name)?.value),
+                NumberRef::Negated(negated) => {
+                    number_of(&schema.consts.get(&negated.name.name)?.value.negated()?)
+                }
             }
         };
         let int = |n: &NumberRef| match number(n)? {
@@ -937,6 +956,7 @@ fn describe_literal(literal: &Literal) -> String {
         Literal::Bool(v, _) => v.to_string(),
         Literal::Str(s) => format!("{:?}", s.value),
         Literal::Name(name) => name.name.clone(),
+        Literal::Negated(negated) => format!("-{}", negated.name.name),
     }
 }
 

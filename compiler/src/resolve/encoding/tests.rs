@@ -384,6 +384,8 @@ fn no_encoding_file_gives_the_built_in_defaults() {
                 max: 1000,
                 bits: 10
             },
+            loc: None,
+            rule_loc: None,
         })]
     );
 }

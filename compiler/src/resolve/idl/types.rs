@@ -8,9 +8,10 @@ use super::Resolver;
 use super::declarations::DeclKind;
 use crate::diagnostics::suggest::did_you_mean;
 use crate::diagnostics::{FileId, codes, primary, secondary};
-use crate::front::common::{Literal, NumberRef, NumberValue, Range, TypeExpr, TypeKind};
+use crate::front::common::{Literal, Negated, NumberRef, NumberValue, Range, TypeExpr, TypeKind};
 use crate::front::span::{Ident, Span};
 use crate::ir::{Type, Value, bits_required};
+use crate::resolve::number_of;
 
 /// How many CONSTs or TYPEDEFs one definition may go through: resolution recurses once per link.
 const MAX_CHAIN: usize = 128;
@@ -45,6 +46,7 @@ impl<'a> Resolver<'a> {
             Literal::Bool(b, _) => Some(Value::Bool(*b)),
             Literal::Str(s) => Some(Value::Str(s.value.clone())),
             Literal::Name(other) => self.named_value(decl.file, other),
+            Literal::Negated(other) => self.negated_value(decl.file, other),
         };
         self.memo.in_progress.pop();
         self.memo
@@ -237,22 +239,52 @@ impl<'a> Resolver<'a> {
         );
     }
 
-    /// A number, literal or CONST.
+    /// A number, literal or CONST (maybe negated).
     pub(super) fn number(&mut self, file: FileId, number: &NumberRef) -> Option<NumberValue> {
         match number {
             NumberRef::Literal(n) => Some(n.value),
-            NumberRef::Const(name) => match self.named_value(file, name)? {
-                Value::Int(v) => Some(NumberValue::Int(v)),
-                Value::Real(v) => Some(NumberValue::Real(v)),
-                _ => {
+            NumberRef::Const(name) => {
+                let value = number_of(&self.named_value(file, name)?);
+                if value.is_none() {
                     self.literal_error(
                         file,
                         name.span,
                         &format!("CONST `{}` is not a number", name.name),
                     );
-                    None
                 }
-            },
+                value
+            }
+            // A value that is not a number is reported there.
+            NumberRef::Negated(negated) => number_of(&self.negated_value(file, negated)?),
+        }
+    }
+
+    /// `-NAME`: the value of a numeric CONST, negated; an integer stays within INT64.
+    pub(super) fn negated_value(&mut self, file: FileId, negated: &Negated) -> Option<Value> {
+        let name = &negated.name.name;
+        let value = self.named_value(file, &negated.name)?;
+        match value.negated() {
+            Some(Value::Int(v)) if v < i128::from(i64::MIN) => {
+                self.literal_error(
+                    file,
+                    negated.span,
+                    &format!("`-{name}` is {v}, below INT64's minimum"),
+                );
+                None
+            }
+            Some(value) => Some(value),
+            None => {
+                self.error(
+                    CodespanDiagnostic::error()
+                        .with_code(codes::WRONG_LITERAL)
+                        .with_message(format!("`{name}` is not a number: it cannot be negated"))
+                        .with_labels(vec![primary(file, negated.span)])
+                        .with_notes(vec![
+                            "only a CONST holding a number can be negated (`-MAX_SPEED`)".into(),
+                        ]),
+                );
+                None
+            }
         }
     }
 

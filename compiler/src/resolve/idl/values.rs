@@ -46,6 +46,7 @@ impl Resolver<'_> {
                 }
                 self.named_value(file, name)?
             }
+            Literal::Negated(negated) => self.negated_value(file, negated)?,
         };
         self.check_value(file, span, ty, value)
     }

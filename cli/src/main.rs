@@ -1,4 +1,5 @@
-//! The `idlc` command: parses the arguments and runs the subcommand (see [`idlc::cli`]).
+//! The `idlc` command: parses the arguments and runs the subcommand (see `idlc::cli`, the
+//! library's `cli` feature).
 
 use clap::Parser;
 use std::process::ExitCode;

@@ -3,6 +3,7 @@
 
 use assert_cmd::Command;
 
+#[path = "../../compiler/tests/common/mod.rs"]
 mod common;
 
 use common::*;
@@ -369,6 +370,192 @@ impl idlc_runtime::Encoding for Bits {
     type Style = idlc_runtime::BitStream;
 }
 
+#[derive(Debug, Clone, Copy, Default)]
+struct Bytes;
+impl idlc_runtime::Encoding for Bytes {
+    const NAME: &'static str = "B";
+    type Style = idlc_runtime::ByteStream;
+}
+
+/// The IR of IDL and encoding files.
+fn ir_of(idl: &[String], encodings: &[String]) -> idlc::ir::Ir {
+    let inputs = idlc::Inputs {
+        idl: idl.iter().map(Into::into).collect(),
+        encodings: encodings.iter().map(Into::into).collect(),
+        mappings: Vec::new(),
+        side: None,
+    };
+    idlc::compile(&inputs).expect("compiles").ir
+}
+
+/// An item of a packet: its id and kind, the struct its body is, and the body's value.
+struct Item<'a> {
+    id: u32,
+    kind: idlc_runtime::ItemKind,
+    body: &'a str,
+    value: idlc::interpret::Value,
+}
+
+/// The hex of a packet of `protocol`'s version `version` in `encoding` holding `items`, as a
+/// sender writes it: each body exactly as long as the message (no padding after it).
+fn packet_hex(
+    ir: &idlc::ir::Ir,
+    encoding: &str,
+    protocol: &str,
+    version: usize,
+    items: &[Item<'_>],
+) -> String {
+    use idlc_runtime::WireWrite as _;
+    fn write<E: idlc_runtime::Encoding>(
+        id: u64,
+        items: &[(u32, idlc_runtime::ItemKind, Vec<u8>, u64)],
+    ) -> Vec<u8> {
+        let mut packet = idlc_runtime::PacketWriter::<E>::new(id);
+        for (item, kind, bytes, bits) in items {
+            packet
+                .push(*item, *kind, |w| {
+                    for (index, byte) in bytes.iter().enumerate() {
+                        let width = (*bits - 8 * index as u64).min(8) as u32;
+                        w.write_bits(u64::from(*byte) & ((1 << width) - 1), width)?;
+                    }
+                    Ok(())
+                })
+                .expect("the item fits");
+        }
+        packet.finish().to_vec()
+    }
+    let style = ir.encodings[encoding].style;
+    let bodies: Vec<_> = items
+        .iter()
+        .map(|item| {
+            let bytes =
+                idlc::interpret::encode(ir, encoding, item.body, &item.value).expect("encodes");
+            // A BITSTREAM message ends where its last read ends, before the padding.
+            let mut trace = Vec::new();
+            idlc::interpret::decode_traced(ir, encoding, item.body, &bytes, Some(&mut trace))
+                .expect("decodes");
+            let bits = match style {
+                idlc::ir::Style::Bitstream => trace.iter().map(|e| e.end).max().unwrap_or(0),
+                idlc::ir::Style::Bytestream => 8 * bytes.len() as u64,
+            };
+            (item.id, item.kind, bytes, bits)
+        })
+        .collect();
+    let id = idlc::ir::protocol::version_ids(ir, &ir.schema.protocols[protocol], encoding)[version];
+    let packet = match style {
+        idlc::ir::Style::Bitstream => write::<Bits>(id, &bodies),
+        idlc::ir::Style::Bytestream => write::<Bytes>(id, &bodies),
+    };
+    packet.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The bit ranges of an explain dump's lines (`bit` and `bits` columns), in order; the lines
+/// of zero bits left out.
+fn explained_ranges(text: &str) -> Vec<(u64, u64, String)> {
+    text.lines()
+        .skip(1)
+        .filter_map(|line| {
+            let mut words = line.split_whitespace();
+            let start: u64 = words.next()?.parse().ok()?;
+            let width: u64 = words.next()?.parse().ok()?;
+            (width > 0).then(|| (start, start + width, line.to_string()))
+        })
+        .collect()
+}
+
+/// `decode --format explain` of a packet explains every bit of it: the CRC, each item's
+/// present bit, length, header and request id, the body's fields, an unknown item, and the end
+/// marker and padding. Over packets of arena.idl's protocols with random messages, calls and
+/// responses, in a BITSTREAM and a BYTESTREAM, the lines tile the packet from bit 0 to its end:
+/// each begins where the one before ended.
+#[test]
+fn explain_covers_every_bit_of_a_packet() {
+    use idlc::interpret::sample::{Rng, random_struct};
+    use idlc_runtime::ItemKind::{Message, Request, Response};
+    let idl = schema("arena.idl");
+    let mut rng = Rng::new(30);
+    for (enc, encoding) in [("arena_s2c.enc", "S2C"), ("arena_s2s.enc", "S2S")] {
+        let ir = ir_of(std::slice::from_ref(&idl), &[schema(enc)]);
+        let mut item = |id, kind, body: &'static str| Item {
+            id,
+            kind,
+            body,
+            value: random_struct(&ir, body, &mut rng).expect("a struct"),
+        };
+        // A STRING or BYTES aligns to the packet's bytes where the sender writes it: written
+        // alone and copied, its bits would not line up. Only the BYTESTREAM's items hold some.
+        let mut calls = vec![
+            item(1, Message, "input"),
+            item(40, Message, "input"),
+            item(2, Message, "fire"),
+        ];
+        if encoding == "S2S" {
+            calls.insert(0, item(0, Request(7), "join"));
+            calls.push(item(3, Message, "say"));
+        }
+        let pings = vec![
+            item(0, Response(300), "ping.response"),
+            item(0, Request(9), "ping"),
+        ];
+        let packets = [("ArenaClientToServer", calls), ("ArenaPing", pings)];
+        for (protocol, items) in packets {
+            let hex = packet_hex(&ir, encoding, protocol, 0, &items);
+            let out = run(
+                &[
+                    "decode",
+                    &idl,
+                    "-e",
+                    &schema(enc),
+                    "--encoding-name",
+                    encoding,
+                    "--type",
+                    protocol,
+                    "--hex",
+                    &hex,
+                    "--format",
+                    "explain",
+                ],
+                None,
+            );
+            assert_eq!(out.code, 0, "{}", out.stderr);
+            let text = out.text();
+            let ranges = explained_ranges(&text);
+            let mut at = 0;
+            for (start, end, line) in &ranges {
+                assert_eq!(
+                    *start, at,
+                    "{protocol} in {encoding}: a gap or an overlap before `{line}`:\n{text}"
+                );
+                at = *end;
+            }
+            assert_eq!(
+                at,
+                4 * hex.len() as u64,
+                "{protocol} in {encoding}: the end is not explained:\n{text}"
+            );
+            assert!(
+                ranges[0].2.contains(&format!("{protocol} (CRC32)")),
+                "{text}"
+            );
+            for (index, item) in items.iter().enumerate() {
+                for part in ["(present)", "(length)", "(header)"] {
+                    let path = format!("{protocol}.items[{index}] {part}");
+                    assert!(text.contains(&path), "{path}:\n{text}");
+                }
+                let request = format!("{protocol}.items[{index}] (request id)");
+                assert_eq!(text.contains(&request), item.kind != Message, "{text}");
+            }
+            for (index, item) in items.iter().enumerate() {
+                let body = match item.id {
+                    40 => format!("{protocol}.items[{index}] (body)"),
+                    _ => format!("{protocol}.items[{index}] {}.", item.body),
+                };
+                assert!(text.contains(&body), "{body}:\n{text}");
+            }
+        }
+    }
+}
+
 #[test]
 fn decode_reads_a_framed_packet_when_the_type_is_a_protocol() {
     let dir = TempDir::new();
@@ -418,11 +605,7 @@ fn decode_reads_a_framed_packet_when_the_type_is_a_protocol() {
         None,
     );
     assert_eq!(out.code, 0, "{}", out.stderr);
-    assert!(
-        out.text().contains("after the 4-byte CRC"),
-        "{}",
-        out.text()
-    );
+    assert!(out.text().contains("P (CRC32)"), "{}", out.text());
     assert!(out.text().contains("300"), "{}", out.text());
     // A packet of no version of P: exit 1, the CRC named.
     let out = run(
@@ -433,6 +616,30 @@ fn decode_reads_a_framed_packet_when_the_type_is_a_protocol() {
     );
     assert_eq!(out.code, 1);
     assert!(out.stderr.contains("CRC"), "{}", out.stderr);
+    // An item of tag 3 (none): exit 1, at the bit after its header (from the packet's start).
+    let mut payload = idlc_runtime::BitWriter::new();
+    payload.write_bool(true).unwrap();
+    payload.write_vlq(8, 7).unwrap();
+    payload.write_vlq(3, 7).unwrap();
+    let packet = idlc_runtime::frame(ids[0], &payload.into_bytes());
+    let hex: String = packet.iter().map(|b| format!("{b:02x}")).collect();
+    let out = run(
+        &[
+            "decode", &idl, "-e", &enc, "--type", "P", "--hex", &hex, "--format", "explain",
+        ],
+        None,
+    );
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stderr.contains("at bit 49 in `P.items[0] (header)`"),
+        "{}",
+        out.stderr
+    );
+    let last = out.text().lines().last().unwrap_or_default().to_string();
+    assert!(
+        last.contains("P.items[0] (header)") && last.contains("error: "),
+        "{last}"
+    );
 }
 
 /// `measure --delta`: each character of the bundled trace (4 interleaved, `--key`) as its own
@@ -840,6 +1047,287 @@ fn explain_gives_a_length_no_line_of_its_own() {
         ["S.s", "S.q", "S.q[0]", "S.q[1]", "S.u", "S.b"],
         "{text}"
     );
+}
+
+/// `decode` prints a FIXED_POINT value as the shortest decimal that names its step (`-39.52`,
+/// not `-39.519999999999996`), in JSON and in explain, whatever the resolution (0.01, 0.001, 0.05,
+/// 0.25, 0.1), the range (large, negative, a `min` with more decimals than the resolution, a `max`
+/// between steps) or the place (a SEQUENCE element, an OPTIONAL); and `encode` of what it
+/// printed sends the very same bytes. A raw FLOAT64 keeps its exact value.
+#[test]
+fn fixed_point_values_print_as_the_shortest_decimal_of_their_step() {
+    let dir = TempDir::new();
+    let idl = dir.file(
+        "r.idl",
+        "STRUCT R {\n  NUMERIC[-180,180] a;\n  NUMERIC[-180.005,180] b;\n  NUMERIC[0,1] c;\n  \
+         NUMERIC[-1000000,1000000] d;\n  NUMERIC[-2.5,7.3] e;\n  NUMERIC[0,0.35] f;\n  \
+         NUMERIC[-50,50] g;\n  SEQUENCE<NUMERIC[-10,10],4> h;\n  OPTIONAL<NUMERIC[-1,1]> i;\n  \
+         FLOAT64 raw;\n}\n",
+    );
+    let enc = dir.file(
+        "r.enc",
+        "ENCODING(E) BITSTREAM;\nENCODING(E) DEFAULTS { NUMERIC: FIXED_POINT(0.1); }\n\
+         ENCODING(E) STRUCT R {\n  FIXED_POINT(0.01) a;\n  FIXED_POINT(0.01) b;\n  \
+         FIXED_POINT(0.001) c;\n  FIXED_POINT(0.001) d;\n  FIXED_POINT(0.05) e;\n  \
+         FIXED_POINT(0.1) f;\n  FIXED_POINT(0.25) g;\n  h;\n  i;\n  raw;\n}\n",
+    );
+    // (field, min, max, the most decimals its steps have)
+    let fields = [
+        ("a", -180.0, 180.0, 2),
+        ("b", -180.005, 180.0, 3),
+        ("c", 0.0, 1.0, 3),
+        ("d", -1e6, 1e6, 3),
+        ("e", -2.5, 7.3, 2),
+        ("f", 0.0, 0.35, 2),
+        ("g", -50.0, 50.0, 2),
+    ];
+    let decimals = |v: f64| v.to_string().split_once('.').map_or(0, |(_, f)| f.len());
+    let samples = 40;
+    for k in 0..=samples {
+        // Spread over each range, ends included, off the steps (the encoder rounds).
+        let t = f64::from((k * 17) % (samples + 1)) / f64::from(samples);
+        let mut value = serde_json::Map::new();
+        for (name, min, max, _) in fields {
+            value.insert(name.into(), (min + (max - min) * t).min(max).into());
+        }
+        if k == 1 {
+            // The issue's values.
+            value.insert("a".into(), (-39.52).into());
+            value.insert("g".into(), 49.75.into());
+        }
+        let element = -10.0 + 20.0 * t;
+        value.insert("h".into(), serde_json::json!([element, -element, 0.3]));
+        value.insert(
+            "i".into(),
+            serde_json::json!(if k % 2 == 0 { None } else { Some(t - 0.5) }),
+        );
+        value.insert("raw".into(), (0.1 + 0.2 * t).into());
+        let raw = 0.1 + 0.2 * t;
+        let sent = dir.file("sent.json", serde_json::Value::Object(value).to_string());
+        let out = run(&["encode", &idl, "-e", &enc, "--type", "R", &sent], None);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        let hex = out.text().trim().to_string();
+        let out = decode_hex(&idl, &enc, "R", &hex, &[]);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        let mut printed = Vec::new();
+        for (name, _, _, most) in fields {
+            printed.push((name, json[name].as_f64().expect("a number"), most));
+        }
+        for item in json["h"].as_array().expect("h") {
+            printed.push(("h[]", item.as_f64().expect("a number"), 1));
+        }
+        if let Some(i) = json["i"].as_f64() {
+            printed.push(("i", i, 1));
+        }
+        for (name, v, most) in printed {
+            assert!(decimals(v) <= most, "{name}: {v} at k = {k}: {json}");
+        }
+        assert_eq!(
+            json["raw"].as_f64(),
+            Some(raw),
+            "raw floats keep their value"
+        );
+        // What decode printed encodes to the same bytes.
+        let printed = dir.file("printed.json", out.stdout.clone());
+        let out = run(&["encode", &idl, "-e", &enc, "--type", "R", &printed], None);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        assert_eq!(out.text().trim(), hex, "k = {k}: {json}");
+        if k == 1 {
+            let out = decode_hex(&idl, &enc, "R", &hex, &["--format", "explain"]);
+            let text = out.text();
+            for (field, value) in [(" R.a ", " -39.52"), (" R.g ", " 49.75")] {
+                let line = text.lines().find(|l| l.contains(field));
+                assert!(line.is_some_and(|l| l.ends_with(value)), "{text}");
+            }
+        }
+    }
+}
+
+/// `decode --bytes-as FIELD=TYPE`: a delta a message carries in a BYTES field, decoded and
+/// explained in one command against its baseline (a JSON file, or the hex of its full form), in
+/// a message alone and in a packet: the value printed in place of the bytes, the delta's reads
+/// nested under the field's line, inside its bytes. Without a baseline the bytes are the type's
+/// full form.
+#[test]
+fn a_delta_carried_in_a_bytes_field_reads_against_its_baseline() {
+    let dir = TempDir::new();
+    let idl = dir.file(
+        "k.idl",
+        "PUBLISHABLE_STRUCT Race { UINT16 lap; NUMERIC[-100,100] x; NUMERIC[-10,10] vx; \
+         INT[0,9] hp; }\nPROTOCOL KartServer {\n  MESSAGE RaceUpdate { UINT8 tick; BYTES race; }\n\
+         MESSAGE Chat { STRING text; }\n}\n",
+    );
+    let enc = dir.file(
+        "k.enc",
+        "ENCODING(E) BITSTREAM;\nENCODING(E) PUBLISHABLE_STRUCT Race { VLQ lap; \
+         DEAD_RECKONING(0.05) { FIXED_POINT(0.01) x; FIXED_POINT(0.1) vx; } DELTA hp; }\n",
+    );
+    let base = dir.file("base.json", r#"{"lap": 3, "x": 1.0, "vx": 2.0, "hp": 5}"#);
+    let now = dir.file("now.json", r#"{"lap": 3, "x": 2.53, "vx": 2.1, "hp": 7}"#);
+    // `idlc SUBCOMMAND k.idl -e k.enc ARGS...`
+    let idlc = |args: &[&str]| {
+        let mut all = vec![args[0], idl.as_str(), "-e", enc.as_str()];
+        all.extend_from_slice(&args[1..]);
+        let out = run(&all, None);
+        (out.code, out.text(), out.stderr)
+    };
+    let ok = |args: &[&str]| {
+        let (code, text, stderr) = idlc(args);
+        assert_eq!(code, 0, "{args:?}: {stderr}");
+        text.trim().to_string()
+    };
+    let base_hex = ok(&["encode", "--type", "Race", &base]);
+    let delta = ok(&[
+        "encode",
+        "--type",
+        "Race",
+        &now,
+        "--baseline",
+        &base,
+        "--elapsed",
+        "0.5",
+    ]);
+    // The hex of a RaceUpdate carrying `race`.
+    let carrying = |tick: u8, race: &[u8]| {
+        let json = serde_json::json!({"tick": tick, "race": race}).to_string();
+        ok(&[
+            "encode",
+            "--type",
+            "RaceUpdate",
+            &dir.file("message.json", json),
+        ])
+    };
+    let delta_bytes = bytes_of_hex(&delta);
+    let message = carrying(9, &delta_bytes);
+    // What three commands gave: the delta decoded against the baseline.
+    let expected: serde_json::Value = serde_json::from_str(&ok(&[
+        "decode",
+        "--type",
+        "Race",
+        "--hex",
+        &delta,
+        "--baseline",
+        &base,
+        "--elapsed",
+        "0.5",
+    ]))
+    .unwrap();
+    assert_eq!(
+        expected,
+        serde_json::json!({"lap": 3, "x": 2.53, "vx": 2.1, "hp": 7})
+    );
+    let carried = [
+        "--type",
+        "RaceUpdate",
+        "--hex",
+        &message,
+        "--bytes-as",
+        "race=Race",
+        "--elapsed",
+        "0.5",
+    ];
+    let head = [&["decode"], &carried[..]].concat();
+    let json: serde_json::Value =
+        serde_json::from_str(&ok(&joined(&head, &["--baseline", &base]))).unwrap();
+    assert_eq!(json, serde_json::json!({"tick": 9, "race": expected}));
+    // The baseline as the hex of its full form; explained under the field, inside its bytes.
+    let text = ok(&joined(
+        &head,
+        &["--baseline-hex", &base_hex, "--format", "explain"],
+    ));
+    let lines = explained_ranges(&text);
+    let field = lines
+        .iter()
+        .find(|(_, _, line)| line.contains(" RaceUpdate.race ") && line.contains("a delta of Race"))
+        .unwrap_or_else(|| panic!("the field's line:\n{text}"));
+    let mut at = field.1 - 8 * delta_bytes.len() as u64;
+    let nested: Vec<_> = lines
+        .iter()
+        .filter(|(_, _, line)| {
+            line.contains(" RaceUpdate.race.") || line.contains(" RaceUpdate.race (")
+        })
+        .collect();
+    assert_eq!(nested.len(), 6, "{text}");
+    for (start, end, line) in nested {
+        assert_eq!(*start, at, "a gap or an overlap before `{line}`:\n{text}");
+        at = *end;
+    }
+    assert!(at <= field.1, "{text}");
+    for part in [
+        "RaceUpdate.race (DEAD_RECKONING block)  changed",
+        "0111                               RaceUpdate.race.hp                      7",
+    ] {
+        assert!(text.contains(part), "{part}:\n{text}");
+    }
+    // In a packet (STRUCT named), as its sender writes it.
+    let ir = ir_of(std::slice::from_ref(&idl), std::slice::from_ref(&enc));
+    let version = idlc::ir::protocol::version_ids(&ir, &ir.schema.protocols["KartServer"], "E")[0];
+    let mut packet = idlc_runtime::PacketWriter::<Bits>::new(version);
+    packet
+        .push(0, idlc_runtime::ItemKind::Message, |w| {
+            use idlc_runtime::WireWrite as _;
+            w.write_bits(9, 8)?;
+            w.write_bytes(&delta_bytes, None)
+        })
+        .unwrap();
+    let hex: String = packet.finish().iter().map(|b| format!("{b:02x}")).collect();
+    let packet_head = ["decode", "--type", "KartServer", "--hex", &hex];
+    let packet_args = [
+        "--bytes-as",
+        "RaceUpdate.race=Race",
+        "--baseline",
+        &base,
+        "--elapsed",
+        "0.5",
+    ];
+    let json: serde_json::Value =
+        serde_json::from_str(&ok(&joined(&packet_head, &packet_args))).unwrap();
+    assert_eq!(json["items"][0]["value"]["race"], expected);
+    let explain = [&packet_args[..], &["--format", "explain"]].concat();
+    let text = ok(&joined(&packet_head, &explain));
+    assert!(
+        text.contains("KartServer.items[0] RaceUpdate.race.hp (changed-bit)"),
+        "{text}"
+    );
+    // Without a baseline, the full form: the baseline's own bytes.
+    let message = carrying(1, &bytes_of_hex(&base_hex));
+    let plain = [
+        "decode",
+        "--type",
+        "RaceUpdate",
+        "--hex",
+        &message,
+        "--bytes-as",
+    ];
+    let json: serde_json::Value =
+        serde_json::from_str(&ok(&joined(&plain, &["race=Race"]))).unwrap();
+    assert_eq!(
+        json["race"],
+        serde_json::json!({"lap": 3, "x": 1.0, "vx": 2.0, "hp": 5})
+    );
+    // Usage: no such BYTES field, not FIELD=TYPE, a baseline for a packet without --bytes-as.
+    for args in [
+        joined(&plain, &["lap=Race"]),
+        joined(&plain, &["race"]),
+        joined(&packet_head, &["--baseline", &base]),
+    ] {
+        let (code, _, stderr) = idlc(&args);
+        assert_eq!(code, 2, "{args:?}: {stderr}");
+    }
+}
+
+/// The bytes of lowercase hex digits.
+fn bytes_of_hex(hex: &str) -> Vec<u8> {
+    (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).expect("hex"))
+        .collect()
+}
+
+/// Arguments, then more.
+fn joined<'a>(head: &[&'a str], extra: &[&'a str]) -> Vec<&'a str> {
+    [head, extra].concat()
 }
 
 /// `idlc decode IDL -e ENC --type TY --hex HEX` and `extra` arguments.

@@ -2,6 +2,7 @@
 
 use assert_cmd::Command;
 
+#[path = "../../compiler/tests/common/mod.rs"]
 mod common;
 
 use common::*;
@@ -324,4 +325,42 @@ fn empty_file_warns() {
     let (code, stderr) = run(&["check", &empty]);
     assert_eq!(code, 0, "{stderr}");
     assert!(stderr.contains("warning[W0501]"), "{stderr}");
+}
+
+/// `idlc ir --plan` prints the wire plan by encoding: packed runs in a bit stream, none in a
+/// byte stream, and the delta form of a PUBLISHABLE_STRUCT only.
+#[test]
+fn ir_plan_prints_the_wire_plan() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let output = idlc()
+        .current_dir(&root)
+        .args([
+            "ir",
+            "schemas/arena.idl",
+            "-e",
+            "schemas/arena_s2c.enc",
+            "-e",
+            "schemas/arena_s2s.enc",
+            "--plan",
+        ])
+        .output()
+        .expect("run idlc");
+    assert_eq!(output.status.code(), Some(0));
+    let plan: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    let state = &plan["S2C"]["structs"]["PlayerState"];
+    assert_eq!(state["kind"], "Publishable");
+    assert!(state["delta"].is_array(), "{state}");
+    assert!(plan["S2C"]["structs"]["Fire"]["delta"].is_null());
+    let packed = |encoding: &str| {
+        plan[encoding]["structs"]
+            .as_object()
+            .expect("structs")
+            .values()
+            .flat_map(|s| s["segments"].as_array().into_iter().flatten())
+            .flat_map(|segment| segment.as_array().into_iter().flatten())
+            .filter(|step| step.get("Packed").is_some())
+            .count()
+    };
+    assert!(packed("S2C") > 0, "a bit stream packs fixed-width runs");
+    assert_eq!(packed("S2S"), 0, "a byte stream packs nothing");
 }

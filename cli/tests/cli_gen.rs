@@ -2,6 +2,7 @@
 
 use assert_cmd::Command;
 
+#[path = "../../compiler/tests/common/mod.rs"]
 mod common;
 
 use common::*;
@@ -615,4 +616,116 @@ fn each_side_gets_its_half_of_each_protocol() {
     }
     assert!(has(&client, "ArenaClientToServerResponse"));
     assert!(!has(&server, "ArenaClientToServerResponse"));
+}
+
+/// A CONST may be negated wherever a number or a value stands (issue 30:
+/// `NUMERIC[-MAX_SPEED, MAX_SPEED]` was "E0101 unexpected character"): NUMERIC and INT ranges,
+/// a DEFAULT, another CONST, and an Encoding's EXTEND that restates the IDL's. `check` passes,
+/// `ir` holds the negated bounds and `report` prices them.
+#[test]
+fn a_negated_const_bounds_a_range() {
+    let dir = TempDir::new();
+    let idl = dir.file(
+        "kart.idl",
+        "CONST MAX_SPEED = 60;\n\
+         CONST MAX_TURN = 2.5;\n\
+         CONST MAX_LEAN = 100;\n\
+         CONST MIN_SPEED = -MAX_SPEED;\n\
+         STRUCT Kart {\n\
+         \x20 NUMERIC[-MAX_SPEED, MAX_SPEED] speed;\n\
+         \x20 NUMERIC[-MAX_TURN, MAX_TURN] turn DEFAULT = -MAX_TURN;\n\
+         \x20 INT[-MAX_SPEED, MAX_SPEED] lean;\n\
+         \x20 INT[MIN_SPEED, 0] reverse;\n\
+         \x20 FENCE\n\
+         \x20 EXTEND lean TO INT[-MAX_LEAN, MAX_LEAN];\n\
+         }\n",
+    );
+    let enc = dir.file(
+        "kart.enc",
+        "ENCODING(E) STRUCT Kart {\n\
+         \x20 FIXED_POINT(0.5) speed;\n\
+         \x20 FENCE\n\
+         \x20 EXTEND lean TO INT[-MAX_LEAN, MAX_LEAN];\n\
+         };\n",
+    );
+    let check = run(&["check", &idl, "-e", &enc]);
+    assert_eq!(check.code, 0, "{}", check.stderr);
+    assert!(
+        check.stderr.contains("0 errors, 0 warnings"),
+        "{}",
+        check.stderr
+    );
+
+    let ir = run(&["ir", &idl, "-e", &enc]);
+    assert_eq!(ir.code, 0, "{}", ir.stderr);
+    let json: serde_json::Value = serde_json::from_str(&ir.stdout).expect("valid JSON");
+    let segments = &json["schema"]["structs"]["Kart"]["segments"];
+    let fields = &segments[0]["fields"];
+    let field = |name: &str| {
+        fields
+            .as_array()
+            .and_then(|all| all.iter().find(|f| f["name"] == name))
+            .unwrap_or_else(|| panic!("no field {name} in {fields}"))
+    };
+    let numeric = |name: &str| {
+        let ty = &field(name)["ty"]["Numeric"];
+        (ty["min"].as_f64(), ty["max"].as_f64())
+    };
+    let int = |ty: &serde_json::Value| {
+        (
+            ty["IntRange"]["min"].as_i64(),
+            ty["IntRange"]["max"].as_i64(),
+        )
+    };
+    assert_eq!(numeric("speed"), (Some(-60.0), Some(60.0)), "{fields}");
+    assert_eq!(numeric("turn"), (Some(-2.5), Some(2.5)), "{fields}");
+    assert_eq!(field("turn")["default"]["Real"], -2.5, "{fields}");
+    assert_eq!(int(&field("lean")["ty"]), (Some(-60), Some(60)), "{fields}");
+    assert_eq!(
+        int(&field("reverse")["ty"]),
+        (Some(-60), Some(0)),
+        "{fields}"
+    );
+    let extend = &segments[1]["extends"][0];
+    assert_eq!(int(&extend["to"]), (Some(-100), Some(100)), "{extend}");
+    assert_eq!(json["schema"]["consts"]["MIN_SPEED"]["value"]["Int"], -60);
+
+    let report = run(&["report", &idl, "-e", &enc]);
+    assert_eq!(report.code, 0, "{}", report.stderr);
+    for line in [
+        "NUMERIC[-60,60]    FIXED_POINT(0.5)  8",
+        "INT[-100,100]      BIT(8)",
+    ] {
+        assert!(report.stdout.contains(line), "{}", report.stdout);
+    }
+}
+
+/// Only a CONST holding a number can be negated; an unknown name is unknown, negated or not.
+#[test]
+fn a_negated_const_that_is_no_number_is_an_error() {
+    let dir = TempDir::new();
+    for (name, idl, expected) in [
+        (
+            "text.idl",
+            "CONST NAME = \"kart\";\nSTRUCT Kart { INT[-NAME, 5] lean; }\n",
+            [
+                "error[E0207]: `NAME` is not a number: it cannot be negated",
+                "text.idl:2:19",
+            ],
+        ),
+        (
+            "unknown.idl",
+            "CONST MAX_SPEED = 60;\nSTRUCT Kart { NUMERIC[-MAX_SPED, MAX_SPEED] speed; }\n",
+            [
+                "error[E0203]: cannot find CONST `MAX_SPED`",
+                "did you mean `MAX_SPEED`?",
+            ],
+        ),
+    ] {
+        let out = run(&["check", &dir.file(name, idl)]);
+        assert_eq!(out.code, 1, "{}", out.stderr);
+        for text in expected {
+            assert!(out.stderr.contains(text), "{}", out.stderr);
+        }
+    }
 }
