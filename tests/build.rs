@@ -125,6 +125,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .compile(&[schemas("mk48.idl")])?;
     compat_pairs()?;
     arena_udp()?;
+    tutorial()?;
     Ok(())
 }
 
@@ -283,5 +284,43 @@ fn arena_udp() -> Result<(), Box<dyn std::error::Error>> {
                 .compile(&idl)?;
         }
     }
+    Ok(())
+}
+
+/// The program of docs/TUTORIAL.md (the Rust blocks of its section "4. The program", in order,
+/// as its `src/main.rs`) into `tutorial_main.rs`, its modules those of [`arena_udp`]'s MYENCODING1
+/// build, which the tutorial's build.rs makes the same way: tests/tests/tutorial.rs compiles and
+/// runs it.
+fn tutorial() -> Result<(), Box<dyn std::error::Error>> {
+    const TUTORIAL: &str = "../docs/TUTORIAL.md";
+    const MODULES: &str = "use mygame::{net_client as c, net_server as s};";
+    println!("cargo::rerun-if-changed={TUTORIAL}");
+    let text = std::fs::read_to_string(TUTORIAL)?;
+    let section = text
+        .split("\n## ")
+        .find(|section| section.starts_with("4. The program"))
+        .ok_or("docs/TUTORIAL.md has no section \"4. The program\"")?;
+    let mut program = String::new();
+    let mut in_rust = false;
+    for line in section.lines() {
+        match line {
+            "```rust" => in_rust = true,
+            "```" if in_rust => in_rust = false,
+            _ if in_rust => {
+                program.push_str(line);
+                program.push('\n');
+            }
+            _ => {}
+        }
+    }
+    if !program.contains(MODULES) {
+        return Err(format!("docs/TUTORIAL.md's program no longer says `{MODULES}`").into());
+    }
+    let program = program.replace(
+        MODULES,
+        "use idlc_tests::{arena_udp_e1_client as c, arena_udp_e1_server as s};",
+    );
+    let out = PathBuf::from(std::env::var("OUT_DIR")?).join("tutorial_main.rs");
+    std::fs::write(out, program)?;
     Ok(())
 }

@@ -111,8 +111,8 @@ pub use packed::{
 };
 pub use packet::{
     DispatchError, Dispatched, Incoming, ItemHeader, ItemKind, Messages, PacketReader,
-    PacketWriter, Pending, Protocol, RequestId, ResponseError, Responses, SendError, negotiate,
-    read_packet, read_responses,
+    PacketWriter, Pending, Protocol, Replies, RequestId, ResponseError, Responses, SendError,
+    negotiate, read_packet, read_responses,
 };
 pub use prefetch::{PREFETCH_BATCH, Prefetching, iter_prefetching, prefetch};
 pub use replication::{

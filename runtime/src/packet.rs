@@ -12,6 +12,7 @@
 
 use core::fmt;
 use core::marker::PhantomData;
+use std::collections::VecDeque;
 
 use crate::codec::Encoding;
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
@@ -79,6 +80,15 @@ pub enum SendError {
         /// The packet's limit.
         mtu: usize,
     },
+    /// The protocol version in use (negotiated) has no such message or RPC: a newer version
+    /// added it, and a peer of this one would skip it as unknown. A generated sender's
+    /// `supports(id)` says so beforehand.
+    NotInVersion {
+        /// The message or RPC id.
+        id: u32,
+        /// The protocol version in use.
+        protocol_id: u64,
+    },
 }
 
 impl From<EncodeError> for SendError {
@@ -98,6 +108,10 @@ impl fmt::Display for SendError {
             SendError::MessageTooLarge { needed, mtu } => write!(
                 f,
                 "the message alone takes {needed} bytes in a packet, over the MTU of {mtu}"
+            ),
+            SendError::NotInVersion { id, protocol_id } => write!(
+                f,
+                "message id {id} is not part of the protocol version {protocol_id:#x} in use (a newer version added it)"
             ),
         }
     }
@@ -399,9 +413,11 @@ pub trait Responses<E: Encoding>: Sized {
 }
 
 /// Reads the responses in `packet` (framed for `protocol_id`), pairs each with its pending
-/// request and hands it to `each`: a response to a request that is not pending, or of another
-/// RPC than the request's, is an error value for that response, and the rest of the packet is
-/// still read. Items that are not responses are skipped. Returns how many responses there were.
+/// request and hands it to `each`: a response to a request that is not pending, of another RPC
+/// than the request's, or whose body is malformed ([`ResponseError::Decode`]: its request stays
+/// pending) is an error value for that response, and the rest of the packet is still read.
+/// Items that are not responses are skipped. Returns how many responses there were; a packet
+/// whose framing or item headers are malformed is an error.
 pub fn read_responses<E: Encoding, R: Responses<E>>(
     protocol_id: u64,
     packet: &[u8],
@@ -414,10 +430,15 @@ pub fn read_responses<E: Encoding, R: Responses<E>>(
         let ItemKind::Response(request) = header.kind else {
             return Ok(None);
         };
-        Ok(Some(match pending.complete(request, header.id) {
-            Ok(()) => R::decode_response(header.id, request, r)?
-                .ok_or(ResponseError::UnknownRequest(request)),
-            Err(error) => Err(error),
+        if let Err(error) = pending.expects(request, header.id) {
+            return Ok(Some(Err(error)));
+        }
+        // A malformed body is an error value for this response; the request stays pending
+        // until a valid answer arrives (or the game forgets it), and the next item is read.
+        Ok(Some(match R::decode_response(header.id, request, r) {
+            Ok(Some(response)) => pending.complete(request, header.id).map(|()| response),
+            Ok(None) => Err(ResponseError::UnknownRequest(request)),
+            Err(error) => Err(ResponseError::Decode(error)),
         }))
     })? {
         if let Some(response) = item {
@@ -426,6 +447,103 @@ pub fn read_responses<E: Encoding, R: Responses<E>>(
         }
     }
     Ok(count)
+}
+
+/// The reply packets of a receiver (generated `dispatch` answers requests into it): a response
+/// that does not fit in the packet being built closes it and starts the next, so no answer is
+/// lost to a full packet. [`Replies::next_packet`] hands out the packets, oldest first.
+///
+/// ```
+/// use idlc_runtime::{BitStream, Encoding, ItemKind, PacketReader, Replies, WireRead, WireWrite};
+/// #[derive(Debug, Clone, Copy, Default)]
+/// struct Bits;
+/// impl Encoding for Bits { const NAME: &'static str = "Bits"; type Style = BitStream; }
+///
+/// // One answer fits in a 12-byte packet, two do not: one answer per packet.
+/// let mut replies = Replies::<Bits>::with_mtu(7, 12);
+/// for request in 0..3 {
+///     replies.push(1, request, |w| w.write_bits(0xffff, 16)).unwrap();
+/// }
+/// let (mut answered, mut packets) = (0, 0);
+/// while let Some(packet) = replies.next_packet() {
+///     assert!(packet.len() <= 12);
+///     packets += 1;
+///     let mut reader = PacketReader::<Bits>::new(7, packet).unwrap();
+///     while let Some(kind) = reader.next_item(|header, _| Ok(header.kind)).unwrap() {
+///         assert_eq!(kind, ItemKind::Response(answered));
+///         answered += 1;
+///     }
+/// }
+/// assert_eq!((answered, packets), (3, 3));
+/// ```
+pub struct Replies<E: Encoding> {
+    packet: PacketWriter<E>,
+    /// Packets closed because the next response did not fit, oldest first.
+    ready: VecDeque<Vec<u8>>,
+    /// The packet [`Replies::next_packet`] handed out last.
+    out: Vec<u8>,
+}
+
+impl<E: Encoding> fmt::Debug for Replies<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Replies")
+            .field("packet", &self.packet)
+            .field("ready", &self.ready.len())
+            .finish()
+    }
+}
+
+impl<E: Encoding> Replies<E> {
+    /// Reply packets of the protocol version `protocol_id`, each at most `mtu` bytes.
+    #[must_use]
+    pub fn with_mtu(protocol_id: u64, mtu: usize) -> Self {
+        Replies {
+            packet: PacketWriter::with_mtu(protocol_id, mtu),
+            ready: VecDeque::new(),
+            out: Vec::new(),
+        }
+    }
+
+    /// Frames the next packets with another protocol version (after a negotiation).
+    pub fn set_protocol_id(&mut self, protocol_id: u64) {
+        self.packet.set_protocol_id(protocol_id);
+    }
+
+    /// Adds the response of the RPC `id` to `request`, written by `body`: into the packet being
+    /// built, or, when it is full, into a new one. Fails only when the response cannot be sent
+    /// at all: its value cannot be encoded, or it alone exceeds the MTU.
+    pub fn push<F>(&mut self, id: u32, request: RequestId, body: F) -> Result<(), SendError>
+    where
+        F: Fn(&mut <E::Style as Style>::Writer) -> Result<(), EncodeError>,
+    {
+        let kind = ItemKind::Response(request);
+        match self.packet.push(id, kind, &body) {
+            Err(SendError::PacketFull { .. }) => {
+                self.ready.push_back(self.packet.finish().to_vec());
+                self.packet.push(id, kind, body)
+            }
+            other => other,
+        }
+    }
+
+    /// Whether no reply waits to be sent.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.ready.is_empty() && self.packet.is_empty()
+    }
+
+    /// The next reply packet (framed), oldest first, or `None` when every one was handed out.
+    /// Call it until `None` after a `dispatch`: a packet full of answers spills into more.
+    pub fn next_packet(&mut self) -> Option<&[u8]> {
+        if let Some(packet) = self.ready.pop_front() {
+            self.out = packet;
+            return Some(&self.out);
+        }
+        if self.packet.is_empty() {
+            return None;
+        }
+        Some(self.packet.finish())
+    }
 }
 
 /// What a generated receiver's `dispatch` did with one packet: how many items went to the
@@ -445,7 +563,9 @@ pub struct Dispatched {
 pub enum DispatchError {
     /// The packet is malformed (items before the bad one were handled).
     Decode(DecodeError),
-    /// A response the handler returned cannot be added to the reply packet.
+    /// A response the handler returned cannot be sent at all: its value cannot be encoded, or
+    /// it alone exceeds the MTU (a full packet is no failure: the replies spill into the next).
+    /// Every item of the packet was still handled; the first such failure is reported.
     Reply(SendError),
 }
 
@@ -548,6 +668,18 @@ impl Pending {
     /// Pairs a response of the RPC `rpc_id` with the pending `request`, which is then no longer
     /// pending. A wrong RPC leaves the request pending.
     pub fn complete(&mut self, request: RequestId, rpc_id: u32) -> Result<(), ResponseError> {
+        let at = self.position(request, rpc_id)?;
+        self.waiting.swap_remove(at);
+        Ok(())
+    }
+
+    /// Whether a response of the RPC `rpc_id` to `request` would pair with a pending request
+    /// ([`Pending::complete`] without completing it).
+    pub fn expects(&self, request: RequestId, rpc_id: u32) -> Result<(), ResponseError> {
+        self.position(request, rpc_id).map(|_| ())
+    }
+
+    fn position(&self, request: RequestId, rpc_id: u32) -> Result<usize, ResponseError> {
         let Some(at) = self.waiting.iter().position(|&(r, _)| r == request) else {
             return Err(ResponseError::UnknownRequest(request));
         };
@@ -559,8 +691,13 @@ impl Pending {
                 got: rpc_id,
             });
         }
-        self.waiting.swap_remove(at);
-        Ok(())
+        Ok(at)
+    }
+
+    /// Whether `request` awaits its response.
+    #[must_use]
+    pub fn contains(&self, request: RequestId) -> bool {
+        self.waiting.iter().any(|&(r, _)| r == request)
     }
 
     /// Gives up on a request (a timeout): its response, if it comes, is then unknown.

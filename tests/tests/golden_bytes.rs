@@ -618,27 +618,27 @@ fn protocol_ids() {
     let generated: [(&str, Vec<u64>); 6] = [
         (
             "arena ArenaServerToClient S2C",
-            arena_client::ArenaServerToClient::versions::<arena_client::S2C>().to_vec(),
+            arena_client::ArenaServerToClient::versions_with::<arena_client::S2C>().to_vec(),
         ),
         (
             "arena ArenaClientToServer S2S",
-            arena_client::ArenaClientToServer::versions::<arena_client::S2S>().to_vec(),
+            arena_client::ArenaClientToServer::versions_with::<arena_client::S2S>().to_vec(),
         ),
         (
             "arena ArenaPing S2CDebug",
-            arena_client::ArenaPing::versions::<arena_client::S2CDebug>().to_vec(),
+            arena_client::ArenaPing::versions_with::<arena_client::S2CDebug>().to_vec(),
         ),
         (
             "arena_builtin ArenaPing Default",
-            arena_builtin::ArenaPing::versions::<arena_builtin::BuiltinEncoding>().to_vec(),
+            arena_builtin::ArenaPing::versions_with::<arena_builtin::BuiltinEncoding>().to_vec(),
         ),
         (
             "squad_v3 SquadOps SquadBytes",
-            squad_v3::SquadOps::versions::<squad_v3::SquadBytes>().to_vec(),
+            squad_v3::SquadOps::versions_with::<squad_v3::SquadBytes>().to_vec(),
         ),
         (
             "edge Edges Some",
-            edge::Edges::versions::<edge::SomeEncoding>().to_vec(),
+            edge::Edges::versions_with::<edge::SomeEncoding>().to_vec(),
         ),
     ];
     for (key, versions) in generated {

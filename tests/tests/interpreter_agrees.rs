@@ -360,20 +360,20 @@ fn packets_decode_in_the_interpreter_as_dispatch_reads_them() {
         &[schema("arena_s2c.enc")],
         Some(("Client", schema("arena_client.map"))),
     );
-    let versions = ac::ArenaClientToServer::versions::<ac::S2C>();
+    let versions = ac::ArenaClientToServer::versions_with::<ac::S2C>();
     let mut sender = ac::ArenaClientToServerSender::<ac::S2C>::new(versions[0]);
     let join = ac::Join {
         name: "ann".into(),
         client_version: 7,
         ..Default::default()
     };
-    let request = sender.join(&join).unwrap();
+    let request = sender.call_join(&join).unwrap();
     let input = ac::Input {
         client_tick: 9,
         yaw: 45.0,
         ..Default::default()
     };
-    sender.input(&input).unwrap();
+    sender.call_input(&input).unwrap();
     let packet = sender.finish().to_vec();
     let decoded = interpret::decode_packet(&ir, "S2C", "ArenaClientToServer", &packet, None)
         .expect("the packet decodes")

@@ -14,7 +14,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 fn client_version() -> u64 {
-    ac::ArenaServerToClient::newest::<ac::S2C>()
+    ac::ArenaServerToClient::newest_with::<ac::S2C>()
 }
 
 fn server_vec3(x: f32) -> asv::Vec3 {
@@ -115,9 +115,10 @@ impl ac::ArenaServerToClientHandler for ClientLog {
 #[test]
 fn every_server_message_reaches_the_client_handler_in_one_packet() {
     let (welcome, chat, kill, loot, voice, ended) = server_messages();
-    let mut sender = asv::ArenaServerToClientSender::<asv::S2C>::new(
-        asv::ArenaServerToClient::newest::<asv::S2C>(),
-    );
+    let mut sender =
+        asv::ArenaServerToClientSender::<asv::S2C>::new(asv::ArenaServerToClient::newest_with::<
+            asv::S2C,
+        >());
     sender.welcome(&welcome).unwrap();
     sender.chat_broadcast(&chat).unwrap();
     sender.kill_feed(&kill).unwrap();
@@ -176,13 +177,13 @@ fn messages_share_bytes_with_no_padding_between_them() {
         jump: true,
         crouch: false,
     };
-    let version = ac::ArenaClientToServer::newest::<ac::S2C>();
+    let version = ac::ArenaClientToServer::newest_with::<ac::S2C>();
     let mut one = ac::ArenaClientToServerSender::<ac::S2C>::new(version);
-    one.input(&call).unwrap();
+    one.call_input(&call).unwrap();
     let single = one.finish().len() - idlc_runtime::FRAME_HEADER_BYTES;
     let mut eight = ac::ArenaClientToServerSender::<ac::S2C>::new(version);
     for _ in 0..8 {
-        eight.input(&call).unwrap();
+        eight.call_input(&call).unwrap();
     }
     let packed = eight.finish().len() - idlc_runtime::FRAME_HEADER_BYTES;
     assert!(
@@ -231,48 +232,48 @@ impl asv::ArenaClientToServerHandler for Server {
 
 #[test]
 fn rpc_calls_are_dispatched_and_their_responses_paired() {
-    let version = ac::ArenaClientToServer::newest::<ac::S2C>();
-    assert_eq!(version, asv::ArenaClientToServer::newest::<asv::S2C>());
+    let version = ac::ArenaClientToServer::newest_with::<ac::S2C>();
+    assert_eq!(version, asv::ArenaClientToServer::newest_with::<asv::S2C>());
     let mut client = ac::ArenaClientToServerSender::<ac::S2C>::new(version);
     let join = client
-        .join(&ac::Join {
+        .call_join(&ac::Join {
             name: "ann".into(),
             client_version: 3,
             ..Default::default()
         })
         .unwrap();
     client
-        .input(&ac::Input {
+        .call_input(&ac::Input {
             client_tick: 7,
             ..Default::default()
         })
         .unwrap();
     client
-        .fire(&ac::Fire {
+        .call_fire(&ac::Fire {
             shots: 2,
             ..Default::default()
         })
         .unwrap();
     client
-        .say(&ac::Say {
+        .call_say(&ac::Say {
             text: "hi".into(),
             ..Default::default()
         })
         .unwrap();
     let buy = client
-        .buy(&ac::Buy {
+        .call_buy(&ac::Buy {
             item_id: 11,
             count: 3,
         })
         .unwrap();
     let nothing = client
-        .buy(&ac::Buy {
+        .call_buy(&ac::Buy {
             item_id: 0,
             count: 1,
         })
         .unwrap();
     client
-        .report_player(&ac::ReportPlayer {
+        .call_report_player(&ac::ReportPlayer {
             target: 2,
             reason: "aimbot".into(),
         })
@@ -341,9 +342,9 @@ fn rpc_calls_are_dispatched_and_their_responses_paired() {
 
 #[test]
 fn a_response_of_the_wrong_rpc_or_request_is_an_error_value() {
-    let version = ac::ArenaClientToServer::newest::<ac::S2C>();
+    let version = ac::ArenaClientToServer::newest_with::<ac::S2C>();
     let mut client = ac::ArenaClientToServerSender::<ac::S2C>::new(version);
-    let join = client.join(&ac::Join::default()).unwrap();
+    let join = client.call_join(&ac::Join::default()).unwrap();
     // A forged reply: a `buy` response carrying the `join` request's id, then a response to a
     // request never made, then the right one.
     let mut forged = PacketWriter::<asv::S2C>::new(version);
@@ -439,7 +440,7 @@ fn an_unknown_id_is_reported_and_skipped() {
 #[test]
 fn a_packet_of_another_version_or_protocol_fails_its_crc() {
     let mut sender = asv::ArenaServerToClientSender::<asv::S2C>::new(
-        asv::ArenaServerToClient::versions::<asv::S2C>()[0],
+        asv::ArenaServerToClient::versions_with::<asv::S2C>()[0],
     );
     sender.voice_frame(&asv::VoiceFrame::default()).unwrap();
     let packet = sender.finish().to_vec();
@@ -501,9 +502,9 @@ impl asv::ArenaPingHandler for Clock {
 
 #[test]
 fn a_both_protocol_calls_and_answers_on_each_side() {
-    let version = ac::ArenaPing::newest::<ac::S2C>();
+    let version = ac::ArenaPing::newest_with::<ac::S2C>();
     let mut client = ac::ArenaPingSender::<ac::S2C>::new(version);
-    let request = client.ping(&ac::Ping { sent_at_us: 100 }).unwrap();
+    let request = client.call_ping(&ac::Ping { sent_at_us: 100 }).unwrap();
     let packet = client.finish().to_vec();
     let mut server = asv::ArenaPingReceiver::<asv::S2C>::new(version);
     server.dispatch(&packet, &mut Clock(5)).unwrap();
@@ -527,9 +528,9 @@ fn a_both_protocol_calls_and_answers_on_each_side() {
 /// "Naming the encoding"): an annotated binding needs no turbofish.
 #[test]
 fn an_annotated_binding_takes_the_default_encoding() {
-    let version = ac::ArenaPing::newest::<ac::DefaultEncoding>();
+    let version = ac::ArenaPing::newest_with::<ac::DefaultEncoding>();
     let mut client: ac::ArenaPingSender = ac::ArenaPingSender::new(version);
-    client.ping(&ac::Ping { sent_at_us: 1 }).unwrap();
+    client.call_ping(&ac::Ping { sent_at_us: 1 }).unwrap();
     let packet = client.finish().to_vec();
     let mut server: asv::ArenaPingReceiver = asv::ArenaPingReceiver::new(version);
     server.dispatch(&packet, &mut Clock(2)).unwrap();
@@ -547,9 +548,9 @@ fn peers_negotiate_the_newest_shared_version() {
     type V1 = squad_v1::SquadOps;
     type V2 = squad_v2::SquadOps;
     type V3 = squad_v3::SquadOps;
-    let v1 = V1::versions::<squad_v1::SquadBits>();
-    let v2 = V2::versions::<squad_v2::SquadBits>();
-    let v3 = V3::versions::<squad_v3::SquadBits>();
+    let v1 = V1::versions_with::<squad_v1::SquadBits>();
+    let v2 = V2::versions_with::<squad_v2::SquadBits>();
+    let v3 = V3::versions_with::<squad_v3::SquadBits>();
     assert_eq!((v1.len(), v2.len(), v3.len()), (1, 2, 3));
     // Each version's list begins with the older one's: the prefixes are the same protocol.
     assert_eq!(&v3[..2], v2);
@@ -560,7 +561,7 @@ fn peers_negotiate_the_newest_shared_version() {
     assert_eq!(negotiate(v3, v1), Some((0, v1[0])));
     assert_eq!(negotiate(v1, v3), Some((0, v1[0])));
     // Another encoding of the same protocol, or another protocol: nothing shared.
-    let bytes = V3::versions::<squad_v3::SquadBytes>();
+    let bytes = V3::versions_with::<squad_v3::SquadBytes>();
     assert_eq!(negotiate(v3, bytes), None);
     let arena = <ac::ArenaPing as Protocol<ac::S2C>>::VERSIONS;
     assert_eq!(negotiate(v3, arena), None);
@@ -587,8 +588,8 @@ impl squad_v1::SquadOpsHandler for SquadV1 {
 
 #[test]
 fn a_newer_peer_talks_to_an_older_one_in_their_shared_version() {
-    let ours = squad_v3::SquadOps::versions::<squad_v3::SquadBits>();
-    let theirs = squad_v1::SquadOps::versions::<squad_v1::SquadBits>();
+    let ours = squad_v3::SquadOps::versions_with::<squad_v3::SquadBits>();
+    let theirs = squad_v1::SquadOps::versions_with::<squad_v1::SquadBits>();
     let (_, shared) = negotiate(ours, theirs).expect("a shared version");
     let mut sender = squad_v3::SquadOpsSender::<squad_v3::SquadBits>::new(shared);
     let update = squad_v3::SquadUpdate {
@@ -599,47 +600,75 @@ fn a_newer_peer_talks_to_an_older_one_in_their_shared_version() {
     };
     sender.squad_update(&update).unwrap();
     let rename = sender
-        .rename(&squad_v3::Rename {
+        .call_rename(&squad_v3::Rename {
             tag: 4,
             reason: "a newer field".into(),
         })
         .unwrap();
-    sender.disband(&squad_v3::Disband { tag: 4 }).unwrap(); // version 2: unknown to v1
-    let promote = sender.promote(&squad_v3::Promote { member: 1 }).unwrap(); // version 3
-    sender
-        .rename(&squad_v3::Rename {
+    // What the shared version lacks is refused, not sent for the old peer to skip.
+    assert!(!sender.supports(squad_v3::SquadOps::DISBAND));
+    assert_eq!(
+        sender.call_disband(&squad_v3::Disband { tag: 4 }), // version 2
+        Err(SendError::NotInVersion {
+            id: squad_v3::SquadOps::DISBAND,
+            protocol_id: shared,
+        })
+    );
+    assert!(matches!(
+        sender.call_promote(&squad_v3::Promote { member: 1 }), // version 3
+        Err(SendError::NotInVersion { .. })
+    ));
+    let renamed = sender
+        .call_rename(&squad_v3::Rename {
             tag: 5,
             ..Default::default()
         })
         .unwrap();
-    let packet = sender.finish().to_vec();
+    let mut packet = sender.finish().to_vec();
+    // A relay that writes items as values does not check versions: the old peer skips them.
+    let mut relayed = PacketWriter::<squad_v3::SquadBits>::new(shared);
+    for message in [
+        squad_v3::SquadOpsMessage::Disband(squad_v3::Disband { tag: 4 }),
+        squad_v3::SquadOpsMessage::Promote {
+            request: 71,
+            call: squad_v3::Promote { member: 1 },
+        },
+    ] {
+        idlc_runtime::Messages::encode_item(&message, &mut relayed).unwrap();
+    }
+    let relayed = relayed.finish().to_vec();
 
     let mut receiver = squad_v1::SquadOpsReceiver::<squad_v1::SquadBits>::new(shared);
     let mut old = SquadV1::default();
     let dispatched = receiver.dispatch(&packet, &mut old).unwrap();
     assert_eq!(
         (dispatched.handled, dispatched.unknown, dispatched.responses),
-        (3, 2, 2)
+        (3, 0, 2)
     );
+    let skipped = receiver.dispatch(&relayed, &mut old).unwrap();
+    assert_eq!((skipped.handled, skipped.unknown), (0, 2));
     assert_eq!(old.renames, [4, 5]);
     assert_eq!(
         old.unknown,
         [squad_v3::SquadOps::DISBAND, squad_v3::SquadOps::PROMOTE]
     );
-    let replies = receiver.replies().unwrap().to_vec();
+    packet = receiver.replies().unwrap().to_vec();
+    assert_eq!(receiver.replies(), None);
     let mut got = Vec::new();
-    sender.read_responses(&replies, |r| got.push(r)).unwrap();
-    assert_eq!(got.len(), 2);
+    sender.read_responses(&packet, |r| got.push(r)).unwrap();
     assert_eq!(
-        got[0],
-        Ok(squad_v3::SquadOpsResponse::Rename {
-            request: rename,
-            value: true
-        })
+        got,
+        [
+            Ok(squad_v3::SquadOpsResponse::Rename {
+                request: rename,
+                value: true
+            }),
+            Ok(squad_v3::SquadOpsResponse::Rename {
+                request: renamed,
+                value: true
+            }),
+        ]
     );
-    // The old peer never answers `promote`: the caller gives up on it.
-    assert_eq!(sender.pending().len(), 1);
-    sender.forget(promote);
     assert!(sender.pending().is_empty());
 }
 
@@ -660,11 +689,11 @@ fn hostile_packets_never_panic() {
     let valid_s2c = idlc_runtime::unframe(s2c, sender.finish())
         .unwrap()
         .to_vec();
-    let c2s = ac::ArenaClientToServer::newest::<ac::S2C>();
+    let c2s = ac::ArenaClientToServer::newest_with::<ac::S2C>();
     let mut client = ac::ArenaClientToServerSender::<ac::S2C>::new(c2s);
-    client.join(&ac::Join::default()).unwrap();
-    client.input(&ac::Input::default()).unwrap();
-    client.buy(&ac::Buy::default()).unwrap();
+    client.call_join(&ac::Join::default()).unwrap();
+    client.call_input(&ac::Input::default()).unwrap();
+    client.call_buy(&ac::Buy::default()).unwrap();
     let valid_c2s = idlc_runtime::unframe(c2s, client.finish())
         .unwrap()
         .to_vec();
@@ -791,11 +820,11 @@ impl squad_v3::SquadOpsHandler for SquadV3 {
 /// their DEFAULTs; the answer goes back to the older caller.
 #[test]
 fn an_older_callers_rpc_gets_the_defaults_of_newer_parameters() {
-    let shared = squad_v1::SquadOps::versions::<squad_v1::SquadBytes>()[0];
-    let mut old = squad_v1::SquadOpsSender::<squad_v1::SquadBytes>::new(shared);
-    let request = old.rename(&squad_v1::Rename { tag: 8 }).unwrap();
+    let shared = squad_v1::SquadOps::versions_with::<squad_v1::SquadBytes>()[0];
+    let mut old = squad_v1::SquadOpsSender::<squad_v1::SquadBytes>::with_encoding(shared);
+    let request = old.call_rename(&squad_v1::Rename { tag: 8 }).unwrap();
     let packet = old.finish().to_vec();
-    let mut receiver = squad_v3::SquadOpsReceiver::<squad_v3::SquadBytes>::new(shared);
+    let mut receiver = squad_v3::SquadOpsReceiver::<squad_v3::SquadBytes>::with_encoding(shared);
     let mut new = SquadV3::default();
     receiver.dispatch(&packet, &mut new).unwrap();
     assert_eq!(new.renames, [(8, String::new())]);
@@ -809,4 +838,271 @@ fn an_older_callers_rpc_gets_the_defaults_of_newer_parameters() {
             value: false
         })]
     );
+}
+
+/// A reply packet answering `request` (a `join`) with a body of one bit: too short for a
+/// JoinResult.
+fn malformed_join_reply(version: u64, request: idlc_runtime::RequestId) -> Vec<u8> {
+    let mut forged = PacketWriter::<asv::S2C>::new(version);
+    forged
+        .push(
+            asv::ArenaClientToServer::JOIN,
+            ItemKind::Response(request),
+            |w| idlc_runtime::WireWrite::write_bits(w, 1, 1),
+        )
+        .unwrap();
+    forged.finish().to_vec()
+}
+
+#[test]
+fn a_malformed_response_is_an_error_value_and_its_request_stays_pending() {
+    let version = ac::ArenaClientToServer::newest();
+    let mut client = ac::ArenaClientToServerSender::new(version);
+    let join = client.call_join(&ac::Join::default()).unwrap();
+    let buy = client.buy(5, 2).unwrap();
+
+    // The malformed answer to `join`, then a valid one to `buy` in the same packet.
+    let mut forged = PacketWriter::<asv::S2C>::new(version);
+    forged
+        .push(
+            asv::ArenaClientToServer::JOIN,
+            ItemKind::Response(join),
+            |w| idlc_runtime::WireWrite::write_bits(w, 1, 1),
+        )
+        .unwrap();
+    let answer = asv::BuyResponse { value: None };
+    forged
+        .push(
+            asv::ArenaClientToServer::BUY,
+            ItemKind::Response(buy),
+            |w| idlc_runtime::Codec::<asv::S2C>::encode_to(&answer, w),
+        )
+        .unwrap();
+    let packet = forged.finish().to_vec();
+    let mut got = Vec::new();
+    assert_eq!(client.read_responses(&packet, |r| got.push(r)), Ok(2));
+    assert!(
+        matches!(&got[0], Err(ResponseError::Decode(e)) if e.kind == DecodeErrorKind::UnexpectedEnd),
+        "{got:?}"
+    );
+    assert_eq!(
+        got[1],
+        Ok(ac::ArenaClientToServerResponse::Buy {
+            request: buy,
+            value: None,
+        })
+    );
+    assert_eq!(client.pending().len(), 1, "join still awaits its answer");
+    assert!(client.pending().contains(join));
+
+    // Malformed again: still pending. Then the valid answer pairs with it.
+    let mut again = Vec::new();
+    client
+        .read_responses(&malformed_join_reply(version, join), |r| again.push(r))
+        .unwrap();
+    assert!(matches!(again[..], [Err(ResponseError::Decode(_))]));
+    assert_eq!(client.pending().len(), 1);
+    let mut valid = PacketWriter::<asv::S2C>::new(version);
+    let result = asv::JoinResponse::default();
+    valid
+        .push(
+            asv::ArenaClientToServer::JOIN,
+            ItemKind::Response(join),
+            |w| idlc_runtime::Codec::<asv::S2C>::encode_to(&result, w),
+        )
+        .unwrap();
+    let mut last = Vec::new();
+    client
+        .read_responses(valid.finish(), |r| last.push(r))
+        .unwrap();
+    assert_eq!(
+        last,
+        [Ok(ac::ArenaClientToServerResponse::Join {
+            request: join,
+            value: ac::JoinResult::default(),
+        })]
+    );
+    assert!(client.pending().is_empty());
+}
+
+#[test]
+fn answers_that_do_not_fit_one_reply_packet_spill_into_more() {
+    let version = ac::ArenaClientToServer::newest();
+    let mut client = ac::ArenaClientToServerSender::new(version);
+    let joins: Vec<_> = ["ann", "bob", "cy"]
+        .into_iter()
+        .map(|name| {
+            client
+                .join(
+                    name.into(),
+                    3,
+                    Vec::new(),
+                    ac::Team::default(),
+                    String::new(),
+                )
+                .unwrap()
+        })
+        .collect();
+    client
+        .say(ac::ChatChannel::default(), None, "go".into())
+        .unwrap();
+    let packet = client.finish().to_vec();
+
+    // Each JoinResult answer takes 13 bytes of a 24-byte reply packet: one per packet.
+    let mut receiver = asv::ArenaClientToServerReceiver::with_mtu(version, 24);
+    let mut server = Server::default();
+    let dispatched = receiver.dispatch(&packet, &mut server).unwrap();
+    assert_eq!(
+        dispatched,
+        Dispatched {
+            handled: 4,
+            unknown: 0,
+            responses: 3,
+        }
+    );
+    assert_eq!(server.calls, ["join ann", "join bob", "join cy", "say go"]);
+    let mut packets = Vec::new();
+    while let Some(reply) = receiver.replies() {
+        assert!(reply.len() <= 24, "{} bytes", reply.len());
+        packets.push(reply.to_vec());
+    }
+    assert!(packets.len() >= 2, "{} reply packets", packets.len());
+    let mut answered = Vec::new();
+    for reply in &packets {
+        client
+            .read_responses(reply, |r| match r.unwrap() {
+                ac::ArenaClientToServerResponse::Join { request, .. } => answered.push(request),
+                other => panic!("{other:?}"),
+            })
+            .unwrap();
+    }
+    assert_eq!(answered, joins);
+    assert!(client.pending().is_empty());
+}
+
+#[test]
+fn an_answer_too_large_for_any_reply_packet_is_reported_after_every_item() {
+    let version = ac::ArenaClientToServer::newest();
+    let mut client = ac::ArenaClientToServerSender::new(version);
+    client.call_join(&ac::Join::default()).unwrap();
+    client.buy(0, 1).unwrap();
+    let packet = client.finish().to_vec();
+    // A reply packet of the answer to `join` takes 17 bytes, of a `None` answer to `buy` 8.
+    let mut receiver = asv::ArenaClientToServerReceiver::with_mtu(version, 9);
+    let mut server = Server::default();
+    let error = receiver.dispatch(&packet, &mut server).unwrap_err();
+    assert!(
+        matches!(
+            error,
+            idlc_runtime::DispatchError::Reply(SendError::MessageTooLarge { mtu: 9, .. })
+        ),
+        "{error:?}"
+    );
+    assert_eq!(server.calls, ["join ", "buy 0"], "every item was handled");
+    assert!(receiver.replies().is_some(), "the buy's answer was sent");
+}
+
+#[test]
+fn a_sender_refuses_what_the_version_in_use_lacks() {
+    let [v1, v2] = ac::ArenaClientToServer::versions() else {
+        panic!("two versions");
+    };
+    let mut old = ac::ArenaClientToServerSender::new(*v1);
+    assert!(old.supports(ac::ArenaClientToServer::JOIN));
+    assert!(!old.supports(ac::ArenaClientToServer::BUY));
+    assert!(!old.supports(99));
+    assert_eq!(
+        old.buy(1, 1),
+        Err(SendError::NotInVersion {
+            id: ac::ArenaClientToServer::BUY,
+            protocol_id: *v1,
+        })
+    );
+    assert_eq!(
+        old.report_player(2, "x".into()),
+        Err(SendError::NotInVersion {
+            id: ac::ArenaClientToServer::REPORT_PLAYER,
+            protocol_id: *v1,
+        })
+    );
+    assert!(
+        old.is_empty() && old.pending().is_empty(),
+        "nothing was added"
+    );
+    old.set_version(*v2);
+    assert!(old.supports(ac::ArenaClientToServer::BUY));
+    old.buy(1, 1).unwrap();
+    assert_eq!(
+        ac::ArenaClientToServer::since(ac::ArenaClientToServer::BUY),
+        Some(1)
+    );
+    // An id that is no version of the protocol sends nothing.
+    let mut stranger = ac::ArenaPingSender::new(0x5eed);
+    assert!(matches!(
+        stranger.ping(1),
+        Err(SendError::NotInVersion { .. })
+    ));
+}
+
+#[test]
+fn stubs_take_an_rpcs_parameters_or_its_struct_with_the_same_bytes() {
+    let version = ac::ArenaClientToServer::newest();
+    let origin = glam::Vec3::new(1.0, 2.0, 3.0);
+    let mut by_params = ac::ArenaClientToServerSender::new(version);
+    by_params
+        .fire(9, ac::WeaponKind::default(), origin, origin, 2)
+        .unwrap();
+    by_params.report_player(3, "afk".into()).unwrap();
+    let mut by_struct = ac::ArenaClientToServerSender::new(version);
+    by_struct
+        .call_fire(&ac::Fire {
+            client_tick: 9,
+            weapon: ac::WeaponKind::default(),
+            origin,
+            direction: origin,
+            shots: 2,
+        })
+        .unwrap();
+    by_struct
+        .call_report_player(&ac::ReportPlayer {
+            target: 3,
+            reason: "afk".into(),
+        })
+        .unwrap();
+    assert_eq!(by_params.finish(), by_struct.finish());
+    // Ping takes one parameter and returns its request id.
+    let mut ping = ac::ArenaPingSender::new(ac::ArenaPing::newest());
+    let request = ping.ping(123).unwrap();
+    assert!(ping.pending().contains(request));
+}
+
+#[test]
+fn a_sender_sends_messages_held_as_values() {
+    let version = ac::ArenaClientToServer::newest();
+    // The send side has the message enum the receive side has.
+    let queued = [
+        ac::ArenaClientToServerMessage::Say(ac::Say {
+            text: "queued".into(),
+            ..Default::default()
+        }),
+        ac::ArenaClientToServerMessage::Buy {
+            request: 999,
+            call: ac::Buy {
+                item_id: 4,
+                count: 1,
+            },
+        },
+    ];
+    let mut sender = ac::ArenaClientToServerSender::new(version);
+    let ids: Vec<_> = queued.iter().map(|m| sender.send(m).unwrap()).collect();
+    assert_eq!(ids[0], None);
+    let request = ids[1].expect("buy has a response");
+    assert_ne!(request, 999, "a new request id, not the value's");
+    assert!(sender.pending().contains(request));
+    let packet = sender.finish().to_vec();
+
+    let mut receiver = asv::ArenaClientToServerReceiver::new(version);
+    let mut server = Server::default();
+    receiver.dispatch(&packet, &mut server).unwrap();
+    assert_eq!(server.calls, ["say queued", "buy 4"]);
 }

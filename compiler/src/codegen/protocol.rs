@@ -30,7 +30,36 @@ struct Entry {
     response: Option<(TokenStream, TokenStream)>,
     /// The version (segment of the protocol's list) it came in.
     segment: usize,
+    /// An RPC's parameters (Rust name and type, in order) when its sender stub takes them one by
+    /// one: at most [`MAX_STUB_PARAMETERS`]. `None` for a message or a longer list.
+    params: Option<Vec<(Ident, TokenStream)>>,
+    /// The sender's method that takes the whole struct: `call_<rpc>` for an RPC, the entry's
+    /// method for a message.
+    struct_method: Ident,
 }
+
+/// The most parameters a sender's RPC stub takes one by one (`fire(turret, bearing)`); an RPC
+/// with more is called with its parameter struct only (`call_fire(&Fire { .. })`).
+pub const MAX_STUB_PARAMETERS: usize = 6;
+
+/// Method names of a sender (and the handler's `unknown`) that an entry's stub must not take.
+const RESERVED_METHODS: [&str; 15] = [
+    "unknown",
+    "new",
+    "with_mtu",
+    "with_encoding",
+    "with_encoding_and_mtu",
+    "set_version",
+    "supports",
+    "send",
+    "len",
+    "is_empty",
+    "packet_bytes",
+    "finish",
+    "read_responses",
+    "pending",
+    "forget",
+];
 
 /// The Rust names of a protocol's items.
 struct Names {
@@ -72,6 +101,8 @@ pub fn protocol_items(ir: &Ir, protocol: &ProtocolDef) -> Result<TokenStream, Co
     // The message and response enums are data, like the structs: the side's DERIVEs apply.
     let derives = super::types::derives(ir, &["Debug", "Clone", "PartialEq"])?;
     let mut items = vec![ids(ir, protocol, &names, &entries)?];
+    // Both sides hold messages as values: a receiver gets them, a sender sends them.
+    items.push(message_enum(protocol, &names, &entries, &bounds, &derives));
     if matches!(role, ProtocolRole::Send | ProtocolRole::Both) {
         if entries.iter().any(|e| e.response.is_some()) {
             items.push(response_enum(protocol, &names, &entries, &bounds, &derives));
@@ -79,7 +110,6 @@ pub fn protocol_items(ir: &Ir, protocol: &ProtocolDef) -> Result<TokenStream, Co
         items.push(sender(protocol, &names, &entries, &bounds));
     }
     if matches!(role, ProtocolRole::Receive | ProtocolRole::Both) {
-        items.push(message_enum(protocol, &names, &entries, &bounds, &derives));
         items.push(handler(protocol, &names, &entries));
         // `Sized`, qualified when a type of the schema takes its name.
         let sized = super::idents::Prelude::of(ir).path("Sized");
@@ -164,15 +194,33 @@ fn entries(ir: &Ir, protocol: &ProtocolDef) -> Result<Vec<Entry>, CodegenError> 
             .unwrap_or(&mapping.rust_name)
             .to_upper_camel_case();
         let method = method_ident(&idl_name.to_snake_case());
-        if out.iter().any(|e| e.method == method) || method == "unknown" {
-            return Err(CodegenError(format!(
-                "two entries of the protocol `{}` take the method name `{method}`: rename one of them",
-                protocol.name
-            )));
+        let is_message = matches!(entry.kind, EntryKind::Message(_));
+        let struct_method = if is_message {
+            method.clone()
+        } else {
+            method_ident(&format!("call_{}", idl_name.to_snake_case()))
+        };
+        let taken = |m: &Ident| {
+            let text = m.to_string();
+            RESERVED_METHODS.contains(&text.trim_start_matches("r#"))
+                || out.iter().any(|e| e.method == *m || e.struct_method == *m)
+        };
+        for m in [&method, &struct_method] {
+            if taken(m) {
+                return Err(CodegenError(format!(
+                    "the entry `{idl_name}` of the protocol `{}` needs the method name `{m}`, which another entry or the generated sender or receiver has: rename the entry",
+                    protocol.name
+                )));
+            }
         }
+        let params = if is_message {
+            None
+        } else {
+            stub_params(ir, &idl_name, mapping)?
+        };
         out.push(Entry {
             id: entry.id,
-            is_message: matches!(entry.kind, EntryKind::Message(_)),
+            is_message,
             what,
             ty: rust_type(&mapping.rust_name)?,
             variant: checked_ident(&variant)?,
@@ -180,10 +228,39 @@ fn entries(ir: &Ir, protocol: &ProtocolDef) -> Result<Vec<Entry>, CodegenError> 
             id_const: format_ident!("{}", idl_name.to_shouty_snake_case()),
             response,
             segment: entry.segment,
+            params,
+            struct_method,
             idl_name,
         });
     }
     Ok(out)
+}
+
+/// The parameters of the RPC `name` as its one-by-one stub takes them, or `None` past
+/// [`MAX_STUB_PARAMETERS`].
+fn stub_params(
+    ir: &Ir,
+    name: &str,
+    mapping: &crate::ir::StructMapping,
+) -> Result<Option<Vec<(Ident, TokenStream)>>, CodegenError> {
+    let def = ir
+        .schema
+        .structs
+        .get(name)
+        .ok_or_else(|| CodegenError(format!("internal: no parameters of `{name}`")))?;
+    if def.fields().count() > MAX_STUB_PARAMETERS {
+        return Ok(None);
+    }
+    let prelude = super::idents::Prelude::of(ir);
+    def.fields()
+        .map(|field| {
+            let rust = mapping.fields.get(&field.name).ok_or_else(|| {
+                CodegenError(format!("internal: no mapping of {name}.{}", field.name))
+            })?;
+            Ok((ident(&rust.rust_name), prelude.rust_type(&rust.ty)?))
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map(Some)
 }
 
 fn struct_mapping<'a>(
@@ -244,6 +321,15 @@ fn ids(
         ));
         quote!(#text pub const #id_const: u32 = #id;)
     });
+    // One arm per version: the ids of the entries it added.
+    let mut by_version: std::collections::BTreeMap<usize, Vec<&Ident>> = Default::default();
+    for e in entries {
+        by_version.entry(e.segment).or_default().push(&e.id_const);
+    }
+    let since_arms = by_version.iter().map(|(segment, ids)| {
+        let segment = proc_macro2::Literal::usize_unsuffixed(*segment);
+        quote!(#(Self::#ids)|* => Some(#segment),)
+    });
     let mut impls = Vec::new();
     for encoding in ir.encodings.values() {
         let marker = checked_ident(&super::marker_name(ir, &encoding.name))?;
@@ -270,8 +356,18 @@ fn ids(
         impl #name {
             #(#consts)*
 
+            /// The ids of every version of this protocol in the default encoding, oldest first.
+            pub fn versions() -> &'static [u64] {
+                Self::versions_with::<DefaultEncoding>()
+            }
+
+            /// The id of the newest version in the default encoding.
+            pub fn newest() -> u64 {
+                Self::newest_with::<DefaultEncoding>()
+            }
+
             /// The ids of every version of this protocol in the encoding `E`, oldest first.
-            pub fn versions<E: ::idlc_runtime::Encoding>() -> &'static [u64]
+            pub fn versions_with<E: ::idlc_runtime::Encoding>() -> &'static [u64]
             where
                 Self: ::idlc_runtime::Protocol<E>,
             {
@@ -279,11 +375,20 @@ fn ids(
             }
 
             /// The id of the newest version in the encoding `E`.
-            pub fn newest<E: ::idlc_runtime::Encoding>() -> u64
+            pub fn newest_with<E: ::idlc_runtime::Encoding>() -> u64
             where
                 Self: ::idlc_runtime::Protocol<E>,
             {
-                Self::versions::<E>().last().copied().unwrap_or_default()
+                Self::versions_with::<E>().last().copied().unwrap_or_default()
+            }
+
+            /// The version that added the message or RPC `id` (its index in the list of
+            /// versions), or `None` for an id this protocol does not have.
+            pub fn since(id: u32) -> ::core::option::Option<usize> {
+                match id {
+                    #(#since_arms)*
+                    _ => None,
+                }
             }
         }
 
@@ -366,8 +471,9 @@ fn message_enum(
         }
     });
     let text = doc(&format!(
-        "A message or call of the protocol `{}`, as a receiver gets it (and a relay re-sends \
-         it: [`::idlc_runtime::Messages::encode_item`]).",
+        "A message or call of the protocol `{}` as a value: as a receiver gets it, as a \
+         sender sends it (its `send`), as a relay re-sends it \
+         ([`::idlc_runtime::Messages::encode_item`]).",
         protocol.name
     ));
     quote! {
@@ -488,13 +594,18 @@ fn receiver(
         match &e.response {
             Some((response, _)) => quote! {
                 #message::#variant { request, call } => {
-                    let value = handler.#method(call);
-                    self.replies.push(
+                    let answer = #response { value: handler.#method(call) };
+                    let pushed = self.replies.push(
                         #ids::#id_const,
-                        ::idlc_runtime::ItemKind::Response(request),
-                        |w| ::idlc_runtime::Codec::<E>::encode_to(&#response { value }, w),
-                    )?;
-                    dispatched.responses += 1;
+                        request,
+                        |w| ::idlc_runtime::Codec::<E>::encode_to(&answer, w),
+                    );
+                    match pushed {
+                        Ok(()) => dispatched.responses += 1,
+                        Err(error) => {
+                            unsent.get_or_insert(error);
+                        }
+                    }
                 }
             },
             None => quote!(#message::#variant(value) => handler.#method(value),),
@@ -518,55 +629,96 @@ fn receiver(
     let dispatch_doc = doc(&format!(
         "Decodes every item of `packet` and calls the handler's method of each, in order{}. An \
          id this version does not know goes to [`{handler}::unknown`] and is skipped; a \
-         malformed packet is an error (the items before it were handled), never a panic.",
+         malformed packet is an error (the items before it were handled), never a panic{}.",
         if answers {
-            "; the responses of requests go to the reply packet"
+            "; the responses of requests go to the reply packets"
+        } else {
+            ""
+        },
+        if answers {
+            ". A response that cannot be sent at all (its value cannot be encoded, or it alone \
+             exceeds the MTU) is reported after every item was handled"
         } else {
             ""
         }
     ));
     // Only a protocol with requests has replies to write.
-    let (replies_field, constructors, set_replies, replies_fn) = if answers {
+    let (replies_field, set_replies, replies_fn) = if answers {
         (
-            quote!(replies: ::idlc_runtime::PacketWriter<E>,),
-            quote! {
-                /// A receiver of the protocol version `version` (an id of
-                /// [`::idlc_runtime::Protocol::VERSIONS`]), its reply packets unbounded.
-                pub fn new(version: u64) -> Self {
-                    Self::with_mtu(version, usize::MAX)
-                }
-
-                /// A receiver whose reply packets never exceed `mtu` bytes.
-                pub fn with_mtu(version: u64, mtu: usize) -> Self {
-                    #receiver {
-                        version,
-                        replies: ::idlc_runtime::PacketWriter::with_mtu(version, mtu),
-                    }
-                }
-            },
+            quote!(replies: ::idlc_runtime::Replies<E>,),
             quote!(self.replies.set_protocol_id(version);),
             quote! {
-                /// The reply packet (framed) when requests were answered since the last call,
-                /// and starts the next one; `None` when there is nothing to send.
+                /// The next reply packet (framed) of the requests answered so far, oldest
+                /// first; `None` when every one was handed out. Call it until `None` after a
+                /// dispatch: answers that do not fit in one packet spill into more.
                 pub fn replies(&mut self) -> ::core::option::Option<&[u8]> {
-                    if self.replies.is_empty() {
-                        return None;
-                    }
-                    Some(self.replies.finish())
+                    self.replies.next_packet()
                 }
             },
         )
     } else {
         (
             quote!(encoding: ::core::marker::PhantomData<fn() -> E>,),
+            TokenStream::new(),
+            TokenStream::new(),
+        )
+    };
+    let (unsent_init, unsent_check) = if answers {
+        (
+            quote!(let mut unsent = None;),
             quote! {
-                /// A receiver of the protocol version `version` (an id of
-                /// [`::idlc_runtime::Protocol::VERSIONS`]).
-                pub fn new(version: u64) -> Self {
+                if let Some(error) = unsent {
+                    return Err(::idlc_runtime::DispatchError::Reply(error));
+                }
+            },
+        )
+    } else {
+        (TokenStream::new(), TokenStream::new())
+    };
+    let new_doc = doc(&format!(
+        "A receiver of the protocol version `version` (an id of [`{ids}::versions`]) in the \
+         default encoding{}.",
+        if answers {
+            ", its reply packets unbounded"
+        } else {
+            ""
+        }
+    ));
+    let with_encoding_doc = doc(&format!(
+        "A receiver of the protocol version `version` (an id of [`{ids}::versions_with`]) in \
+         the encoding `E`{}.",
+        if answers {
+            ", its reply packets unbounded"
+        } else {
+            ""
+        }
+    ));
+    let (with_encoding_body, default_mtu_constructor, mtu_constructor) = if answers {
+        (
+            quote!(Self::with_encoding_and_mtu(version, usize::MAX)),
+            quote! {
+                /// A receiver in the default encoding whose reply packets never exceed `mtu`
+                /// bytes.
+                pub fn with_mtu(version: u64, mtu: usize) -> Self {
+                    Self::with_encoding_and_mtu(version, mtu)
+                }
+            },
+            quote! {
+                /// A receiver in the encoding `E` whose reply packets never exceed `mtu` bytes.
+                pub fn with_encoding_and_mtu(version: u64, mtu: usize) -> Self {
                     #receiver {
                         version,
-                        encoding: ::core::marker::PhantomData,
+                        replies: ::idlc_runtime::Replies::with_mtu(version, mtu),
                     }
+                }
+            },
+        )
+    } else {
+        (
+            quote! {
+                #receiver {
+                    version,
+                    encoding: ::core::marker::PhantomData,
                 }
             },
             TokenStream::new(),
@@ -581,11 +733,22 @@ fn receiver(
             #replies_field
         }
 
-        impl<E: ::idlc_runtime::Encoding> #receiver<E>
-        where
-            #bounds
-        {
-            #constructors
+        impl #receiver {
+            #new_doc
+            pub fn new(version: u64) -> Self {
+                Self::with_encoding(version)
+            }
+
+            #default_mtu_constructor
+        }
+
+        impl<E: ::idlc_runtime::Encoding> #receiver<E> {
+            #with_encoding_doc
+            pub fn with_encoding(version: u64) -> Self {
+                #with_encoding_body
+            }
+
+            #mtu_constructor
 
             /// The protocol version it reads in.
             pub fn version(&self) -> u64 {
@@ -598,6 +761,13 @@ fn receiver(
                 #set_replies
             }
 
+            #replies_fn
+        }
+
+        impl<E: ::idlc_runtime::Encoding> #receiver<E>
+        where
+            #bounds
+        {
             #dispatch_doc
             pub fn dispatch<H: #handler + ?#sized>(
                 &mut self,
@@ -605,6 +775,7 @@ fn receiver(
                 handler: &mut H,
             ) -> ::core::result::Result<::idlc_runtime::Dispatched, ::idlc_runtime::DispatchError> {
                 let mut dispatched = ::idlc_runtime::Dispatched::default();
+                #unsent_init
                 let mut reader = ::idlc_runtime::PacketReader::<E>::new(self.version, packet)?;
                 while let Some(item) =
                     reader.next_item(<#message as ::idlc_runtime::Messages<E>>::decode_item)?
@@ -622,10 +793,9 @@ fn receiver(
                         #(#arms)*
                     }
                 }
+                #unsent_check
                 Ok(dispatched)
             }
-
-            #replies_fn
         }
     }
 }
@@ -704,64 +874,29 @@ fn sender(
 ) -> TokenStream {
     let Names {
         protocol: ids,
+        message,
         response,
         sender,
         ..
     } = names;
-    let stubs = entries.iter().map(|e| {
-        let (method, ty, id_const) = (&e.method, &e.ty, &e.id_const);
+    let stubs = entries.iter().map(|e| sender_stubs(ids, e));
+    let send_arms = entries.iter().map(|e| {
+        let (variant, method) = (&e.variant, &e.struct_method);
         if e.response.is_some() {
-            let text = doc(&format!(
-                "Calls `{}`, {}: adds the call to the packet and returns its request id; the \
-                 response comes back through [`Self::read_responses`].",
-                e.idl_name, e.what
-            ));
-            quote! {
-                #text
-                pub fn #method(&mut self, call: &#ty) -> ::core::result::Result<::idlc_runtime::RequestId, ::idlc_runtime::SendError> {
-                    let request = self.pending.start(#ids::#id_const);
-                    let pushed = self.packet.push(
-                        #ids::#id_const,
-                        ::idlc_runtime::ItemKind::Request(request),
-                        |w| ::idlc_runtime::Codec::<E>::encode_to(call, w),
-                    );
-                    if let Err(error) = pushed {
-                        self.pending.forget(request);
-                        return Err(error);
-                    }
-                    Ok(request)
-                }
-            }
+            quote!(#message::#variant { call, .. } => self.#method(call).map(Some),)
         } else {
-            let (arg, what) = if e.is_message {
-                (quote!(message), "Sends the message")
-            } else {
-                (quote!(call), "Calls")
-            };
-            let text = doc(&format!(
-                "{what} `{}`, {}: adds it to the packet.",
-                e.idl_name, e.what
-            ));
-            quote! {
-                #text
-                pub fn #method(&mut self, #arg: &#ty) -> ::core::result::Result<(), ::idlc_runtime::SendError> {
-                    self.packet.push(
-                        #ids::#id_const,
-                        ::idlc_runtime::ItemKind::Message,
-                        |w| ::idlc_runtime::Codec::<E>::encode_to(#arg, w),
-                    )
-                }
-            }
+            quote!(#message::#variant(value) => self.#method(value).map(|()| None),)
         }
     });
     let has_responses = entries.iter().any(|e| e.response.is_some());
     let read_responses = if has_responses {
         quote! {
             /// Reads the responses in `packet` (a receiver's reply packet) and hands each to
-            /// `each`, paired with its request: a response to a request that is not pending, or
-            /// of another RPC than the request's, is an error value for that response, and the
-            /// rest of the packet is still read. Returns how many responses were read; a
-            /// malformed packet is an error.
+            /// `each`, paired with its request: a response to a request that is not pending, of
+            /// another RPC than the request's, or whose body is malformed
+            /// ([`::idlc_runtime::ResponseError::Decode`]: the request stays pending) is an
+            /// error value for that response, and the rest of the packet is still read. Returns
+            /// how many responses were read; a packet whose framing is malformed is an error.
             pub fn read_responses(
                 &mut self,
                 packet: &[u8],
@@ -774,7 +909,12 @@ fn sender(
                     each,
                 )
             }
-
+        }
+    } else {
+        TokenStream::new()
+    };
+    let pending_methods = if has_responses {
+        quote! {
             /// The requests awaiting their response.
             pub fn pending(&self) -> &::idlc_runtime::Pending {
                 &self.pending
@@ -798,9 +938,24 @@ fn sender(
     } else {
         TokenStream::new()
     };
+    let sender_new_doc = doc(&format!(
+        "A sender of packets of the protocol version `version` (an id of [`{ids}::versions`]) \
+         in the default encoding, unbounded."
+    ));
+    let sender_with_encoding_doc = doc(&format!(
+        "A sender of packets of the protocol version `version` (an id of \
+         [`{ids}::versions_with`]) in the encoding `E`, unbounded."
+    ));
+    let supports_doc = doc(&format!(
+        "Whether the protocol version in use has the message or RPC `id` (one of [`{ids}`]'s \
+         constants): a stub of one it lacks is refused with \
+         [`::idlc_runtime::SendError::NotInVersion`], as the peer would skip it."
+    ));
     let text = doc(&format!(
         "The calling end of the protocol `{}` in the encoding `E`: one method per message and \
-         RPC adds it to the packet being built; [`Self::finish`] returns the packet to send.",
+         RPC adds it to the packet being built; [`Self::finish`] returns the packet to send. \
+         `new` and `with_mtu` make one of the default encoding, `with_encoding` and \
+         `with_encoding_and_mtu` of any.",
         protocol.name
     ));
     quote! {
@@ -808,34 +963,74 @@ fn sender(
         #[derive(Debug)]
         pub struct #sender<E: ::idlc_runtime::Encoding = DefaultEncoding> {
             packet: ::idlc_runtime::PacketWriter<E>,
+            /// The index of its protocol version in the list of versions (`None`: not one of
+            /// them, so that it sends nothing).
+            version_index: ::core::option::Option<usize>,
             #pending_field
+        }
+
+        impl #sender {
+            #sender_new_doc
+            pub fn new(version: u64) -> Self {
+                Self::with_encoding(version)
+            }
+
+            /// A sender in the default encoding whose packets never exceed `mtu` bytes: a
+            /// message that would cross it is refused with
+            /// [`::idlc_runtime::SendError::PacketFull`].
+            pub fn with_mtu(version: u64, mtu: usize) -> Self {
+                Self::with_encoding_and_mtu(version, mtu)
+            }
         }
 
         impl<E: ::idlc_runtime::Encoding> #sender<E>
         where
-            #bounds
+            #ids: ::idlc_runtime::Protocol<E>,
         {
-            /// A sender of packets of the protocol version `version` (an id of
-            /// [`::idlc_runtime::Protocol::VERSIONS`]), unbounded.
-            pub fn new(version: u64) -> Self {
-                Self::with_mtu(version, usize::MAX)
+            #sender_with_encoding_doc
+            pub fn with_encoding(version: u64) -> Self {
+                Self::with_encoding_and_mtu(version, usize::MAX)
             }
 
-            /// A sender whose packets never exceed `mtu` bytes: a message that would cross it
-            /// is refused with [`::idlc_runtime::SendError::PacketFull`].
-            pub fn with_mtu(version: u64, mtu: usize) -> Self {
+            /// A sender in the encoding `E` whose packets never exceed `mtu` bytes.
+            pub fn with_encoding_and_mtu(version: u64, mtu: usize) -> Self {
                 #sender {
                     packet: ::idlc_runtime::PacketWriter::with_mtu(version, mtu),
+                    version_index: Self::index_of(version),
                     #pending_init
                 }
+            }
+
+            fn index_of(version: u64) -> ::core::option::Option<usize> {
+                <#ids as ::idlc_runtime::Protocol<E>>::VERSIONS
+                    .iter()
+                    .position(|known| *known == version)
             }
 
             /// Sends in another protocol version from the next packet on (after a negotiation).
             pub fn set_version(&mut self, version: u64) {
                 self.packet.set_protocol_id(version);
+                self.version_index = Self::index_of(version);
             }
 
-            #(#stubs)*
+            #supports_doc
+            pub fn supports(&self, id: u32) -> bool {
+                match (#ids::since(id), self.version_index) {
+                    (Some(since), Some(index)) => since <= index,
+                    _ => false,
+                }
+            }
+
+            fn check_version(&self, id: u32) -> ::core::result::Result<(), ::idlc_runtime::SendError> {
+                if self.supports(id) {
+                    Ok(())
+                } else {
+                    Err(::idlc_runtime::SendError::NotInVersion {
+                        id,
+                        protocol_id: self.packet.protocol_id(),
+                    })
+                }
+            }
 
             /// Items in the packet being built.
             pub fn len(&self) -> usize {
@@ -857,7 +1052,102 @@ fn sender(
                 self.packet.finish()
             }
 
+            #pending_methods
+        }
+
+        impl<E: ::idlc_runtime::Encoding> #sender<E>
+        where
+            #ids: ::idlc_runtime::Protocol<E>,
+            #bounds
+        {
+            #(#stubs)*
+
+            /// Sends a message or call held as a value (a relay, a queue): as its stub does.
+            /// Returns the request id of an RPC with a response (a new one: the `request` the
+            /// value holds is not sent), `None` for any other.
+            pub fn send(
+                &mut self,
+                message: &#message,
+            ) -> ::core::result::Result<::core::option::Option<::idlc_runtime::RequestId>, ::idlc_runtime::SendError> {
+                match message {
+                    #(#send_arms)*
+                }
+            }
+
             #read_responses
+        }
+    }
+}
+
+/// A sender's stubs of one entry: the struct form, and for an RPC the one that takes its
+/// parameters one by one.
+fn sender_stubs(ids: &Ident, e: &Entry) -> TokenStream {
+    let (method, struct_method, ty, id_const) = (&e.method, &e.struct_method, &e.ty, &e.id_const);
+    let by_struct = if e.response.is_some() {
+        let text = doc(&format!(
+            "Calls `{}`, {}: adds the call to the packet and returns its request id; the \
+             response comes back through [`Self::read_responses`].",
+            e.idl_name, e.what
+        ));
+        quote! {
+            #text
+            pub fn #struct_method(&mut self, call: &#ty) -> ::core::result::Result<::idlc_runtime::RequestId, ::idlc_runtime::SendError> {
+                self.check_version(#ids::#id_const)?;
+                let request = self.pending.start(#ids::#id_const);
+                let pushed = self.packet.push(
+                    #ids::#id_const,
+                    ::idlc_runtime::ItemKind::Request(request),
+                    |w| ::idlc_runtime::Codec::<E>::encode_to(call, w),
+                );
+                if let Err(error) = pushed {
+                    self.pending.forget(request);
+                    return Err(error);
+                }
+                Ok(request)
+            }
+        }
+    } else {
+        let (arg, what) = if e.is_message {
+            (quote!(message), "Sends the message")
+        } else {
+            (quote!(call), "Calls")
+        };
+        let text = doc(&format!(
+            "{what} `{}`, {}: adds it to the packet.",
+            e.idl_name, e.what
+        ));
+        quote! {
+            #text
+            pub fn #struct_method(&mut self, #arg: &#ty) -> ::core::result::Result<(), ::idlc_runtime::SendError> {
+                self.check_version(#ids::#id_const)?;
+                self.packet.push(
+                    #ids::#id_const,
+                    ::idlc_runtime::ItemKind::Message,
+                    |w| ::idlc_runtime::Codec::<E>::encode_to(#arg, w),
+                )
+            }
+        }
+    };
+    let Some(params) = &e.params else {
+        return by_struct;
+    };
+    let returns = if e.response.is_some() {
+        quote!(::idlc_runtime::RequestId)
+    } else {
+        quote!(())
+    };
+    let (names, types): (Vec<_>, Vec<_>) = params.iter().cloned().unzip();
+    let text = doc(&format!(
+        "Calls `{}` with its parameters: [`Self::{struct_method}`] of `{}`.",
+        e.idl_name,
+        ty.to_string().replace(' ', "")
+    ));
+    quote! {
+        #by_struct
+
+        #text
+        pub fn #method(&mut self, #(#names: #types),*) -> ::core::result::Result<#returns, ::idlc_runtime::SendError> {
+            self.#struct_method(&#ty { #(#names),* })
         }
     }
 }

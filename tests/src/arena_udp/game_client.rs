@@ -112,8 +112,8 @@ impl<'c> Client<'c> {
     ) -> Result<Self, String> {
         let socket = udp::bind_loopback()?;
         let mut loss = Loss::new(config.loss, config.seed ^ (0xc1 + u64::from(index)));
-        let ours_c2s = net::UdpClientToServer::versions::<E>();
-        let ours_s2c = net::UdpServerToClient::versions::<E>();
+        let ours_c2s = net::UdpClientToServer::versions_with::<E>();
+        let ours_s2c = net::UdpServerToClient::versions_with::<E>();
         let mut sender = net::UdpClientToServerSender::with_mtu(ours_c2s[0], MTU);
         let hello = net::Hello {
             server_to_client: ours_s2c.to_vec(),
@@ -122,7 +122,7 @@ impl<'c> Client<'c> {
         let give_up = (Instant::now() + config.join_timeout).min(deadline);
         let mut buffer = [0u8; 2048];
         let reply = 'answered: loop {
-            let request = sender.hello(&hello).map_err(|e| e.to_string())?;
+            let request = sender.call_hello(&hello).map_err(|e| e.to_string())?;
             let packet = sender.finish();
             udp::send(&socket, packet, server, &mut loss)?;
             counts.packets_sent += 1;
@@ -214,7 +214,7 @@ impl<'c> Client<'c> {
                 self.on_packet(&buffer[..len]);
             }
             for tick in std::mem::take(&mut self.inbox.new_ticks) {
-                self.push(|s| s.ack(&net::Ack { tick }))?;
+                self.push(|s| s.ack(tick))?;
                 self.counts.acks += 1;
                 if !self.inbox.ended {
                     self.act()?;
@@ -284,14 +284,14 @@ impl<'c> Client<'c> {
             vx,
             vy,
         };
-        self.push(|s| s.move_to(&call))?;
+        self.push(|s| s.call_move_to(&call))?;
         self.moves.push_back((call, Instant::now()));
         self.counts.moves += 1;
         if n >= self.next_use_at {
             self.next_use_at = n + self.config.use_every.max(1);
             let use_id = self.counts.uses;
             let item_id = USES[use_id as usize % USES.len()];
-            let request = self.push(|s| s.use_item(&net::UseItem { use_id, item_id }))?;
+            let request = self.push(|s| s.use_item(use_id, item_id))?;
             self.uses.insert(
                 use_id,
                 PendingUse {
@@ -317,7 +317,7 @@ impl<'c> Client<'c> {
         if self.moves.front().is_some_and(|(_, at)| due(*at)) {
             let moves: Vec<net::MoveTo> = self.moves.iter().map(|(m, _)| m.clone()).collect();
             for call in moves {
-                self.push(|s| s.move_to(&call))?;
+                self.push(|s| s.call_move_to(&call))?;
                 self.counts.moves_resent += 1;
             }
             for (_, at) in &mut self.moves {
@@ -332,7 +332,7 @@ impl<'c> Client<'c> {
             .collect();
         for (use_id, item_id, old) in uses {
             self.sender.forget(old);
-            let request = self.push(|s| s.use_item(&net::UseItem { use_id, item_id }))?;
+            let request = self.push(|s| s.use_item(use_id, item_id))?;
             self.uses.insert(
                 use_id,
                 PendingUse {
@@ -378,7 +378,7 @@ impl<'c> Client<'c> {
     fn leave(&mut self, deadline: Instant, buffer: &mut [u8]) -> Result<(), String> {
         let give_up = (Instant::now() + self.config.join_timeout).min(deadline);
         loop {
-            self.push(|s| s.bye(&net::Bye {}))?;
+            self.push(|s| s.bye())?;
             self.flush()?;
             let quiet_until = Instant::now() + self.config.tick_interval() * 3;
             let ends = self.inbox.ends;

@@ -119,7 +119,7 @@ impl<'c> Server<'c> {
                 ..Default::default()
             })
             .collect();
-        let oldest = net::UdpClientToServer::versions::<E>()[0];
+        let oldest = net::UdpClientToServer::versions_with::<E>()[0];
         Server {
             config,
             socket,
@@ -201,7 +201,7 @@ impl<'c> Server<'c> {
             };
             match peer.receiver.dispatch(packet, &mut calls) {
                 Ok(_) => {
-                    if let Some(reply) = peer.receiver.replies() {
+                    while let Some(reply) = peer.receiver.replies() {
                         udp::send(&self.socket, reply, from, &mut self.loss)?;
                         peer.state.counts.reply_bytes += reply.len() as u64;
                     }
@@ -223,7 +223,7 @@ impl<'c> Server<'c> {
         if self.lobby.dispatch(packet, &mut lobby).is_err() {
             return Ok(());
         }
-        if let Some(reply) = self.lobby.replies() {
+        while let Some(reply) = self.lobby.replies() {
             udp::send(&self.socket, reply, from, &mut self.loss)?;
             if let Some(peer) = self.peers.iter_mut().find(|p| p.address == from) {
                 peer.state.counts.reply_bytes += reply.len() as u64;
@@ -310,8 +310,8 @@ fn show(body: &Body, character: &mut net::Character) {
 /// The server's answer to a `hello`: its versions, the Character, the tick rate.
 fn hello_reply(character_id: Option<u16>, tick_hz: u16) -> net::HelloReply {
     net::HelloReply {
-        server_to_client: net::UdpServerToClient::versions::<E>().to_vec(),
-        client_to_server: net::UdpClientToServer::versions::<E>().to_vec(),
+        server_to_client: net::UdpServerToClient::versions_with::<E>().to_vec(),
+        client_to_server: net::UdpClientToServer::versions_with::<E>().to_vec(),
         character_id,
         tick_hz,
     }
@@ -334,11 +334,11 @@ impl net::UdpClientToServerHandler for Lobby<'_> {
             return hello_reply(Some(peer.state.character_id), tick_hz);
         }
         let c2s = negotiate(
-            net::UdpClientToServer::versions::<E>(),
+            net::UdpClientToServer::versions_with::<E>(),
             &call.client_to_server,
         );
         let s2c = negotiate(
-            net::UdpServerToClient::versions::<E>(),
+            net::UdpServerToClient::versions_with::<E>(),
             &call.server_to_client,
         );
         let (Some((_, c2s)), Some((_, s2c))) = (c2s, s2c) else {
