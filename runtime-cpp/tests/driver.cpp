@@ -39,7 +39,7 @@ using idlc::Status;
 struct Op {
     std::string name;
     std::vector<std::string> args;
-    char ext = 0;        // '{' or '[' for an extension
+    char ext = 0;           // '{' or '[' for an extension
     std::size_t read_k = 0; // ops an (older) reader reads of it
     std::vector<Op> inner;
 };
@@ -59,11 +59,21 @@ std::vector<std::string> split(const std::string& s, char sep) {
     return out;
 }
 
-std::uint64_t u64(const std::string& s) { return std::strtoull(s.c_str(), nullptr, 10); }
-std::int64_t i64(const std::string& s) { return std::strtoll(s.c_str(), nullptr, 10); }
-std::uint64_t hex64(const std::string& s) { return std::strtoull(s.c_str(), nullptr, 16); }
-double f64(const std::string& s) { return idlc::f64_from_bits(hex64(s)); }
-Int128 wide(const std::string& s) { return s[0] == '-' ? Int128(i64(s)) : Int128(u64(s)); }
+std::uint64_t u64(const std::string& s) {
+    return std::strtoull(s.c_str(), nullptr, 10);
+}
+std::int64_t i64(const std::string& s) {
+    return std::strtoll(s.c_str(), nullptr, 10);
+}
+std::uint64_t hex64(const std::string& s) {
+    return std::strtoull(s.c_str(), nullptr, 16);
+}
+double f64(const std::string& s) {
+    return idlc::f64_from_bits(hex64(s));
+}
+Int128 wide(const std::string& s) {
+    return s[0] == '-' ? Int128(i64(s)) : Int128(u64(s));
+}
 idlc::Bound bound(const std::string& s) {
     return s == "-" ? idlc::Bound{} : idlc::Bound{u64(s)};
 }
@@ -98,8 +108,12 @@ std::string hex_u64(std::uint64_t v) {
     return buf;
 }
 
-std::string dec(std::uint64_t v) { return std::to_string(v); }
-std::string dec_signed(std::int64_t v) { return std::to_string(v); }
+std::string dec(std::uint64_t v) {
+    return std::to_string(v);
+}
+std::string dec_signed(std::int64_t v) {
+    return std::to_string(v);
+}
 
 /// Parses ops from tokens[i..] up to a closing `}` / `]` or the end.
 std::vector<Op> parse_ops(const std::vector<std::string>& tokens, std::size_t& i) {
@@ -136,7 +150,9 @@ std::vector<idlc::HuffmanCode> codes_of(const std::string& s) {
 }
 
 idlc::VlqMode mode_of(const std::string& s) {
-    return s == "p" ? idlc::VlqMode::Plain : s == "z" ? idlc::VlqMode::ZigZag : idlc::VlqMode::Offset;
+    return s == "p"   ? idlc::VlqMode::Plain
+           : s == "z" ? idlc::VlqMode::ZigZag
+                      : idlc::VlqMode::Offset;
 }
 
 /// Calls `f(T{})` with the C++ type named `name`.
@@ -163,7 +179,8 @@ T int_of(const std::string& s) {
 }
 
 idlc::FixedPoint quantizer(const std::vector<std::string>& a) {
-    return idlc::FixedPoint::make_with_ends(f64(a[0]), f64(a[1]), f64(a[2]), a[3] == "1", a[4] == "1");
+    return idlc::FixedPoint::make_with_ends(f64(a[0]), f64(a[1]), f64(a[2]), a[3] == "1",
+                                            a[4] == "1");
 }
 
 template <class W>
@@ -181,13 +198,16 @@ Status write_op(W& w, const Op& op) {
     if (n == "noext") return w.write_bool(false);
     if (n == "fence") return w.write_bool(a[0] == "1");
     if (n == "vlq") return w.write_vlq(u64(a[2]), static_cast<std::uint32_t>(u64(a[0])));
-    if (n == "vlqs") return idlc::write_vlq_signed(w, i64(a[1]), static_cast<std::uint32_t>(u64(a[0])));
+    if (n == "vlqs")
+        return idlc::write_vlq_signed(w, i64(a[1]), static_cast<std::uint32_t>(u64(a[0])));
     if (n == "ur") return idlc::write_uint_ranged(w, u64(a[2]), u64(a[0]), u64(a[1]));
     if (n == "ir") return idlc::write_int_ranged(w, i64(a[2]), i64(a[0]), i64(a[1]));
     if (n == "vr") {
-        return idlc::write_vlq_ranged(w, i64(a[3]), i64(a[0]), i64(a[1]), static_cast<std::uint32_t>(u64(a[2])));
+        return idlc::write_vlq_ranged(w, i64(a[3]), i64(a[0]), i64(a[1]),
+                                      static_cast<std::uint32_t>(u64(a[2])));
     }
-    if (n == "f32") return idlc::write_f32(w, idlc::f32_from_bits(static_cast<std::uint32_t>(hex64(a[0]))));
+    if (n == "f32")
+        return idlc::write_f32(w, idlc::f32_from_bits(static_cast<std::uint32_t>(hex64(a[0]))));
     if (n == "f64") return idlc::write_f64(w, f64(a[0]));
     if (n == "fp") {
         idlc::FixedPoint fp = quantizer(a);
@@ -238,15 +258,18 @@ Status write_op(W& w, const Op& op) {
                                        static_cast<std::uint32_t>(u64(a[4])));
         });
     }
-    if (n == "wb") return idlc::write_wide_bool(w, a[1] == "1", static_cast<std::uint32_t>(u64(a[0])));
+    if (n == "wb")
+        return idlc::write_wide_bool(w, a[1] == "1", static_cast<std::uint32_t>(u64(a[0])));
     if (n == "gap") return idlc::write_index_gap(w, u64(a[0]));
     if (n == "bl") {
-        return idlc::write_bounded_length(w, u64(a[2]), u64(a[0]), static_cast<std::uint32_t>(u64(a[1])));
+        return idlc::write_bounded_length(w, u64(a[2]), u64(a[0]),
+                                          static_cast<std::uint32_t>(u64(a[1])));
     }
     if (n == "ws") return idlc::write_steps(w, u64(a[1]), u64(a[0]));
     if (n == "f32r") {
         float single = 0.0f;
-        IDLC_TRY(idlc::check_numeric_f32(w, f64(a[4]), f64(a[0]), f64(a[1]), a[2] == "1", a[3] == "1", single));
+        IDLC_TRY(idlc::check_numeric_f32(w, f64(a[4]), f64(a[0]), f64(a[1]), a[2] == "1",
+                                         a[3] == "1", single));
         return idlc::write_f32(w, single);
     }
     if (n == "f64r") {
@@ -291,9 +314,8 @@ Status read_op(R& r, const Op& op, std::string& out) {
     if (op.ext == '{') {
         bool present = false;
         std::string inner_out;
-        IDLC_TRY(r.read_extension(present, [&](R& inner) {
-            return read_ops(inner, op.inner, op.read_k, inner_out);
-        }));
+        IDLC_TRY(r.read_extension(
+            present, [&](R& inner) { return read_ops(inner, op.inner, op.read_k, inner_out); }));
         put(present ? "{" + inner_out + " }" : "N");
         return Status{};
     }
@@ -333,7 +355,8 @@ Status read_op(R& r, const Op& op, std::string& out) {
         IDLC_TRY(idlc::read_fence_present(r, b));
         put(b ? "1" : "0");
     } else if (n == "vlq") {
-        IDLC_TRY(r.read_vlq_width(static_cast<std::uint32_t>(u64(a[0])), static_cast<std::uint32_t>(u64(a[1])), u));
+        IDLC_TRY(r.read_vlq_width(static_cast<std::uint32_t>(u64(a[0])),
+                                  static_cast<std::uint32_t>(u64(a[1])), u));
         put(dec(u));
     } else if (n == "vlqs") {
         IDLC_TRY(idlc::read_vlq_signed(r, static_cast<std::uint32_t>(u64(a[0])), s));
@@ -345,7 +368,8 @@ Status read_op(R& r, const Op& op, std::string& out) {
         IDLC_TRY(idlc::read_int_ranged(r, i64(a[0]), i64(a[1]), s));
         put(dec_signed(s));
     } else if (n == "vr") {
-        IDLC_TRY(idlc::read_vlq_ranged(r, i64(a[0]), i64(a[1]), static_cast<std::uint32_t>(u64(a[2])), s));
+        IDLC_TRY(idlc::read_vlq_ranged(r, i64(a[0]), i64(a[1]),
+                                       static_cast<std::uint32_t>(u64(a[2])), s));
         put(dec_signed(s));
     } else if (n == "f32") {
         IDLC_TRY(idlc::read_f32(r, f));
@@ -398,10 +422,11 @@ Status read_op(R& r, const Op& op, std::string& out) {
             using T = decltype(t);
             T v{};
             if (n == "rg") {
-                IDLC_TRY(idlc::read_ranged(r, wide(a[1]), wide(a[2]), static_cast<std::uint32_t>(u64(a[3])), v));
+                IDLC_TRY(idlc::read_ranged(r, wide(a[1]), wide(a[2]),
+                                           static_cast<std::uint32_t>(u64(a[3])), v));
             } else if (n == "fx") {
-                IDLC_TRY(idlc::read_fixed(r, wide(a[1]), wide(a[2]), static_cast<std::uint32_t>(u64(a[3])),
-                                          a[4] == "1", v));
+                IDLC_TRY(idlc::read_fixed(r, wide(a[1]), wide(a[2]),
+                                          static_cast<std::uint32_t>(u64(a[3])), a[4] == "1", v));
             } else {
                 IDLC_TRY(idlc::read_vlq_int(r, mode_of(a[1]), wide(a[2]), wide(a[3]),
                                             static_cast<std::uint32_t>(u64(a[4])),
@@ -423,7 +448,8 @@ Status read_op(R& r, const Op& op, std::string& out) {
         IDLC_TRY(idlc::read_steps(r, u64(a[0]), u));
         put(dec(u));
     } else if (n == "f32r") {
-        IDLC_TRY(idlc::read_f32_real_in_range(r, f64(a[0]), f64(a[1]), a[2] == "1", a[3] == "1", d));
+        IDLC_TRY(
+            idlc::read_f32_real_in_range(r, f64(a[0]), f64(a[1]), a[2] == "1", a[3] == "1", d));
         put(hex_u64(idlc::f64_to_bits(d)));
     } else if (n == "f64r") {
         IDLC_TRY(idlc::read_f64_in_range(r, f64(a[0]), f64(a[1]), a[2] == "1", a[3] == "1", d));
@@ -485,8 +511,10 @@ std::string run_quantizer(const std::vector<std::string>& t) {
         std::uint64_t q = 0;
         idlc::ErrorKind kind = fp.quantize(v, q);
         std::uint64_t near = fp.nearest_step(v);
-        out += " " + (kind == idlc::ErrorKind::Ok ? dec(q) : std::string(idlc::error_kind_name(kind)));
-        out += "/" + dec(near) + "/" + hex_u64(idlc::f64_to_bits(fp.dequantize(kind == idlc::ErrorKind::Ok ? q : near)));
+        out +=
+            " " + (kind == idlc::ErrorKind::Ok ? dec(q) : std::string(idlc::error_kind_name(kind)));
+        out += "/" + dec(near) + "/" +
+               hex_u64(idlc::f64_to_bits(fp.dequantize(kind == idlc::ErrorKind::Ok ? q : near)));
     }
     return out;
 }
@@ -500,8 +528,9 @@ std::string run_dead_reckoning(const std::vector<std::string>& t) {
     idlc::DeltaContext ctx;
     ctx.elapsed = f64(t[9]);
     std::uint64_t p = u64(t[7]), v = u64(t[8]);
-    return dec(axis.extrapolate(p, v, ctx)) + " " + hex_u64(idlc::f64_to_bits(axis.predict(p, v, ctx))) +
-           " " + (axis.needs_update(f64(t[10]), p, v, ctx, f64(t[11])) ? "1" : "0") + " " +
+    return dec(axis.extrapolate(p, v, ctx)) + " " +
+           hex_u64(idlc::f64_to_bits(axis.predict(p, v, ctx))) + " " +
+           (axis.needs_update(f64(t[10]), p, v, ctx, f64(t[11])) ? "1" : "0") + " " +
            hex_u64(idlc::f64_to_bits(axis.predict_from(f64(t[10]), f64(t[10]), ctx)));
 }
 
@@ -533,9 +562,11 @@ std::string run_extend(const std::vector<std::string>& t) {
     double v = f64(t[1]), min = f64(t[2]), max = f64(t[3]);
     bool lo = t[4] == "1", hi = t[5] == "1";
     std::int32_t value = static_cast<std::int32_t>(i64(t[6]));
-    std::uint32_t low = static_cast<std::uint32_t>(u64(t[7])), width = static_cast<std::uint32_t>(u64(t[8]));
+    std::uint32_t low = static_cast<std::uint32_t>(u64(t[7])),
+                  width = static_cast<std::uint32_t>(u64(t[8]));
     std::string out = hex_u64(idlc::f64_to_bits(idlc::saturate_real(v, min, max, lo, hi)));
-    out += " " + hex_u64(idlc::f32_to_bits(idlc::saturate_real_f32(static_cast<float>(v), min, max, lo, hi)));
+    out += " " + hex_u64(idlc::f32_to_bits(
+                     idlc::saturate_real_f32(static_cast<float>(v), min, max, lo, hi)));
     out += " " + hex_u64(idlc::f32_to_bits(idlc::nearest_f32_inside(v, min, max, lo, hi)));
     out += " " + dec_signed(idlc::low_bits(value, width));
     out += " " + dec(idlc::bit_slice(value, low, width));

@@ -351,7 +351,9 @@ private:
     }
 
     /// At least 57 bits from bit `pos` on (zero beyond the input).
-    std::uint64_t peek_at(std::uint64_t pos) const noexcept { return word_at(pos >> 3) >> (pos & 7); }
+    std::uint64_t peek_at(std::uint64_t pos) const noexcept {
+        return word_at(pos >> 3) >> (pos & 7);
+    }
 
     /// Consumes `bits` (<= 64, checked by the caller against bits_remaining) bits.
     std::uint64_t take(std::uint32_t bits) noexcept {
@@ -383,7 +385,6 @@ private:
         }
         return Status{};
     }
-
 };
 
 } // namespace idlc

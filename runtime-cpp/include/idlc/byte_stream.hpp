@@ -38,7 +38,9 @@ public:
     std::size_t capacity() const noexcept { return buf_.capacity(); }
 
     /// Bits written so far, 8 per byte.
-    std::uint64_t bits_written() const noexcept { return static_cast<std::uint64_t>(buf_.size()) * 8; }
+    std::uint64_t bits_written() const noexcept {
+        return static_cast<std::uint64_t>(buf_.size()) * 8;
+    }
 
     /// An error of `kind` at the current position.
     Status error(ErrorKind kind) const { return Status::error(kind, bits_written()); }
@@ -113,7 +115,8 @@ public:
         std::uint64_t at = bits_written();
         Status s = f(ext);
         if (!s.ok()) {
-            s.bit_offset = s.bit_offset > ~std::uint64_t{0} - at ? ~std::uint64_t{0} : s.bit_offset + at;
+            s.bit_offset =
+                s.bit_offset > ~std::uint64_t{0} - at ? ~std::uint64_t{0} : s.bit_offset + at;
             return s;
         }
         buf_.push_back(1);
@@ -264,7 +267,6 @@ public:
         }
         return Status{};
     }
-
 };
 
 } // namespace idlc

@@ -56,7 +56,8 @@ struct DeadReckoningAxis {
 
     /// The position step both sides hold `ctx.elapsed` seconds after a baseline of
     /// (`pos_step`, `vel_step`): `clamp(pos_step + round(v * elapsed / r), first, steps)`.
-    std::uint64_t extrapolate(std::uint64_t pos_step, std::uint64_t vel_step, const DeltaContext& ctx) const noexcept {
+    std::uint64_t extrapolate(std::uint64_t pos_step, std::uint64_t vel_step,
+                              const DeltaContext& ctx) const noexcept {
         std::uint64_t first = position.first(), steps = position.steps();
         std::uint64_t base = pos_step < first ? first : pos_step > steps ? steps : pos_step;
         double v = velocity.dequantize(vel_step);
@@ -79,7 +80,8 @@ struct DeadReckoningAxis {
     }
 
     /// The extrapolated position value.
-    double predict(std::uint64_t pos_step, std::uint64_t vel_step, const DeltaContext& ctx) const noexcept {
+    double predict(std::uint64_t pos_step, std::uint64_t vel_step,
+                   const DeltaContext& ctx) const noexcept {
         return position.dequantize(extrapolate(pos_step, vel_step, ctx));
     }
 

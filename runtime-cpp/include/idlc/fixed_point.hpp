@@ -56,7 +56,8 @@ constexpr std::uint64_t round_non_negative(double x) noexcept {
 /// Whether `fixed_point_steps` accepts the parameters, and if so the largest step index:
 /// `round((max - min) / resolution)`. False for a non-finite value, `min > max`,
 /// `resolution <= 0`, or more than MAX_FIXED_POINT_STEPS steps.
-inline bool fixed_point_steps(double min, double max, double resolution, std::uint64_t& steps) noexcept {
+inline bool fixed_point_steps(double min, double max, double resolution,
+                              std::uint64_t& steps) noexcept {
     if (!(detail::is_finite(min) && detail::is_finite(max) && detail::is_finite(resolution))) {
         return false;
     }
@@ -176,8 +177,8 @@ public:
     double dequantize(std::uint64_t q) const noexcept {
         const std::uint64_t cap = std::uint64_t{1} << 62;
         std::uint64_t c = q > cap ? cap : q;
-        double value = min_ + detail::rounded_product(static_cast<double>(static_cast<std::int64_t>(c)),
-                                                      resolution_);
+        double value = min_ + detail::rounded_product(
+                                  static_cast<double>(static_cast<std::int64_t>(c)), resolution_);
         return value > max_ ? max_ : value;
     }
 

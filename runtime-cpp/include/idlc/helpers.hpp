@@ -96,8 +96,9 @@ inline ErrorKind numeric_kind(double value, double min, double max, bool min_inc
     if (value != value) {
         return ErrorKind::NotANumber;
     }
-    return in_numeric_range(value, min, max, min_inclusive, max_inclusive) ? ErrorKind::Ok
-                                                                           : ErrorKind::ValueOutOfRange;
+    return in_numeric_range(value, min, max, min_inclusive, max_inclusive)
+               ? ErrorKind::Ok
+               : ErrorKind::ValueOutOfRange;
 }
 
 /// Whether the real `single` stands for (real_of_f32) lies in the range; it is put in `real`.
@@ -201,7 +202,8 @@ Status write_fixed(W& w, T value, Int128 min, Int128 max, std::uint32_t bits, bo
 /// The value of a fixed-width pattern (sign-extended when `is_signed`), when it lies in
 /// `[min, max]` and `T` holds it.
 template <class T>
-bool fixed_value(std::uint64_t raw, Int128 min, Int128 max, std::uint32_t bits, bool is_signed, T& out) {
+bool fixed_value(std::uint64_t raw, Int128 min, Int128 max, std::uint32_t bits, bool is_signed,
+                 T& out) {
     Int128 v = is_signed && bits > 0 && bits <= 64 ? Int128(sign_extend(raw, bits)) : Int128(raw);
     if (v < min || v > max) {
         return false;
@@ -234,7 +236,8 @@ enum class VlqMode {
 /// An integer `INT[min,max]` with a VLQ rule in `mode`: ValueOutOfRange outside the range or
 /// when the mapping does not fit 64 bits.
 template <class W, class T>
-Status write_vlq_int(W& w, T value, VlqMode mode, Int128 min, Int128 max, std::uint32_t group_bits) {
+Status write_vlq_int(W& w, T value, VlqMode mode, Int128 min, Int128 max,
+                     std::uint32_t group_bits) {
     Int128 v(value);
     if (v < min || v > max) {
         return w.error(ErrorKind::ValueOutOfRange);
@@ -321,7 +324,8 @@ Status check_numeric_f32(const W& w, double value, double min, double max, bool 
 inline float nearest_f32_inside(double value, double min, double max, bool min_inclusive,
                                 bool max_inclusive) noexcept {
     float out = 0.0f;
-    if (detail::numeric_as_f32(value, min, max, min_inclusive, max_inclusive, out) == ErrorKind::Ok) {
+    if (detail::numeric_as_f32(value, min, max, min_inclusive, max_inclusive, out) ==
+        ErrorKind::Ok) {
         return out;
     }
     return static_cast<float>(value);
@@ -364,7 +368,8 @@ Status numeric_in_range(const R& r, double value, double min, double max, bool m
 
 /// A FLOAT32 field held as f32, checked against its range after the read.
 template <class R>
-Status read_f32_in_range(R& r, double min, double max, bool min_inclusive, bool max_inclusive, float& out) {
+Status read_f32_in_range(R& r, double min, double max, bool min_inclusive, bool max_inclusive,
+                         float& out) {
     float raw = 0.0f;
     IDLC_TRY(read_f32(r, raw));
     double real = 0.0;

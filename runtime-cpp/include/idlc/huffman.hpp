@@ -69,7 +69,8 @@ Status read_huffman(R& r, const HuffmanCode* codes, std::size_t count, std::uint
                 return Status{};
             }
         }
-        return Status::error(longest > left ? ErrorKind::UnexpectedEnd : ErrorKind::BadEnumerator, start);
+        return Status::error(longest > left ? ErrorKind::UnexpectedEnd : ErrorKind::BadEnumerator,
+                             start);
     }
     std::uint64_t acc = 0;
     for (std::uint32_t len = 0; len <= longest; ++len) {

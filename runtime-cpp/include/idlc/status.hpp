@@ -184,12 +184,12 @@ private:
 };
 
 /// Returns from the enclosing function when `expr` (a Status) is an error.
-#define IDLC_TRY(expr)                                                                         \
-    do {                                                                                       \
-        ::idlc::Status idlc_try_status_ = (expr);                                              \
-        if (!idlc_try_status_.ok()) {                                                          \
-            return idlc_try_status_;                                                           \
-        }                                                                                      \
+#define IDLC_TRY(expr)                                                                             \
+    do {                                                                                           \
+        ::idlc::Status idlc_try_status_ = (expr);                                                  \
+        if (!idlc_try_status_.ok()) {                                                              \
+            return idlc_try_status_;                                                               \
+        }                                                                                          \
     } while (false)
 
 } // namespace idlc

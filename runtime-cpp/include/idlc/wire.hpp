@@ -290,7 +290,8 @@ Status read_vlq_signed(R& r, std::uint32_t group_bits, std::int64_t& out) {
 
 /// A zigzag-mapped `VLQ(group_bits)` of a type of `type_bits` bits.
 template <class R>
-Status read_vlq_signed_width(R& r, std::uint32_t group_bits, std::uint32_t type_bits, std::int64_t& out) {
+Status read_vlq_signed_width(R& r, std::uint32_t group_bits, std::uint32_t type_bits,
+                             std::int64_t& out) {
     std::uint64_t raw = 0;
     IDLC_TRY(r.read_vlq_width(group_bits, type_bits, raw));
     out = zigzag_decode(raw);
