@@ -209,8 +209,20 @@ pub fn marker_name(ir: &Ir, encoding: &str) -> String {
     name
 }
 
-/// Generates the module for `ir`: formatted Rust source with a do-not-edit header.
+/// Generates the module for `ir`: formatted Rust source with a do-not-edit header. A side
+/// mapped in C++ is refused: its header comes from the C++ backend (docs/CPP.md).
 pub fn generate(ir: &Ir, options: &GenOptions) -> Result<String, CodegenError> {
+    if ir.mapping.language != crate::ir::Language::Rust {
+        return Err(CodegenError(format!(
+            "side {} is mapped in \"{}\": C++ headers are not generated yet (the C++ runtime \
+             and mappings are ready: docs/CPP.md); `idlc check` checks the side",
+            ir.mapping
+                .side
+                .as_deref()
+                .map_or_else(|| "(none)".to_string(), |s| format!("\"{s}\"")),
+            ir.mapping.language.name()
+        )));
+    }
     let prelude = idents::Prelude::of(ir);
     let mut items = Vec::new();
     items.push(formatted(quote! {

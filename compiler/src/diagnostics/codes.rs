@@ -100,6 +100,11 @@ pub const MAP_NO_ITEM_FOR_SIDE: &str = "E0422";
 /// A DERIVE that some generated struct cannot satisfy (`Copy` with a `Vec` field, `Eq` or
 /// `Hash` with a float).
 pub const MAP_DERIVE_UNSATISFIABLE: &str = "E0423";
+/// One side mapped in two target languages (`MAPPING("Rust", "Client")` and
+/// `MAPPING("CPP", "Client")`).
+pub const MAP_MIXED_LANGUAGES: &str = "E0424";
+/// A DERIVE item for a C++ side (derives are Rust's).
+pub const MAP_CPP_DERIVE: &str = "E0425";
 /// A DERIVE of a trait that every generated type derives already (Debug, Clone, PartialEq,
 /// Default).
 pub const MAP_DERIVE_ALWAYS: &str = "W0401";

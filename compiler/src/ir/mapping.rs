@@ -1,15 +1,48 @@
-//! The mapping part of the IR: the Rust type of everything on one side.
+//! The mapping part of the IR: the type of everything on one side, in the side's target
+//! language (Rust, or C++: the same kinds of type, named as C++ names them).
 
 use indexmap::IndexMap;
 use serde::Serialize;
 
 use super::Loc;
 
-/// The Rust types of one side (`--side`), defaults filled in.
+/// The target language of a side: the first argument of its `MAPPING(...)` items.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
+pub enum Language {
+    /// `MAPPING("Rust", ...)`, and a side without mapping items.
+    #[default]
+    Rust,
+    /// `MAPPING("CPP", ...)`: the names and types are C++'s (`double`, `std::vector<Item>`,
+    /// a custom collection class); [`RustType`] holds the same kinds of type.
+    Cpp,
+}
+
+impl Language {
+    /// The language as a MAPPING names it: `"Rust"`, `"CPP"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Language::Rust => "Rust",
+            Language::Cpp => "CPP",
+        }
+    }
+
+    /// The language a MAPPING's first argument names, if idlc knows it.
+    pub fn from_name(name: &str) -> Option<Language> {
+        match name {
+            "Rust" => Some(Language::Rust),
+            "CPP" => Some(Language::Cpp),
+            _ => None,
+        }
+    }
+}
+
+/// The types of one side (`--side`), defaults filled in.
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
 pub struct SideMapping {
     /// The side's name, if one was requested.
     pub side: Option<String>,
+    /// The side's target language. The names below (`rust_name`) are that language's.
+    pub language: Language,
     /// Extra derives for every generated type, as Rust paths.
     pub derives: Vec<String>,
     /// Per struct (by IDL name): its Rust name or existing type, and its fields' Rust types.

@@ -5,8 +5,12 @@
 //! (DESIGN.md, "Built-in Rust types"). Errors are collected; the result is always complete.
 //!
 //! Choices (documented in the language reference):
-//! - Only `"Rust"` is a target language; an item for another language is one error and nothing
-//!   else is checked in it.
+//! - The target languages are `"Rust"` and `"CPP"` (docs/CPP.md, "Mappings"); an item for
+//!   another language is one error and nothing else is checked in it. A side speaks one
+//!   language: an item of the other language for the same side is an error. A C++ item names
+//!   C++ types (`double`, `float`, `uint16_t`, the IDL's `UINT16`, `std::vector<Item>`,
+//!   `std::optional<T>`, `std::string`, `class MyInventory` for a custom collection), resolved
+//!   to the same kinds of type as Rust's; the names are C++'s (a reserved word gets a `_`).
 //! - An integer field maps to any of `u8`..`u128`, `i8`..`i128` that holds its whole range;
 //!   `usize` / `isize` are refused (their width depends on the platform, the range check could
 //!   not be made once for all targets).
@@ -43,12 +47,9 @@ use crate::diagnostics::{Diagnostic, FileId, codes, primary, secondary};
 use crate::front::map::ast::{Direction, MapBody, MapFile, MapItem, MapTargetKind, RustPath};
 use crate::front::span::{Ident, Span};
 use crate::ir::{
-    EnumMapping, Field, FieldMapping, Loc, ProtocolRole, RustType, Schema, SideMapping, StructDef,
-    StructKind, StructMapping, Type, TypedefMapping,
+    EnumMapping, Field, FieldMapping, Language, Loc, ProtocolRole, RustType, Schema, SideMapping,
+    StructDef, StructKind, StructMapping, Type, TypedefMapping,
 };
-
-/// The one target language idlc generates.
-pub const TARGET_LANGUAGE: &str = "Rust";
 
 /// Derives that every generated type has already.
 const ALWAYS_DERIVED: &[&str] = &["Debug", "Clone", "PartialEq", "Default"];
@@ -63,6 +64,7 @@ pub fn resolve_mapping(
     side: Option<&str>,
 ) -> (SideMapping, Vec<Diagnostic>) {
     let mut resolver = Resolver::new(schema, side);
+    resolver.language = side_language(files, side);
     resolver.check_names();
     resolver.collect_existing(files);
     for (file, map) in files {
@@ -79,12 +81,23 @@ pub fn resolve_mapping(
     (mapping, diagnostics)
 }
 
-/// The sides the Rust mapping items of `files` name, sorted, each once.
+/// The language of `side`'s mapping items: that of the first of them (another language among
+/// them is an error of its item); Rust when it has none.
+fn side_language(files: &[(FileId, MapFile)], side: Option<&str>) -> Language {
+    files
+        .iter()
+        .flat_map(|(_, map)| &map.items)
+        .filter(|item| Some(item.side.value.as_str()) == side)
+        .find_map(|item| Language::from_name(&item.language.value))
+        .unwrap_or_default()
+}
+
+/// The sides the mapping items of `files` name, sorted, each once.
 pub fn sides(files: &[(FileId, MapFile)]) -> Vec<&str> {
     let mut sides: Vec<&str> = files
         .iter()
         .flat_map(|(_, map)| &map.items)
-        .filter(|item| item.language.value == TARGET_LANGUAGE)
+        .filter(|item| Language::from_name(&item.language.value).is_some())
         .map(|item| item.side.value.as_str())
         .collect();
     sides.sort_unstable();
@@ -92,13 +105,13 @@ pub fn sides(files: &[(FileId, MapFile)]) -> Vec<&str> {
     sides
 }
 
-/// An error when Rust mapping items were given but none of them is for `side` (or no side was
-/// asked for): they would be ignored without a word, and the fields keep their built-in types.
+/// An error when mapping items were given but none of them is for `side` (or no side was asked
+/// for): they would be ignored without a word, and the fields keep their built-in types.
 fn unused_mappings(files: &[(FileId, MapFile)], side: Option<&str>) -> Option<Diagnostic> {
     let items: Vec<(FileId, &MapItem)> = files
         .iter()
         .flat_map(|(file, map)| map.items.iter().map(move |item| (*file, item)))
-        .filter(|(_, item)| item.language.value == TARGET_LANGUAGE)
+        .filter(|(_, item)| Language::from_name(&item.language.value).is_some())
         .collect();
     let (first_file, first) = items.first().copied()?;
     if items
@@ -212,6 +225,12 @@ struct Resolver<'a> {
     derive_spans: Vec<(String, FileId, Span)>,
     /// The requested side's protocol roles.
     roles: HashMap<String, ProtocolRole>,
+    /// The requested side's target language: its names are that language's.
+    language: Language,
+    /// The language of the item being checked: the types it writes are that language's.
+    item_language: Language,
+    /// Per side: the language of its first item, and where that item names it.
+    side_languages: HashMap<String, (Language, FileId, Span)>,
 }
 
 impl<'a> Resolver<'a> {
@@ -228,6 +247,9 @@ impl<'a> Resolver<'a> {
             derives: Vec::new(),
             derive_spans: Vec::new(),
             roles: HashMap::new(),
+            language: Language::Rust,
+            item_language: Language::Rust,
+            side_languages: HashMap::new(),
         }
     }
 
@@ -246,7 +268,31 @@ impl<'a> Resolver<'a> {
     /// The Rust type name of IDL struct `name` on `side`: its existing path or its generated name.
     fn struct_rust_name(&self, side: Option<&str>, name: &str) -> String {
         self.existing_path(side, name)
-            .map_or_else(|| names::type_name(name), str::to_owned)
+            .map_or_else(|| self.type_name(name), str::to_owned)
+    }
+
+    /// The name of IDL struct or enum `name` in the side's language.
+    pub(super) fn type_name(&self, name: &str) -> String {
+        match self.language {
+            Language::Rust => names::type_name(name),
+            Language::Cpp => names::cpp_type_name(name),
+        }
+    }
+
+    /// The name of IDL field `name` in the side's language.
+    pub(super) fn field_name(&self, name: &str) -> String {
+        match self.language {
+            Language::Rust => names::field_name(name),
+            Language::Cpp => names::cpp_field_name(name),
+        }
+    }
+
+    /// The name of IDL enumerator `name` in the side's language.
+    fn variant_name(&self, name: &str) -> String {
+        match self.language {
+            Language::Rust => names::variant_name(name),
+            Language::Cpp => names::cpp_variant_name(name),
+        }
     }
 
     /// Records, per side and struct, the `= path` of the first Rust item mapping it, so that
@@ -254,7 +300,7 @@ impl<'a> Resolver<'a> {
     fn collect_existing(&mut self, files: &[(FileId, MapFile)]) {
         for (_, map) in files {
             for item in &map.items {
-                if item.language.value != TARGET_LANGUAGE {
+                if Language::from_name(&item.language.value).is_none() {
                     continue;
                 }
                 if let MapBody::Target {
@@ -275,15 +321,17 @@ impl<'a> Resolver<'a> {
     }
 
     fn item(&mut self, file: FileId, item: &MapItem) {
-        if item.language.value != TARGET_LANGUAGE {
-            let lowercase = item.language.value.eq_ignore_ascii_case(TARGET_LANGUAGE);
+        let Some(language) = Language::from_name(&item.language.value) else {
+            let known = [Language::Rust, Language::Cpp].map(Language::name);
             let mut notes = vec![format!(
-                "the supported target language is \"{TARGET_LANGUAGE}\": idlc generates Rust only"
+                "the target languages are \"{}\" and \"{}\"",
+                known[0], known[1]
             )];
-            if lowercase {
-                notes.push(format!(
-                    "write \"{TARGET_LANGUAGE}\" with this capitalization"
-                ));
+            if let Some(name) = known
+                .iter()
+                .find(|name| item.language.value.eq_ignore_ascii_case(name))
+            {
+                notes.push(format!("write \"{name}\" with this capitalization"));
             }
             self.push(
                 error(
@@ -299,6 +347,52 @@ impl<'a> Resolver<'a> {
                 .with_notes(notes),
             );
             return;
+        };
+        let side_name = item.side.value.clone();
+        match self.side_languages.get(&side_name) {
+            Some(&(first, first_file, first_span)) if first != language => {
+                self.push(
+                    error(
+                        codes::MAP_MIXED_LANGUAGES,
+                        format!(
+                            "side \"{side_name}\" is mapped in \"{}\" and in \"{}\"",
+                            first.name(),
+                            language.name()
+                        ),
+                    )
+                    .with_labels(vec![
+                        primary(file, item.language.span)
+                            .with_message(format!("\"{}\" here", language.name())),
+                        secondary(first_file, first_span)
+                            .with_message(format!("\"{}\" first", first.name())),
+                    ])
+                    .with_notes(vec![
+                        "a side generates one language: give the other language's items their own side"
+                            .into(),
+                    ]),
+                );
+                return;
+            }
+            Some(_) => {}
+            None => {
+                self.side_languages
+                    .insert(side_name, (language, file, item.language.span));
+            }
+        }
+        self.item_language = language;
+        if language == Language::Cpp {
+            if let MapBody::Derive(paths) = &item.body {
+                let span = paths.first().map_or(item.span, |p| p.span);
+                self.push(
+                    error(
+                        codes::MAP_CPP_DERIVE,
+                        "DERIVE is a Rust mapping's: a C++ side has no derives",
+                    )
+                    .with_labels(vec![primary(file, span).with_message("in a \"CPP\" item")])
+                    .with_notes(vec!["remove the DERIVE item".into()]),
+                );
+                return;
+            }
         }
         let side = item.side.value.as_str();
         let applies = self.side == Some(side);
@@ -431,7 +525,7 @@ impl<'a> Resolver<'a> {
             .iter()
             .map(|(name, def)| {
                 let mapping = TypedefMapping {
-                    rust_name: names::type_name(name),
+                    rust_name: self.type_name(name),
                     ty: self.default_type(side, &def.ty),
                 };
                 (name.clone(), mapping)
@@ -453,13 +547,13 @@ impl<'a> Resolver<'a> {
                     .renames
                     .get(&key)
                     .cloned()
-                    .unwrap_or_else(|| names::field_name(&field.name));
+                    .unwrap_or_else(|| self.field_name(&field.name));
                 fields.insert(field.name.clone(), FieldMapping { rust_name, ty, loc });
             }
             structs.insert(
                 name.clone(),
                 StructMapping {
-                    rust_name: existing.map_or_else(|| names::type_name(name), str::to_owned),
+                    rust_name: existing.map_or_else(|| self.type_name(name), str::to_owned),
                     existing: existing.is_some(),
                     fields,
                 },
@@ -472,10 +566,10 @@ impl<'a> Resolver<'a> {
                 let variants = def
                     .enumerators
                     .iter()
-                    .map(|e| (e.name.clone(), names::variant_name(&e.name)))
+                    .map(|e| (e.name.clone(), self.variant_name(&e.name)))
                     .collect();
                 let mapping = EnumMapping {
-                    rust_name: names::type_name(name),
+                    rust_name: self.type_name(name),
                     variants,
                 };
                 (name.clone(), mapping)
@@ -491,6 +585,7 @@ impl<'a> Resolver<'a> {
             .collect();
         let mapping = SideMapping {
             side: side.map(str::to_owned),
+            language: self.language,
             derives: self.derives,
             structs,
             enums,

@@ -42,8 +42,9 @@ pub fn escape(ident: &str) -> String {
     }
 }
 
-/// `converted`, or `original` when the conversion left nothing (`_` → ``), then escaped.
-fn finish(converted: String, original: &str) -> String {
+/// `converted`, or `original` when the conversion left nothing (`_` → ``), then escaped for
+/// the target language.
+fn finish(converted: String, original: &str, escape: fn(&str) -> String) -> String {
     if converted.is_empty() {
         escape(original)
     } else {
@@ -53,17 +54,138 @@ fn finish(converted: String, original: &str) -> String {
 
 /// The Rust name of an IDL struct or enum: UpperCamelCase, escaped.
 pub fn type_name(idl: &str) -> String {
-    finish(idl.to_upper_camel_case(), idl)
+    finish(idl.to_upper_camel_case(), idl, escape)
 }
 
 /// The Rust name of an IDL field or RPC parameter: snake_case, escaped.
 pub fn field_name(idl: &str) -> String {
-    finish(idl.to_snake_case(), idl)
+    finish(idl.to_snake_case(), idl, escape)
 }
 
 /// The Rust name of an IDL enumerator: UpperCamelCase, escaped.
 pub fn variant_name(idl: &str) -> String {
     type_name(idl)
+}
+
+/// C++'s reserved words (C++20, which a C++17 header must not take either).
+const CPP_KEYWORDS: &[&str] = &[
+    "alignas",
+    "alignof",
+    "and",
+    "and_eq",
+    "asm",
+    "auto",
+    "bitand",
+    "bitor",
+    "bool",
+    "break",
+    "case",
+    "catch",
+    "char",
+    "char8_t",
+    "char16_t",
+    "char32_t",
+    "class",
+    "compl",
+    "concept",
+    "const",
+    "consteval",
+    "constexpr",
+    "constinit",
+    "const_cast",
+    "continue",
+    "co_await",
+    "co_return",
+    "co_yield",
+    "decltype",
+    "default",
+    "delete",
+    "do",
+    "double",
+    "dynamic_cast",
+    "else",
+    "enum",
+    "explicit",
+    "export",
+    "extern",
+    "false",
+    "float",
+    "for",
+    "friend",
+    "goto",
+    "if",
+    "inline",
+    "int",
+    "long",
+    "mutable",
+    "namespace",
+    "new",
+    "noexcept",
+    "not",
+    "not_eq",
+    "nullptr",
+    "operator",
+    "or",
+    "or_eq",
+    "private",
+    "protected",
+    "public",
+    "register",
+    "reinterpret_cast",
+    "requires",
+    "return",
+    "short",
+    "signed",
+    "sizeof",
+    "static",
+    "static_assert",
+    "static_cast",
+    "struct",
+    "switch",
+    "template",
+    "this",
+    "thread_local",
+    "throw",
+    "true",
+    "try",
+    "typedef",
+    "typeid",
+    "typename",
+    "union",
+    "unsigned",
+    "using",
+    "virtual",
+    "void",
+    "volatile",
+    "wchar_t",
+    "while",
+    "xor",
+    "xor_eq",
+];
+
+/// Makes `ident` usable as a C++ identifier: a reserved word gets a `_` suffix (`class_`).
+pub fn cpp_escape(ident: &str) -> String {
+    if CPP_KEYWORDS.contains(&ident) {
+        format!("{ident}_")
+    } else {
+        ident.to_owned()
+    }
+}
+
+/// The C++ name of an IDL struct or enum: UpperCamelCase as in Rust, a reserved word escaped.
+pub fn cpp_type_name(idl: &str) -> String {
+    finish(idl.to_upper_camel_case(), idl, cpp_escape)
+}
+
+/// The C++ name of an IDL field or RPC parameter: snake_case as in Rust, a reserved word
+/// escaped (`class_`).
+pub fn cpp_field_name(idl: &str) -> String {
+    finish(idl.to_snake_case(), idl, cpp_escape)
+}
+
+/// The C++ name of an IDL enumerator: UpperCamelCase, as Rust's variants.
+pub fn cpp_variant_name(idl: &str) -> String {
+    cpp_type_name(idl)
 }
 
 /// The clashes among `rust_names` (the Rust names of IDL names, in declaration order): for every

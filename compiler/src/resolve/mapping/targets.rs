@@ -8,7 +8,7 @@ use super::{
 use crate::diagnostics::{FileId, codes, primary, secondary};
 use crate::front::map::ast::{MapMember, MapTarget, RustPath};
 use crate::front::span::{Ident, Span};
-use crate::ir::{EnumDef, Field, Loc, StructDef, StructKind, Type};
+use crate::ir::{EnumDef, Field, Language, Loc, StructDef, StructKind, Type};
 use crate::resolve::names;
 
 impl<'a> Resolver<'a> {
@@ -237,12 +237,26 @@ impl<'a> Resolver<'a> {
                     name,
                     span,
                 } => {
-                    if let (Some(q1), Some(q2)) = (qualifiers.first(), qualifiers.last()) {
+                    // C++ names a class or struct type with its keyword (`class MyInventory`).
+                    let cpp_tag = self.item_language == Language::Cpp
+                        && qualifiers.len() == 1
+                        && matches!(qualifiers[0].name.as_str(), "class" | "struct");
+                    if let (false, Some(q1), Some(q2)) =
+                        (cpp_tag, qualifiers.first(), qualifiers.last())
+                    {
                         let words: Vec<&str> = qualifiers.iter().map(|q| q.name.as_str()).collect();
                         self.push(
                             error(
                                 codes::MAP_QUALIFIER,
-                                format!("a Rust type has no qualifiers: `{}`", words.join(" ")),
+                                format!(
+                                    "a {} type has no qualifiers: `{}`",
+                                    if self.item_language == Language::Cpp {
+                                        "field's"
+                                    } else {
+                                        "Rust"
+                                    },
+                                    words.join(" ")
+                                ),
                             )
                             .with_labels(vec![
                                 primary(file, q1.span.to(q2.span)).with_message("not Rust"),

@@ -4,8 +4,8 @@ use super::resolve_mapping;
 use crate::diagnostics::{Diagnostic, FileId};
 use crate::front::span::Span;
 use crate::ir::{
-    EntryKind, EnumDef, Enumerator, Extend, Field, Loc, ProtocolDef, ProtocolEntry, ProtocolRole,
-    RustType, Schema, Segment, SideMapping, StructDef, StructKind, Type,
+    EntryKind, EnumDef, Enumerator, Extend, Field, Language, Loc, ProtocolDef, ProtocolEntry,
+    ProtocolRole, RustType, Schema, Segment, SideMapping, StructDef, StructKind, Type,
 };
 
 const IDL: FileId = 0;
@@ -613,21 +613,115 @@ fn targets() {
 }
 
 #[test]
-fn other_languages_get_one_error_per_item() {
+fn cpp_mappings_resolve_to_the_same_kinds_of_type() {
+    let schema = character();
+    // The design source's client.cpp.map and server.cpp.map, with the other C++ spellings.
+    let map = r#"
+        MAPPING("CPP","Client") PUBLISHABLE_STRUCT Character {
+            UINT16 character_id;
+            float angle;
+            enum Animation {Standing=0,Walking=1, Running=2} anim;
+            uint8_t animation_frame;
+            vector<Item> inventory;
+            std::double mass;
+        };
+        MAPPING("CPP","Server") PUBLISHABLE_STRUCT Character {
+            std::uint32_t character_id;
+            double angle;
+            class MyInventory inventory;
+        };
+        MAPPING("CPP","Server") STRUCT Vec3 = glm::vec3 { x => x; y => y; z => z; };
+    "#;
+    let (client, diagnostics) = run(&schema, map, Some("Client"));
+    assert_eq!(codes(&diagnostics), Vec::<String>::new());
+    assert_eq!(client.language, Language::Cpp);
+    assert_eq!(ty(&client, "Character", "character_id"), &ints("u16"));
+    assert_eq!(ty(&client, "Character", "angle"), &RustType::F32);
+    assert_eq!(ty(&client, "Character", "animation_frame"), &ints("u8"));
+    assert_eq!(
+        ty(&client, "Character", "inventory"),
+        &RustType::Vec(Box::new(RustType::Named("Item".into())))
+    );
+    let (server, diagnostics) = run(&schema, map, Some("Server"));
+    assert_eq!(codes(&diagnostics), Vec::<String>::new());
+    assert_eq!(ty(&server, "Character", "character_id"), &ints("u32"));
+    assert_eq!(
+        ty(&server, "Character", "inventory"),
+        &RustType::Collection {
+            path: "MyInventory".into(),
+            element: Box::new(RustType::Named("Item".into())),
+        }
+    );
+    assert_eq!(server.structs["Vec3"].rust_name, "glm::vec3");
+    assert_eq!(
+        ty(&server, "Character", "position"),
+        &RustType::Named("glm::vec3".into())
+    );
+}
+
+#[test]
+fn cpp_names_escape_cpp_reserved_words() {
+    let mut schema = Schema::default();
+    strukt(
+        &mut schema,
+        "Packet",
+        StructKind::Struct,
+        vec![
+            field("class", Type::Bool),
+            field("type", Type::Bool),
+            field("new", Type::Bool),
+        ],
+    );
+    let map = r#"MAPPING("CPP","C") STRUCT Packet { bool class; };"#;
+    let (cpp, diagnostics) = run(&schema, map, Some("C"));
+    assert_eq!(codes(&diagnostics), Vec::<String>::new());
+    let names: Vec<&str> = cpp.structs["Packet"]
+        .fields
+        .values()
+        .map(|f| f.rust_name.as_str())
+        .collect();
+    // C++'s reserved words get a `_`; `type` is not one (Rust's `r#type`).
+    assert_eq!(names, ["class_", "type", "new_"]);
+    let (rust, _) = run(&schema, "", None);
+    let names: Vec<&str> = rust.structs["Packet"]
+        .fields
+        .values()
+        .map(|f| f.rust_name.as_str())
+        .collect();
+    assert_eq!(names, ["class", "r#type", "new"]);
+}
+
+#[test]
+fn cpp_type_errors_and_unknown_languages() {
     let schema = character();
     let map = r#"
         MAPPING("CPP","Client") PUBLISHABLE_STRUCT Character {
-            double x;
-            float angle;
-            class MyInventory inventory;
-            vector<Item> inventory;
+            float mass;
+            int8_t character_id;
+            size_t animation_frame;
+            const Item inventory;
         };
-        MAPPING("rust","Client") DERIVE(Debug);
+        MAPPING("CPP","Client") DERIVE(Debug);
+        MAPPING("Rust","Client") STRUCT Item { u16 kind; };
+        MAPPING("cpp","Other") STRUCT Item { u16 kind; };
+        MAPPING("C#","Other") STRUCT Item { u16 kind; };
     "#;
     let (mapping, diagnostics) = run(&schema, map, Some("Client"));
-    assert_eq!(codes(&diagnostics), ["E0401", "E0401"]);
-    assert!(diagnostics[0].notes[0].contains("\"Rust\""));
-    assert_eq!(ty(&mapping, "Character", "angle"), &RustType::F64);
+    assert_eq!(
+        codes(&diagnostics),
+        [
+            "E0408", "E0409", "E0410", "E0406", "E0425", "E0424", "E0401", "E0401"
+        ]
+    );
+    assert!(
+        diagnostics[6]
+            .notes
+            .iter()
+            .any(|n| n.contains("write \"CPP\""))
+    );
+    assert!(diagnostics[7].notes[0].contains("\"Rust\" and \"CPP\""));
+    assert_eq!(mapping.language, Language::Cpp);
+    assert_eq!(ty(&mapping, "Character", "mass"), &RustType::F64);
 }
 
 #[test]

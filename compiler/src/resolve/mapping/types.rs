@@ -5,8 +5,7 @@ use std::collections::HashSet;
 use super::{Resolver, error, latest_type};
 use crate::diagnostics::{FileId, codes, primary, secondary};
 use crate::front::map::ast;
-use crate::ir::{Loc, RustType, Type};
-use crate::resolve::names;
+use crate::ir::{Language, Loc, RustType, Type};
 
 /// The Rust integer types a field may be mapped to: name, signed, bits.
 const INTS: &[(&str, bool, u32)] = &[
@@ -138,6 +137,59 @@ impl Written<'_> {
     }
 }
 
+/// What a C++ type is, in the terms of Rust's: `double` is `f64`, `uint16_t` (or the IDL's
+/// `UINT16`) is `u16`, `std::vector<T>` is `Vec<T>`, `std::optional<T>` is `Option<T>`,
+/// `std::unique_ptr<T>` is `Box<T>`, `std::string` is `String`; any other name is a user type.
+fn classify_cpp(ty: &ast::RustType) -> Written<'_> {
+    let segments: Vec<&str> = ty.path.segments.iter().map(|s| s.name.as_str()).collect();
+    let args = ty.args.as_slice();
+    let name = match segments.as_slice() {
+        ["std", name] | [name] => *name,
+        _ => return Written::Path,
+    };
+    if !args.is_empty() {
+        return match name {
+            "vector" => Written::Vec(args),
+            "optional" => Written::Option(args),
+            "unique_ptr" => Written::Boxed(args),
+            _ => Written::Path,
+        };
+    }
+    let int = |rust: &str| {
+        INTS.iter()
+            .find(|(n, _, _)| *n == rust)
+            .map_or(Written::Path, |&(n, signed, bits)| {
+                Written::Int(n, signed, bits)
+            })
+    };
+    match name {
+        "string" => Written::String,
+        "bool" | "BOOL" => Written::Bool,
+        "float" | "FLOAT32" => Written::F32,
+        "double" | "FLOAT64" => Written::F64,
+        "size_t" | "ptrdiff_t" | "intptr_t" | "uintptr_t" => Written::Platform("size_t"),
+        "int" | "long" | "short" | "char" | "unsigned" => Written::Primitive,
+        _ => {
+            let (signed, bits) = match name.strip_suffix("_t") {
+                Some(t) => (
+                    !t.starts_with('u'),
+                    t.trim_start_matches("uint").trim_start_matches("int"),
+                ),
+                None => (
+                    !name.starts_with("UINT"),
+                    name.trim_start_matches("UINT").trim_start_matches("INT"),
+                ),
+            };
+            match (bits, name.len() > bits.len()) {
+                ("8" | "16" | "32" | "64", true) => {
+                    int(&format!("{}{bits}", if signed { 'i' } else { 'u' }))
+                }
+                _ => Written::Path,
+            }
+        }
+    }
+}
+
 fn classify(ty: &ast::RustType) -> Written<'_> {
     let segments: Vec<&str> = ty.path.segments.iter().map(|s| s.name.as_str()).collect();
     let args = ty.args.as_slice();
@@ -193,7 +245,7 @@ impl Resolver<'_> {
             }
             Type::Optional(inner) => RustType::Option(Box::new(self.default_type(side, inner))),
             Type::Struct(name) => RustType::Named(self.struct_rust_name(side, name)),
-            Type::Enum(name) => RustType::Named(names::type_name(name)),
+            Type::Enum(name) => RustType::Named(self.type_name(name)),
         }
     }
 
@@ -249,7 +301,10 @@ impl Resolver<'_> {
         written: &ast::RustType,
         field: &Subject<'_>,
     ) -> Option<RustType> {
-        let kind = classify(written);
+        let kind = match self.item_language {
+            Language::Rust => classify(written),
+            Language::Cpp => classify_cpp(written),
+        };
         match (idl, kind) {
             (Type::Bool, Written::Bool) => Some(RustType::Bool),
             (
@@ -433,15 +488,55 @@ impl Resolver<'_> {
         } else {
             error(
                 codes::MAP_TYPE_MISMATCH,
-                format!("`{text}` is not a Rust type for {described}"),
+                format!(
+                    "`{text}` is not a {} type for {described}",
+                    match self.item_language {
+                        Language::Rust => "Rust",
+                        Language::Cpp => "C++",
+                    }
+                ),
             )
             .with_labels(vec![
                 primary(file, written.span).with_message(format!("cannot hold {described}")),
                 field.label(),
             ])
         };
+        let accepted = match self.item_language {
+            Language::Rust => accepted,
+            Language::Cpp => cpp_accepted(idl),
+        };
         self.push(diagnostic.with_notes(vec![accepted]));
         None
+    }
+}
+
+/// What a C++ mapping may write for a value of `idl` (docs/CPP.md, "Mappings").
+fn cpp_accepted(idl: &Type) -> String {
+    match idl {
+        Type::Bool => "a BOOL is `bool`".to_owned(),
+        Type::Uint(_) | Type::Int(_) | Type::IntRange { .. } => match idl.int_range() {
+            Some((min, max)) => {
+                let smallest = smallest_int(min, max);
+                let (signed, bits) = smallest.split_at(1);
+                format!(
+                    "an integer takes a fixed-width type (`uint8_t`..`int64_t`, or `UINT8`..`INT64`) that holds its range; the smallest that holds {min}..={max} is `{}int{bits}_t`",
+                    if signed == "u" { "u" } else { "" }
+                )
+            }
+            None => "an integer takes a fixed-width type (`uint8_t`..`int64_t`)".to_owned(),
+        },
+        Type::Float32 => "a FLOAT32 is `float` (the default) or `double`".to_owned(),
+        Type::Float64 => "a FLOAT64 is `double`".to_owned(),
+        Type::Numeric { .. } => "a NUMERIC is `double` (the default) or `float`".to_owned(),
+        Type::String { .. } => "a STRING is `std::string`".to_owned(),
+        Type::Bytes { .. } => "a BYTES is `std::vector<uint8_t>`".to_owned(),
+        Type::Sequence { .. } => "a SEQUENCE is `std::vector<T>` (the default) or a collection class (`class MyInventory`)".to_owned(),
+        Type::Array { len, .. } => format!("an ARRAY<T,{len}> is `std::array<T, {len}>`"),
+        Type::Optional(_) => "an OPTIONAL is `std::optional<T>`".to_owned(),
+        Type::Struct(name) => format!(
+            "a field of type `{name}` has the C++ type of `{name}` on this side; to use another type, map the struct itself: `STRUCT {name} = ns::Type {{ ... }}`"
+        ),
+        Type::Enum(name) => format!("a field of enum type `{name}` is the generated enum class"),
     }
 }
 
