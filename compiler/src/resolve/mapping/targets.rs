@@ -12,6 +12,14 @@ use crate::ir::{EnumDef, Field, Language, Loc, StructDef, StructKind, Type};
 use crate::resolve::names;
 
 impl<'a> Resolver<'a> {
+    /// The generated name of IDL field `name` in the language of the item being checked.
+    fn item_field_name(&self, name: &str) -> String {
+        match self.item_language {
+            Language::Rust => names::field_name(name),
+            Language::Cpp => names::cpp_field_name(name),
+        }
+    }
+
     /// Records the first item for `name` on `side`; a second is an error. Returns whether this
     /// item is the first.
     pub(super) fn first_target(&mut self, file: FileId, side: &str, target: &MapTarget) -> bool {
@@ -311,7 +319,7 @@ impl<'a> Resolver<'a> {
                             .with_notes(vec![format!(
                                 "to map `{struct_name}` to an existing Rust type, write `{} {struct_name} = path::Type {{ ... }}`; otherwise remove this line (the generated field is `{}`)",
                                 target_keyword(target.kind),
-                                names::field_name(&field.name)
+                                self.item_field_name(&field.name)
                             )]),
                         );
                         continue;
@@ -324,7 +332,11 @@ impl<'a> Resolver<'a> {
                         continue;
                     }
                     renamed.insert(&idl_field.name, *span);
-                    let rust = names::escape(&rust_field.name);
+                    // The existing type's field, as its language names it.
+                    let rust = match self.item_language {
+                        Language::Rust => names::escape(&rust_field.name),
+                        Language::Cpp => rust_field.name.clone(),
+                    };
                     if let Some(&first_span) = rust_fields.get(&rust) {
                         self.push(
                             error(
@@ -403,7 +415,7 @@ impl<'a> Resolver<'a> {
                 let list: Vec<String> = missing.iter().map(|m| format!("`{m}`")).collect();
                 let example: Vec<String> = missing
                     .iter()
-                    .map(|m| format!("{m} => {};", names::field_name(m)))
+                    .map(|m| format!("{m} => {};", self.item_field_name(m)))
                     .collect();
                 self.push(
                     error(

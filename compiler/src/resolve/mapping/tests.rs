@@ -720,6 +720,17 @@ fn cpp_type_errors_and_unknown_languages() {
             .any(|n| n.contains("write \"CPP\""))
     );
     assert!(diagnostics[7].notes[0].contains("\"Rust\" and \"CPP\""));
+    // The messages spell C++ types as the item does.
+    assert!(
+        diagnostics[1].message.contains("`int8_t`"),
+        "{:?}",
+        diagnostics[1]
+    );
+    assert!(
+        diagnostics[1].notes[0].contains("`int32_t`"),
+        "{:?}",
+        diagnostics[1]
+    );
     assert_eq!(mapping.language, Language::Cpp);
     assert_eq!(ty(&mapping, "Character", "mass"), &RustType::F64);
 }

@@ -316,6 +316,11 @@ impl Resolver<'_> {
                     return Some(RustType::Int(name.to_owned()));
                 }
                 let suggestion = smallest_of(signed, min, max).unwrap_or(smallest_int(min, max));
+                // A C++ mapping's messages spell the types as it wrote them (`uint8_t`).
+                let (name, suggestion) = match self.item_language {
+                    Language::Rust => (name.to_owned(), suggestion.to_owned()),
+                    Language::Cpp => (written_text(written), cpp_int(suggestion)),
+                };
                 self.push(
                     error(
                         codes::MAP_INT_RANGE,
@@ -510,19 +515,21 @@ impl Resolver<'_> {
     }
 }
 
+/// The `<cstdint>` spelling of a Rust integer type: `u16` is `uint16_t`.
+fn cpp_int(rust: &str) -> String {
+    let (sign, bits) = rust.split_at(1);
+    format!("{}int{bits}_t", if sign == "u" { "u" } else { "" })
+}
+
 /// What a C++ mapping may write for a value of `idl` (docs/CPP.md, "Mappings").
 fn cpp_accepted(idl: &Type) -> String {
     match idl {
         Type::Bool => "a BOOL is `bool`".to_owned(),
         Type::Uint(_) | Type::Int(_) | Type::IntRange { .. } => match idl.int_range() {
-            Some((min, max)) => {
-                let smallest = smallest_int(min, max);
-                let (signed, bits) = smallest.split_at(1);
-                format!(
-                    "an integer takes a fixed-width type (`uint8_t`..`int64_t`, or `UINT8`..`INT64`) that holds its range; the smallest that holds {min}..={max} is `{}int{bits}_t`",
-                    if signed == "u" { "u" } else { "" }
-                )
-            }
+            Some((min, max)) => format!(
+                "an integer takes a fixed-width type (`uint8_t`..`int64_t`, or `UINT8`..`INT64`) that holds its range; the smallest that holds {min}..={max} is `{}`",
+                cpp_int(smallest_int(min, max))
+            ),
             None => "an integer takes a fixed-width type (`uint8_t`..`int64_t`)".to_owned(),
         },
         Type::Float32 => "a FLOAT32 is `float` (the default) or `double`".to_owned(),
