@@ -731,3 +731,53 @@ fn a_negated_const_that_is_no_number_is_an_error() {
         }
     }
 }
+
+/// A side mapped with `MAPPING("CPP", ...)` gets a C++ header (the design source's command,
+/// DESIGN.md "Generated C++"): in the default namespace `<first IDL stem>::<side>`, or the one
+/// `--namespace` gives; a rule the C++ backend does not generate yet is refused by name.
+#[test]
+fn a_cpp_side_gets_a_header() {
+    let args = character_args();
+    let client_map = seed("client.cpp.map");
+    let out = run(&with(
+        &["gen", "--mapping", &client_map, "--side", "Client"],
+        &args,
+    ));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("#pragma once"), "{}", out.stdout);
+    assert!(out.stdout.contains("namespace character::client {"));
+    assert!(out.stdout.contains("struct Character {"));
+    assert!(out.stdout.contains("std::vector<Item> inventory{};"));
+    assert!(out.stdout.contains("using DefaultEncoding = MYENCODING1;"));
+    let named = run(&with(
+        &[
+            "gen",
+            "--mapping",
+            &client_map,
+            "--side",
+            "Client",
+            "--namespace",
+            "game::net",
+        ],
+        &args,
+    ));
+    assert!(
+        named.stdout.contains("namespace game::net {"),
+        "{}",
+        named.stderr
+    );
+
+    let dir = TempDir::new();
+    let map = dir.file(
+        "arena.cpp.map",
+        "MAPPING(\"CPP\", \"Client\") STRUCT Vec3 { float x; };\n",
+    );
+    let (idl, enc) = (schema("arena.idl"), schema("arena_s2c.enc"));
+    let refused = run(&["gen", &idl, "-e", &enc, "-m", &map, "--side", "Client"]);
+    assert_eq!(refused.code, 1, "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("not generated yet"),
+        "{}",
+        refused.stderr
+    );
+}

@@ -22,6 +22,7 @@ pub mod codegen;
 pub mod compat;
 #[cfg(feature = "cli")]
 pub mod config;
+pub mod cppgen;
 pub mod diagnostics;
 pub mod front;
 pub mod interpret;

@@ -1,4 +1,5 @@
-//! `idlc gen`: generate the Rust module of one side (or of every side of `idlc.toml`).
+//! `idlc gen`: generate the Rust module, or the C++ header, of one side (or of every side of
+//! `idlc.toml`).
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -26,6 +27,23 @@ pub struct GenArgs {
     /// Print no summary line (`wrote FILE`) on success.
     #[arg(short, long)]
     pub quiet: bool,
+    /// The C++ namespace of a side mapped with `MAPPING("CPP", ...)` (`a::b` allowed).
+    /// Default: the first IDL file's stem, then the side in snake_case (`game::client`).
+    #[arg(long, value_name = "NAMESPACE")]
+    pub namespace: Option<String>,
+}
+
+/// A C++ side's namespace: the first IDL file's stem, then the side in snake_case.
+fn default_namespace(inputs: &crate::Inputs) -> String {
+    use heck::ToSnakeCase as _;
+    let stem = inputs.idl.first().and_then(|p| p.file_stem()).map_or_else(
+        || "idl".to_string(),
+        |s| s.to_string_lossy().to_snake_case(),
+    );
+    match &inputs.side {
+        Some(side) => format!("{stem}::{}", side.to_snake_case()),
+        None => stem,
+    }
 }
 
 /// Where the code of one target goes.
@@ -108,7 +126,16 @@ impl GenArgs {
                 .collect(),
             ..GenOptions::default()
         };
-        let code = match codegen::generate(&compilation.ir, &options) {
+        let generated = if compilation.ir.mapping.language == crate::ir::Language::Cpp {
+            let namespace = self
+                .namespace
+                .clone()
+                .unwrap_or_else(|| default_namespace(inputs));
+            crate::cppgen::generate_header(&compilation.ir, &namespace)
+        } else {
+            codegen::generate(&compilation.ir, &options)
+        };
+        let code = match generated {
             Ok(code) => code,
             Err(error) => {
                 print_error(&mut stderr(), format!("cannot generate code: {error}"));

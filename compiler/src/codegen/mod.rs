@@ -210,12 +210,12 @@ pub fn marker_name(ir: &Ir, encoding: &str) -> String {
 }
 
 /// Generates the module for `ir`: formatted Rust source with a do-not-edit header. A side
-/// mapped in C++ is refused: its header comes from the C++ backend (docs/CPP.md).
+/// mapped in C++ is refused: its header comes from the C++ backend (`crate::cppgen`).
 pub fn generate(ir: &Ir, options: &GenOptions) -> Result<String, CodegenError> {
     if ir.mapping.language != crate::ir::Language::Rust {
         return Err(CodegenError(format!(
-            "side {} is mapped in \"{}\": C++ headers are not generated yet (the C++ runtime \
-             and mappings are ready: docs/CPP.md); `idlc check` checks the side",
+            "side {} is mapped in \"{}\": a Rust module of it is not generated yet (`idlc gen` \
+             writes its C++ header: docs/CPP.md)",
             ir.mapping
                 .side
                 .as_deref()
