@@ -1,11 +1,12 @@
 //! The C++ backend against the golden bytes: the headers `idlc::cppgen` writes for the design
 //! source's C++ mappings (client.cpp.map with `vector<Item>`, server.cpp.map with the user's
-//! `class MyInventory`), in MYENCODING1 and MYENCODING2, decode every full-form record of
-//! `golden_bytes__character_*.snap` (recorded from the interpreter, which Rust's generated code
-//! matches) and encode it again to the very same bytes.
+//! `class MyInventory`), in MYENCODING1 and MYENCODING2, and for the squad schema's first
+//! version in a bit and a byte stream, decode every full-form record of the golden snapshots
+//! (recorded from the interpreter, which Rust's generated code matches) and encode it again to
+//! the very same bytes.
 //!
-//! One C++ program holds the four headers (each in its own namespace) and reads
-//! `<header> <type> <hex>` lines on stdin; it is compiled with g++ (and clang++ when it is on
+//! One C++ program holds the headers (each in its own namespace) and reads
+//! `<header> <encoding> <type> <hex>` lines on stdin; it is compiled with g++ (and clang++ when it is on
 //! PATH) under `-std=c++17 -Wall -Wextra -Wpedantic -Werror`. Without g++ the test says why and
 //! passes (.ci/run installs it).
 
@@ -91,16 +92,16 @@ static std::vector<std::uint8_t> unhex(const std::string& s) {
     return out;
 }
 
-template <class T>
+template <class T, class E>
 static void roundtrip(const std::vector<std::uint8_t>& in) {
     T value;
-    idlc::Status s = value.from_bytes(in.data(), in.size());
+    idlc::Status s = value.template from_bytes_with<E>(in.data(), in.size());
     if (!s.ok()) {
         std::printf("decode-error %s\n", s.to_string().c_str());
         return;
     }
     std::vector<std::uint8_t> out;
-    s = value.to_bytes(out);
+    s = value.template to_bytes_with<E>(out);
     if (!s.ok()) {
         std::printf("encode-error %s\n", s.to_string().c_str());
         return;
@@ -115,8 +116,8 @@ static void roundtrip(const std::vector<std::uint8_t>& in) {
 }
 
 int main() {
-    std::string header, type, hex;
-    while (std::cin >> header >> type >> hex) {
+    std::string header, encoding, type, hex;
+    while (std::cin >> header >> encoding >> type >> hex) {
         std::vector<std::uint8_t> bytes = hex == "-" ? std::vector<std::uint8_t>{} : unhex(hex);
         DISPATCH
         std::printf("unknown\n");
@@ -125,6 +126,19 @@ int main() {
 }
 "#;
 
+/// The squad schema's first version (schemas/versions/): bounded SEQUENCE and BYTES, OPTIONAL,
+/// open ends, in a bit stream and a byte stream; a C++ side with the built-in types.
+const SQUAD_MAP: &str = "MAPPING(\"CPP\", \"Cpp\") STRUCT Member { uint16_t id; };\n";
+
+/// One dispatch line of the driver: header namespace, encoding, type.
+fn dispatch_line(namespace: &str, encoding: &str, ty: &str) -> String {
+    format!(
+        "if (header == \"{namespace}\" && encoding == \"{encoding}\" && type == \"{ty}\") {{ \
+         roundtrip<character::{namespace}::{ty}, character::{namespace}::{encoding}>(bytes); \
+         continue; }}\n"
+    )
+}
+
 /// The C++ program: every header, the collection class, and `main`.
 fn driver(dir: &Path) -> String {
     let mut text = String::from(
@@ -132,7 +146,7 @@ fn driver(dir: &Path) -> String {
          #include <vector>\n\n",
     );
     let mut dispatch = String::new();
-    for (namespace, map, side, enc, _) in HEADERS {
+    for (namespace, map, side, enc, encoding) in HEADERS {
         let ir = common::ir(
             &[seed("character.idl"), schema("item.idl")],
             &[seed(enc)],
@@ -140,8 +154,7 @@ fn driver(dir: &Path) -> String {
         );
         let header = idlc::cppgen::generate_header(&ir, &format!("character::{namespace}"))
             .unwrap_or_else(|e| panic!("{namespace}: {e}"));
-        let file = dir.join(format!("{namespace}.hpp"));
-        std::fs::write(&file, header).unwrap();
+        std::fs::write(dir.join(format!("{namespace}.hpp")), header).unwrap();
         if side == "Server" {
             text.push_str(&my_inventory(namespace));
         }
@@ -150,22 +163,32 @@ fn driver(dir: &Path) -> String {
             text.push_str(&my_inventory_members(namespace));
         }
         for ty in ["Character", "Item"] {
-            writeln!(
-                dispatch,
-                "if (header == \"{namespace}\" && type == \"{ty}\") {{ \
-                 roundtrip<character::{namespace}::{ty}>(bytes); continue; }}"
-            )
-            .unwrap();
+            dispatch.push_str(&dispatch_line(namespace, encoding, ty));
+        }
+    }
+    let map = dir.join("squad.cpp.map");
+    std::fs::write(&map, SQUAD_MAP).unwrap();
+    let ir = common::ir(
+        &[schema("versions/squad_v1.idl")],
+        &[schema("versions/squad.enc")],
+        Some(("Cpp", map)),
+    );
+    let header = idlc::cppgen::generate_header(&ir, "character::squad_v1").unwrap();
+    std::fs::write(dir.join("squad_v1.hpp"), header).unwrap();
+    text.push_str("#include \"squad_v1.hpp\"\n");
+    for encoding in ["SquadBits", "SquadBytes"] {
+        for ty in ["Member", "Squad"] {
+            dispatch.push_str(&dispatch_line("squad_v1", encoding, ty));
         }
     }
     text + &DRIVER_MAIN.replace("DISPATCH", &dispatch)
 }
 
-/// Every full-form record of Character and Item in a golden snapshot: `(type, hex)`.
-fn golden_records(encoding: &str) -> Vec<(String, String)> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!(
-        "tests/snapshots/golden_bytes__character_{encoding}.snap"
-    ));
+/// Every full-form record of `types` in the golden snapshot `golden_bytes__{snapshot}.snap`:
+/// `(type, hex)`.
+fn golden_records(snapshot: &str, types: &[&str]) -> Vec<(String, String)> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(format!("tests/snapshots/golden_bytes__{snapshot}.snap"));
     let text = std::fs::read_to_string(&path).unwrap();
     let mut records = Vec::new();
     let mut current: Option<String> = None;
@@ -174,10 +197,7 @@ fn golden_records(encoding: &str) -> Vec<(String, String)> {
             current = Some(name.to_string());
         } else if !line.starts_with(' ') {
             current = None;
-        } else if let Some(ty) = current
-            .as_ref()
-            .filter(|t| *t == "Character" || *t == "Item")
-        {
+        } else if let Some(ty) = current.as_ref().filter(|t| types.contains(&t.as_str())) {
             let hex = line.split_whitespace().nth(1).unwrap();
             records.push((ty.clone(), hex.to_string()));
         }
@@ -235,13 +255,24 @@ fn generated_cpp_reencodes_every_golden_record() {
     std::fs::write(&source, driver(&dir)).unwrap();
     let mut input = String::new();
     let mut expected = Vec::new();
-    for (namespace, _, _, _, encoding) in HEADERS {
-        for (ty, hex) in golden_records(encoding) {
-            writeln!(input, "{namespace} {ty} {hex}").unwrap();
-            expected.push(format!("{namespace} {ty} {hex}"));
+    let mut sets: Vec<(&str, String, &str, &[&str])> = HEADERS
+        .iter()
+        .map(|&(namespace, _, _, _, encoding)| {
+            let types: &[&str] = &["Character", "Item"];
+            (namespace, format!("character_{encoding}"), encoding, types)
+        })
+        .collect();
+    for encoding in ["SquadBits", "SquadBytes"] {
+        let types: &[&str] = &["Member", "Squad"];
+        sets.push(("squad_v1", format!("squad_v1_{encoding}"), encoding, types));
+    }
+    for (namespace, snapshot, encoding, types) in &sets {
+        for (ty, hex) in golden_records(snapshot, types) {
+            writeln!(input, "{namespace} {encoding} {ty} {hex}").unwrap();
+            expected.push(format!("{namespace} {encoding} {ty} {hex}"));
         }
     }
-    assert!(expected.len() >= 4 * 32, "{} records", expected.len());
+    assert!(expected.len() >= 6 * 32, "{} records", expected.len());
     let compilers: Vec<&str> = ["g++", "clang++"]
         .into_iter()
         .filter(|c| compiler_present(c))

@@ -308,6 +308,25 @@ impl Body<'_> {
                      const auto& item = {item};\n{inner}}}\n"
                 )
             }
+            WireRule::Bytes { length, utf8, max } => {
+                let bound = bound(length, *max)?;
+                match (utf8, ty) {
+                    (true, RustType::String) => try_(format!("idlc::write_str(w, {val}, {bound})")),
+                    (false, RustType::Bytes) => try_(format!(
+                        "idlc::write_bytes(w, {val}.data(), {val}.size(), {bound})"
+                    )),
+                    _ => return Err(unsupported("this STRING or BYTES field")),
+                }
+            }
+            WireRule::Optional(inner) => {
+                let (inner_idl, inner_ty) = optional_parts(idl, ty)?;
+                let held = self.write(inner, inner_idl, inner_ty, &format!("(*{val})"), named)?;
+                format!(
+                    "if ({val}.has_value()) {{\n{}{held}}} else {{\n{}}}\n",
+                    try_("idlc::write_presence(w, true)".into()),
+                    try_("idlc::write_presence(w, false)".into())
+                )
+            }
             WireRule::Struct(name) => {
                 let cpp = self.struct_name(name)?;
                 try_(format!(
@@ -425,6 +444,38 @@ impl Body<'_> {
                     try_(format!("idlc::read_count(r, {bound}, {min_bits}, {n})"))
                 )
             }
+            WireRule::Bytes { length, utf8, max } => {
+                let bound = bound(length, *max)?;
+                match (utf8, ty) {
+                    (true, RustType::String) => {
+                        let text = self.local("text");
+                        format!(
+                            "std::string_view {text};\n{}{target}.assign({text}.data(), {text}.size());\n",
+                            try_(format!("idlc::read_str(r, {bound}, {text})"))
+                        )
+                    }
+                    (false, RustType::Bytes) => {
+                        let (data, size) = (self.local("data"), self.local("size"));
+                        format!(
+                            "const std::uint8_t* {data} = nullptr;\nstd::size_t {size} = 0;\n{}\
+                             {target}.assign({data}, {data} + {size});\n",
+                            try_(format!("idlc::read_bytes(r, {bound}, {data}, {size})"))
+                        )
+                    }
+                    _ => return Err(unsupported("this STRING or BYTES field")),
+                }
+            }
+            WireRule::Optional(inner) => {
+                let (inner_idl, inner_ty) = optional_parts(idl, ty)?;
+                let (present, held) = (self.local("present"), self.local("held"));
+                let read = self.read(inner, inner_idl, inner_ty, &held, named)?;
+                format!(
+                    "bool {present} = false;\n{}if ({present}) {{\n{} {held}{{}};\n{read}\
+                     {target} = std::move({held});\n}} else {{\n{target}.reset();\n}}\n",
+                    try_(format!("idlc::read_presence(r, {present})")),
+                    cpp_type(inner_ty)?
+                )
+            }
             WireRule::Struct(name) => {
                 let cpp = self.struct_name(name)?;
                 try_(format!(
@@ -508,6 +559,20 @@ fn numeric_range(idl: &Type) -> Result<String, CodegenError> {
             double(*max)
         )),
         _ => Err(unsupported("a range check of a non-NUMERIC")),
+    }
+}
+
+/// The IDL and C++ types an OPTIONAL holds (a boxed one is not generated yet).
+fn optional_parts<'t>(
+    idl: &'t Type,
+    ty: &'t RustType,
+) -> Result<(&'t Type, &'t RustType), CodegenError> {
+    match (idl, ty) {
+        (Type::Optional(_), RustType::Option(inner)) if matches!(**inner, RustType::Boxed(_)) => {
+            Err(unsupported("a boxed OPTIONAL"))
+        }
+        (Type::Optional(inner_idl), RustType::Option(inner)) => Ok((inner_idl, inner)),
+        _ => Err(unsupported("this OPTIONAL")),
     }
 }
 
