@@ -1,7 +1,8 @@
 //! The C++ backend against the golden bytes: the headers `idlc::cppgen` writes for the design
 //! source's C++ mappings (client.cpp.map with `vector<Item>`, server.cpp.map with the user's
-//! `class MyInventory`), in MYENCODING1 and MYENCODING2, and for the squad schema's first
-//! version in a bit and a byte stream, decode every full-form record of the golden snapshots
+//! `class MyInventory`), in MYENCODING1 and MYENCODING2, and for bundled schemas with the
+//! built-in types ([`BUILT_IN`]: squad v1 in a bit and a byte stream, naval, mk48 in its three
+//! encodings), decode every full-form record of the golden snapshots
 //! (recorded from the interpreter, which Rust's generated code matches) and encode it again to
 //! the very same bytes.
 //!
@@ -126,9 +127,53 @@ int main() {
 }
 "#;
 
-/// The squad schema's first version (schemas/versions/): bounded SEQUENCE and BYTES, OPTIONAL,
-/// open ends, in a bit stream and a byte stream; a C++ side with the built-in types.
-const SQUAD_MAP: &str = "MAPPING(\"CPP\", \"Cpp\") STRUCT Member { uint16_t id; };\n";
+/// (namespace, IDL, encoding file, mapping, encodings, types).
+type BuiltIn = (
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static [&'static str],
+    &'static [&'static str],
+);
+
+/// Bundled schemas on a C++ side with the built-in types (a one-item C++ mapping makes the side
+/// C++): (namespace, IDL, encoding file, mapping, encodings, types). The squad schema's first
+/// version has bounded SEQUENCE and BYTES, OPTIONAL and open ends in a bit and a byte stream;
+/// naval has dead reckoning's fields in full form; mk48 HUFFMAN, FLOAT32 of ranges and three
+/// encodings.
+const BUILT_IN: [BuiltIn; 3] = [
+    (
+        "squad_v1",
+        "versions/squad_v1.idl",
+        "versions/squad.enc",
+        "MAPPING(\"CPP\", \"Cpp\") STRUCT Member { uint16_t id; };\n",
+        &["SquadBits", "SquadBytes"],
+        &["Member", "Squad"],
+    ),
+    (
+        "naval",
+        "naval.idl",
+        "naval.enc",
+        "MAPPING(\"CPP\", \"Cpp\") PUBLISHABLE_STRUCT Turret {};\n",
+        &["NAVAL", "NAVAL_S2S"],
+        &["Turret", "Ship", "Fleet"],
+    ),
+    (
+        "mk48",
+        "mk48.idl",
+        "mk48.enc",
+        "MAPPING(\"CPP\", \"Cpp\") STRUCT Guidance {};\n",
+        &["MK48", "MK48_PLAIN", "MK48_LOSSY"],
+        &[
+            "Guidance",
+            "Transform",
+            "Contact",
+            "TerrainUpdate",
+            "Update",
+        ],
+    ),
+];
 
 /// One dispatch line of the driver: header namespace, encoding, type.
 fn dispatch_line(namespace: &str, encoding: &str, ty: &str) -> String {
@@ -166,19 +211,18 @@ fn driver(dir: &Path) -> String {
             dispatch.push_str(&dispatch_line(namespace, encoding, ty));
         }
     }
-    let map = dir.join("squad.cpp.map");
-    std::fs::write(&map, SQUAD_MAP).unwrap();
-    let ir = common::ir(
-        &[schema("versions/squad_v1.idl")],
-        &[schema("versions/squad.enc")],
-        Some(("Cpp", map)),
-    );
-    let header = idlc::cppgen::generate_header(&ir, "character::squad_v1").unwrap();
-    std::fs::write(dir.join("squad_v1.hpp"), header).unwrap();
-    text.push_str("#include \"squad_v1.hpp\"\n");
-    for encoding in ["SquadBits", "SquadBytes"] {
-        for ty in ["Member", "Squad"] {
-            dispatch.push_str(&dispatch_line("squad_v1", encoding, ty));
+    for (namespace, idl, enc, map, encodings, types) in BUILT_IN {
+        let map_file = dir.join(format!("{namespace}.cpp.map"));
+        std::fs::write(&map_file, map).unwrap();
+        let ir = common::ir(&[schema(idl)], &[schema(enc)], Some(("Cpp", map_file)));
+        let header = idlc::cppgen::generate_header(&ir, &format!("character::{namespace}"))
+            .unwrap_or_else(|e| panic!("{namespace}: {e}"));
+        std::fs::write(dir.join(format!("{namespace}.hpp")), header).unwrap();
+        writeln!(text, "#include \"{namespace}.hpp\"").unwrap();
+        for encoding in encodings {
+            for ty in types {
+                dispatch.push_str(&dispatch_line(namespace, encoding, ty));
+            }
         }
     }
     text + &DRIVER_MAIN.replace("DISPATCH", &dispatch)
@@ -262,9 +306,15 @@ fn generated_cpp_reencodes_every_golden_record() {
             (namespace, format!("character_{encoding}"), encoding, types)
         })
         .collect();
-    for encoding in ["SquadBits", "SquadBytes"] {
-        let types: &[&str] = &["Member", "Squad"];
-        sets.push(("squad_v1", format!("squad_v1_{encoding}"), encoding, types));
+    for (namespace, _, _, _, encodings, types) in BUILT_IN {
+        for encoding in encodings {
+            sets.push((
+                namespace,
+                format!("{namespace}_{encoding}"),
+                encoding,
+                types,
+            ));
+        }
     }
     for (namespace, snapshot, encoding, types) in &sets {
         for (ty, hex) in golden_records(snapshot, types) {
@@ -272,7 +322,7 @@ fn generated_cpp_reencodes_every_golden_record() {
             expected.push(format!("{namespace} {encoding} {ty} {hex}"));
         }
     }
-    assert!(expected.len() >= 6 * 32, "{} records", expected.len());
+    assert!(expected.len() >= 13 * 32, "{} records", expected.len());
     let compilers: Vec<&str> = ["g++", "clang++"]
         .into_iter()
         .filter(|c| compiler_present(c))

@@ -261,26 +261,53 @@ impl Body<'_> {
                 format!(
                     "{{\n{fp}{}}}\n",
                     try_(format!(
-                        "idlc::write_quantized(w, fp, static_cast<double>({val}))"
+                        "idlc::write_quantized(w, fp, {})",
+                        fixed_point_input(rule, ty, val)
                     ))
                 )
             }
             WireRule::Float64 => match (idl, ty) {
-                (Type::Numeric { .. }, RustType::F64 | RustType::F32) => {
+                (Type::Numeric { min, max, .. }, RustType::F64 | RustType::F32) => {
                     let range = numeric_range(idl)?;
-                    let wide = if matches!(ty, RustType::F32) {
-                        format!("static_cast<double>({val})")
-                    } else {
-                        val.to_string()
-                    };
-                    let check = try_(format!("idlc::check_numeric(w, {wide}, {range})"));
-                    format!("{check}{}", try_(format!("idlc::write_f64(w, {wide})")))
+                    let value = self.local("value");
+                    let check = try_(format!("idlc::check_numeric(w, {value}, {range})"));
+                    format!(
+                        "{{\nconst double {value} = {};\n{check}{}}}\n",
+                        real_input(*min, *max, ty, val),
+                        try_(format!("idlc::write_f64(w, {value})"))
+                    )
                 }
-                (Type::Float64, RustType::F64) => try_(format!("idlc::write_f64(w, {val})")),
+                (_, RustType::F64) => try_(format!("idlc::write_f64(w, {val})")),
+                (_, RustType::F32) => {
+                    try_(format!("idlc::write_f64(w, static_cast<double>({val}))"))
+                }
                 _ => return Err(unsupported("this FLOAT64 field")),
             },
             WireRule::Float32 => match (idl, ty) {
-                (Type::Float32, RustType::F32) => try_(format!("idlc::write_f32(w, {val})")),
+                (Type::Numeric { .. }, RustType::F32) => {
+                    let range = numeric_range(idl)?;
+                    format!(
+                        "{}{}",
+                        try_(format!("idlc::check_f32_in_range(w, {val}, {range})")),
+                        try_(format!("idlc::write_f32(w, {val})"))
+                    )
+                }
+                (Type::Numeric { min, max, .. }, RustType::F64) => {
+                    let range = numeric_range(idl)?;
+                    let single = self.local("single");
+                    format!(
+                        "float {single} = 0.0f;\n{}{}",
+                        try_(format!(
+                            "idlc::check_numeric_f32(w, {}, {range}, {single})",
+                            real_input(*min, *max, ty, val)
+                        )),
+                        try_(format!("idlc::write_f32(w, {single})"))
+                    )
+                }
+                (_, RustType::F32) => try_(format!("idlc::write_f32(w, {val})")),
+                (_, RustType::F64) => {
+                    try_(format!("idlc::write_f32(w, static_cast<float>({val}))"))
+                }
                 _ => return Err(unsupported("this FLOAT32 field")),
             },
             WireRule::Sequence {
@@ -306,6 +333,13 @@ impl Body<'_> {
                 format!(
                     "{count_write}for (std::size_t i = 0; i < {size}; ++i) {{\n\
                      const auto& item = {item};\n{inner}}}\n"
+                )
+            }
+            WireRule::Huffman { codes } => {
+                let table = huffman_table(codes);
+                format!(
+                    "{{\nstatic const idlc::HuffmanCode codes[] = {table};\n{}}}\n",
+                    try_(format!("idlc::write_huffman(w, index_of({val}), codes)"))
                 )
             }
             WireRule::Bytes { length, utf8, max } => {
@@ -397,18 +431,42 @@ impl Body<'_> {
                     "idlc::read_f64_in_range(r, {}, {target})",
                     numeric_range(idl)?
                 )),
-                (Type::Numeric { .. }, RustType::F32) => format!(
-                    "{{\ndouble value = 0.0;\n{}{target} = static_cast<float>(value);\n}}\n",
-                    try_(format!(
-                        "idlc::read_f64_in_range(r, {}, value)",
-                        numeric_range(idl)?
-                    ))
-                ),
-                (Type::Float64, RustType::F64) => try_(format!("idlc::read_f64(r, {target})")),
+                (Type::Numeric { .. }, RustType::F32) => {
+                    // A FLOAT64 held as a float (W0402): the nearest float inside the range.
+                    let range = numeric_range(idl)?;
+                    let value = self.local("value");
+                    format!(
+                        "double {value} = 0.0;\n{}{target} = idlc::nearest_f32_inside({value}, {range});\n",
+                        try_(format!("idlc::read_f64_in_range(r, {range}, {value})"))
+                    )
+                }
+                (_, RustType::F64) => try_(format!("idlc::read_f64(r, {target})")),
+                (_, RustType::F32) => {
+                    let wide = self.local("wide");
+                    format!(
+                        "double {wide} = 0.0;\n{}{target} = static_cast<float>({wide});\n",
+                        try_(format!("idlc::read_f64(r, {wide})"))
+                    )
+                }
                 _ => return Err(unsupported("this FLOAT64 field")),
             },
             WireRule::Float32 => match (idl, ty) {
-                (Type::Float32, RustType::F32) => try_(format!("idlc::read_f32(r, {target})")),
+                (Type::Numeric { .. }, RustType::F32) => try_(format!(
+                    "idlc::read_f32_in_range(r, {}, {target})",
+                    numeric_range(idl)?
+                )),
+                (Type::Numeric { .. }, RustType::F64) => try_(format!(
+                    "idlc::read_f32_real_in_range(r, {}, {target})",
+                    numeric_range(idl)?
+                )),
+                (_, RustType::F32) => try_(format!("idlc::read_f32(r, {target})")),
+                (_, RustType::F64) => {
+                    let single = self.local("single");
+                    format!(
+                        "float {single} = 0.0f;\n{}{target} = static_cast<double>({single});\n",
+                        try_(format!("idlc::read_f32(r, {single})"))
+                    )
+                }
                 _ => return Err(unsupported("this FLOAT32 field")),
             },
             WireRule::Sequence {
@@ -442,6 +500,14 @@ impl Body<'_> {
                     "std::size_t {n} = 0;\n{}{start}for (std::size_t i = 0; i < {n}; ++i) {{\n\
                      {element_cpp} item{{}};\n{inner}{add}}}\n",
                     try_(format!("idlc::read_count(r, {bound}, {min_bits}, {n})"))
+                )
+            }
+            WireRule::Huffman { codes } => {
+                let (table, index) = (huffman_table(codes), self.local("index"));
+                format!(
+                    "std::uint64_t {index} = 0;\n{{\nstatic const idlc::HuffmanCode codes[] = {table};\n{}}}\n\
+                     (void)from_index({index}, {target});\n",
+                    try_(format!("idlc::read_huffman(r, codes, {index})"))
                 )
             }
             WireRule::Bytes { length, utf8, max } => {
@@ -542,6 +608,37 @@ fn bound(count: &WireRule, max: Option<u64>) -> Result<String, CodegenError> {
             Ok(format!("idlc::Bound{{{max}u}}"))
         }
         _ => Err(unsupported("this SEQUENCE count")),
+    }
+}
+
+/// A real of `NUMERIC[min,max]` as the `double` its rule takes (Rust's codegen `real_input`): a
+/// `float` whose range has an end that is no `float` goes through `idlc::real_of_f32` (the
+/// float nearest to an end stands for the end).
+fn real_input(min: f64, max: f64, ty: &RustType, val: &str) -> String {
+    let exact = |end: f64| f64::from(end as f32) == end;
+    match ty {
+        RustType::F32 if !(exact(min) && exact(max)) => {
+            format!("idlc::real_of_f32({val}, {}, {})", double(min), double(max))
+        }
+        RustType::F32 => format!("static_cast<double>({val})"),
+        _ => val.to_string(),
+    }
+}
+
+/// A HUFFMAN rule's codes as a C++ array initializer: `{{3u, 4u}, ...}`.
+fn huffman_table(codes: &[(u64, u32)]) -> String {
+    let entries: Vec<String> = codes
+        .iter()
+        .map(|(code, len)| format!("{{{code}u, {len}u}}"))
+        .collect();
+    format!("{{{}}}", entries.join(", "))
+}
+
+/// The `double` a FIXED_POINT rule quantizes of `val`.
+fn fixed_point_input(rule: &WireRule, ty: &RustType, val: &str) -> String {
+    match rule {
+        WireRule::FixedPoint { min, max, .. } => real_input(*min, *max, ty, val),
+        _ => format!("static_cast<double>({val})"),
     }
 }
 
