@@ -7,8 +7,9 @@
 //! and a byte stream (Bytes, where the FLOAT32 DELTA SEQUENCE sits in the block). The IR
 //! interpreter (`idlc::interpret::encode_delta` / `decode_delta`) agrees bit for bit.
 
-use std::path::{Path, PathBuf};
+mod common;
 
+use common::schema;
 use idlc::interpret::{self, Value};
 use idlc::ir::Ir;
 use idlc_runtime::{
@@ -21,22 +22,12 @@ const NAN32: f32 = f32::from_bits(0x7fc0_1234);
 const OTHER_NAN32: f32 = f32::from_bits(0x7fc0_4321);
 const NAN64: f64 = f64::from_bits(0x7ff8_0000_0000_5678);
 
-fn schema(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../schemas")
-        .join(name)
-}
-
 fn edge_ir() -> Ir {
-    let inputs = idlc::Inputs {
-        idl: vec![schema("edge.idl")],
-        encodings: vec![schema("edge.enc")],
-        mappings: vec![schema("edge.map")],
-        side: Some("Edge".into()),
-    };
-    let compilation = idlc::compile(&inputs).expect("the schemas are readable");
-    assert!(!compilation.has_errors(), "{:#?}", compilation.diagnostics);
-    compilation.ir
+    common::ir(
+        &[schema("edge.idl")],
+        &[schema("edge.enc")],
+        Some(("Edge", schema("edge.map"))),
+    )
 }
 
 /// Every raw float of a Drift set to `f32` / `f64` (`trim`, a NUMERIC, to `trim`), with one

@@ -639,8 +639,7 @@ pub fn fixed_point_input(rule: &WireRule, rust: &RustType, c: &TokenStream) -> T
 /// an end is not an `f32`, which goes through `idlc_runtime::real_of_f32` (the `f32` nearest to an
 /// end stands for the end: FIXED_POINT and FLOAT32 alike).
 fn real_input(min: f64, max: f64, rust: &RustType, c: &TokenStream) -> TokenStream {
-    let exact = |end: f64| f64::from(end as f32) == end;
-    if matches!(rust, RustType::F32) && !(exact(min) && exact(max)) {
+    if matches!(rust, RustType::F32) && !crate::ir::ends_are_f32(min, max) {
         let (min, max) = (f64_lit(min), f64_lit(max));
         return quote!(::idlc_runtime::real_of_f32(#c, #min, #max));
     }

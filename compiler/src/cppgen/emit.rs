@@ -615,9 +615,8 @@ fn bound(count: &WireRule, max: Option<u64>) -> Result<String, CodegenError> {
 /// `float` whose range has an end that is no `float` goes through `idlc::real_of_f32` (the
 /// float nearest to an end stands for the end).
 fn real_input(min: f64, max: f64, ty: &RustType, val: &str) -> String {
-    let exact = |end: f64| f64::from(end as f32) == end;
     match ty {
-        RustType::F32 if !(exact(min) && exact(max)) => {
+        RustType::F32 if !crate::ir::ends_are_f32(min, max) => {
             format!("idlc::real_of_f32({val}, {}, {})", double(min), double(max))
         }
         RustType::F32 => format!("static_cast<double>({val})"),

@@ -62,14 +62,15 @@ pub fn generate_header(ir: &Ir, namespace: &str) -> Result<String, CodegenError>
     for (name, def) in &ir.schema.enums {
         emit::enum_def(&mut out, ir, name, def)?;
     }
-    for name in struct_order(ir)? {
+    let order = struct_order(ir)?;
+    for &name in &order {
         emit::struct_def(&mut out, ir, name)?;
     }
     for encoding in ir.encodings.values() {
         let plan = ir
             .plan(&encoding.name)
             .ok_or_else(|| CodegenError(format!("internal: no plan of {}", encoding.name)))?;
-        for name in struct_order(ir)? {
+        for &name in &order {
             let struct_plan = plan
                 .structs
                 .get(name)
@@ -77,7 +78,7 @@ pub fn generate_header(ir: &Ir, namespace: &str) -> Result<String, CodegenError>
             emit::codec(&mut out, ir, &encoding.name, encoding.style, struct_plan)?;
         }
     }
-    for name in struct_order(ir)? {
+    for &name in &order {
         emit::members(&mut out, ir, name, first.style)?;
     }
     writeln!(out, "}} // namespace {namespace}").unwrap();

@@ -248,6 +248,14 @@ pub enum WireRule {
     Struct(String),
 }
 
+/// Whether both ends of `NUMERIC[min,max]` are `f32` values. When one is not, an `f32` field
+/// stands for the real its value is nearest to an end (the runtime's `real_of_f32`) before a
+/// FIXED_POINT or FLOAT rule takes it: every backend converts it so.
+pub fn ends_are_f32(min: f64, max: f64) -> bool {
+    let exact = |end: f64| f64::from(end as f32) == end;
+    exact(min) && exact(max)
+}
+
 impl WireRule {
     /// The quantizer of a FIXED_POINT rule (the steps [`idlc_runtime::FixedPoint`] computes,
     /// as resolve and generated code do); `None` for any other rule.
