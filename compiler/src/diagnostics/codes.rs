@@ -105,6 +105,8 @@ pub const MAP_DERIVE_UNSATISFIABLE: &str = "E0423";
 pub const MAP_MIXED_LANGUAGES: &str = "E0424";
 /// A DERIVE item for a C++ side (derives are Rust's).
 pub const MAP_CPP_DERIVE: &str = "E0425";
+/// An INCLUDE item in a `"Rust"` mapping (headers are C++'s).
+pub const MAP_RUST_INCLUDE: &str = "E0426";
 /// A DERIVE of a trait that every generated type derives already (Debug, Clone, PartialEq,
 /// Default).
 pub const MAP_DERIVE_ALWAYS: &str = "W0401";

@@ -45,6 +45,8 @@ pub struct SideMapping {
     pub language: Language,
     /// Extra derives for every generated type, as Rust paths.
     pub derives: Vec<String>,
+    /// Headers a C++ side's generated header includes before its types (`INCLUDE`), in order.
+    pub includes: Vec<String>,
     /// Per struct (by IDL name): its Rust name or existing type, and its fields' Rust types.
     pub structs: IndexMap<String, StructMapping>,
     /// Per enum (by IDL name): its Rust name and its variants' names.

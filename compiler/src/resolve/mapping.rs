@@ -221,6 +221,8 @@ struct Resolver<'a> {
     renames: HashMap<(String, String), String>,
     /// The requested side's derives.
     derives: Vec<String>,
+    /// The requested side's C++ headers to include.
+    includes: Vec<String>,
     /// The requested side's derives, with where each was first written.
     derive_spans: Vec<(String, FileId, Span)>,
     /// The requested side's protocol roles.
@@ -245,6 +247,7 @@ impl<'a> Resolver<'a> {
             field_types: HashMap::new(),
             renames: HashMap::new(),
             derives: Vec::new(),
+            includes: Vec::new(),
             derive_spans: Vec::new(),
             roles: HashMap::new(),
             language: Language::Rust,
@@ -394,10 +397,30 @@ impl<'a> Resolver<'a> {
                 return;
             }
         }
+        if let (Language::Rust, MapBody::Include(header)) = (language, &item.body) {
+            self.push(
+                error(
+                    codes::MAP_RUST_INCLUDE,
+                    "INCLUDE is a C++ mapping's: a Rust side includes no headers",
+                )
+                .with_labels(vec![
+                    primary(file, header.span).with_message("in a \"Rust\" item"),
+                ])
+                .with_notes(vec![
+                    "bring Rust types into scope where the generated module is included".into(),
+                ]),
+            );
+            return;
+        }
         let side = item.side.value.as_str();
         let applies = self.side == Some(side);
         match &item.body {
             MapBody::Derive(paths) => self.derive(file, paths, applies),
+            MapBody::Include(header) => {
+                if applies && !self.includes.contains(&header.value) {
+                    self.includes.push(header.value.clone());
+                }
+            }
             MapBody::Protocol {
                 name,
                 direction,
@@ -587,6 +610,7 @@ impl<'a> Resolver<'a> {
             side: side.map(str::to_owned),
             language: self.language,
             derives: self.derives,
+            includes: self.includes,
             structs,
             enums,
             protocols,

@@ -53,6 +53,16 @@ constexpr T saturate(T value, T min, T max) noexcept {
     return value < min ? min : value > max ? max : value;
 }
 
+/// An enumerator saturated into an old enum's first `last + 1` enumerators (the old slot of
+/// `EXTEND e TO Wider`): by index, through the generated `index_of` / `from_index`.
+template <class E>
+E saturate_enum(E value, std::uint64_t last) {
+    std::uint64_t index = index_of(value);
+    E out = value;
+    (void)from_index(index < last ? index : last, out);
+    return out;
+}
+
 /// A real clamped into an old range with open or closed ends: past an open end, the double
 /// next to it inside. NaN stays NaN.
 inline double saturate_real(double value, double min, double max, bool min_inclusive,

@@ -5,6 +5,7 @@
 #ifndef IDLC_HELPERS_HPP
 #define IDLC_HELPERS_HPP
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -468,6 +469,15 @@ Status utf8(const R& r, const std::uint8_t* data, std::size_t size, std::string_
     }
     out = std::string_view(reinterpret_cast<const char*>(data), size);
     return Status{};
+}
+
+/// An array of `N` copies of `value`: the default of an ARRAY whose element's default is not
+/// its zero (an enum whose first enumerator is not 0, a range without 0).
+template <class T, std::size_t N>
+std::array<T, N> filled(const T& value) {
+    std::array<T, N> out;
+    out.fill(value);
+    return out;
 }
 
 } // namespace idlc

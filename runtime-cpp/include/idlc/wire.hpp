@@ -441,6 +441,37 @@ Status read_count(R& r, Bound max, std::uint64_t min_element_bits, std::size_t& 
     return Status{};
 }
 
+/// A SEQUENCE's count read with its own rule (`read_elements` in Rust), checked against the bits
+/// left as `read_count` checks it: LengthOverBound at the reader's position otherwise.
+template <class R>
+Status fitting_elements(const R& r, std::uint64_t count, Bound max, std::uint64_t min_element_bits,
+                        std::size_t& out) {
+    if (!fitting_count(count, max, min_element_bits, r.bits_remaining(), out)) {
+        return r.error(ErrorKind::LengthOverBound);
+    }
+    return Status{};
+}
+
+/// A run of fixed-width fields read as one word: UnexpectedEnd at its start unless all its
+/// `bits` are left (a reader checks none of its fields before it has them all).
+template <class R>
+Status check_run(const R& r, std::uint64_t bits) {
+    if (r.bits_remaining() < bits) {
+        return r.error(ErrorKind::UnexpectedEnd);
+    }
+    return Status{};
+}
+
+/// An ARRAY of `len` elements fits the bits left when each needs `min_element_bits`:
+/// UnexpectedEnd at the reader's position otherwise (Rust's `read_array`).
+template <class R>
+Status check_array(const R& r, std::uint64_t len, std::uint64_t min_element_bits) {
+    if (min_element_bits != 0 && len > r.bits_remaining() / min_element_bits) {
+        return r.error(ErrorKind::UnexpectedEnd);
+    }
+    return Status{};
+}
+
 /// BYTES: the length, then ALIGN and the bytes, borrowed from the input (`data`, `size`).
 template <class R>
 Status read_bytes(R& r, Bound max, const std::uint8_t*& data, std::size_t& size) {

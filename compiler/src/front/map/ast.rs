@@ -39,6 +39,8 @@ pub enum MapBody {
     },
     /// `DERIVE(path, ...);`
     Derive(Vec<RustPath>),
+    /// `INCLUDE "header.hpp";` (C++): a header the generated one includes.
+    Include(StrLit),
     /// `PROTOCOL P SEND;` (or RECEIVE, BOTH)
     Protocol {
         /// The protocol's name.
