@@ -20,7 +20,7 @@ public:
     void idl_deserialize_collection_add_item(const Projectile& item);
 
 private:
-    std::vector<Projectile> live_;
+    std::vector<Projectile> items_;
 };
 
 } // namespace arena::server

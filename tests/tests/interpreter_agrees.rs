@@ -13,7 +13,7 @@ mod common;
 
 use std::path::PathBuf;
 
-use common::{ir, schema, seed};
+use common::{ir, mutate_seeded, schema, seed};
 
 use idlc::interpret::{self, sample};
 use idlc::ir::Ir;
@@ -32,7 +32,7 @@ const MUTATIONS: u64 = 16;
 fn generated<T: Codec<E>, E: Encoding>(bytes: &[u8]) -> Result<Vec<u8>, String> {
     match from_bytes::<E, T>(bytes) {
         Ok(value) => Ok(to_bytes::<E, T>(&value).expect("a decoded value re-encodes")),
-        Err(e) => Err(format!("{:?}", e.kind)),
+        Err(e) => Err(format!("{:?} at bit {}", e.kind, e.bit_offset)),
     }
 }
 
@@ -43,27 +43,9 @@ fn interpreted(ir: &Ir, enc: &str, name: &str, bytes: &[u8]) -> Result<Vec<u8>, 
             .unwrap_or_else(|e| panic!("{name} in {enc}: a decoded value re-encodes: {e}"))),
         Err(e) => {
             let wire = e.wire().unwrap_or_else(|| panic!("{e}"));
-            Err(format!("{:?}", wire.kind))
+            Err(format!("{:?} at bit {}", wire.kind, wire.bit_offset))
         }
     }
-}
-
-fn mutate(rng: &mut sample::Rng, bytes: &[u8]) -> Vec<u8> {
-    let mut out = bytes.to_vec();
-    match rng.below(5) {
-        0 if !out.is_empty() => {
-            let bit = rng.below(out.len() as u64 * 8);
-            out[(bit / 8) as usize] ^= 1 << (bit % 8);
-        }
-        1 => out.truncate(rng.below(out.len() as u64 + 1) as usize),
-        2 => out.extend((0..rng.below(6)).map(|_| rng.next_u64() as u8)),
-        3 if !out.is_empty() => {
-            let at = rng.below(out.len() as u64) as usize;
-            out[at] = rng.next_u64() as u8;
-        }
-        _ => out = (0..rng.below(24)).map(|_| rng.next_u64() as u8).collect(),
-    }
-    out
 }
 
 /// Generated code's verdict of one type in one encoding ([`generated`]), its generics erased.
@@ -103,7 +85,7 @@ fn check(generated: Generated, ir: &Ir, rust: &str, enc: &str, lossy: bool) {
             );
         }
         for _ in 0..MUTATIONS {
-            let hostile = mutate(&mut rng, &bytes);
+            let hostile = mutate_seeded(&mut rng, &bytes);
             assert_eq!(
                 verdict(interpreted(ir, enc, name, &hostile)),
                 verdict(generated(&hostile)),
@@ -436,7 +418,7 @@ mod delta {
     };
     use idlc_tests::{arena_server, character_client as cc, naval};
 
-    use super::{character_inputs, ir, mutate, schema, seed};
+    use super::{character_inputs, ir, mutate_seeded, schema, seed};
 
     /// Rounds (a random start) per type and encoding, ticks per round, hostile variants per
     /// tick.
@@ -679,7 +661,7 @@ mod delta {
                     "{at}: the mirrors differ:\n{mirror_v}\n{mirror_t:?}"
                 );
                 for _ in 0..MUTATIONS {
-                    let hostile = mutate(&mut rng, &bytes);
+                    let hostile = mutate_seeded(&mut rng, &bytes);
                     assert_eq!(
                         ours(ir, enc, name, &base_v, elapsed, &hostile),
                         theirs::<T, E>(&base_t, &ctx, &hostile),

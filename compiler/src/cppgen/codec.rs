@@ -126,10 +126,7 @@ pub(super) fn definitions(
 
 /// What a reader does with an extension it does not know: skips it.
 fn skip_extension(named: &str) -> String {
-    format!(
-        "bool newer = false;\nIDLC_TRY((r.read_extension(newer, [](Reader&) {{ return idlc::Status{{}}; }})\
-         .in_field({named})));\n"
-    )
+    format!("IDLC_TRY((idlc::skip_extension(r).in_field({named})));\n")
 }
 
 /// The top-level form's writes: each segment after a FENCE behind a present bit 1, and the open

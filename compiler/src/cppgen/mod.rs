@@ -129,7 +129,7 @@ pub fn generate_header(ir: &Ir, namespace: &str) -> Result<String, CodegenError>
 /// schema, `DefaultEncoding` or `Codec` has it, else `<Name>Encoding` (`<Name>Encoding2`, ...
 /// while that is taken too); the built-in encoding is `BuiltinEncoding`. The Rust backend's
 /// markers follow the same rule.
-fn tag_name(ir: &Ir, encoding: &str) -> String {
+pub fn tag_name(ir: &Ir, encoding: &str) -> String {
     let taken = |name: &str| {
         name == "DefaultEncoding"
             || name == "Codec"

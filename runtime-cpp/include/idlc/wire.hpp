@@ -452,6 +452,18 @@ Status fitting_elements(const R& r, std::uint64_t count, Bound max, std::uint64_
     return Status{};
 }
 
+/// Skips an open extension point this reader knows no fields of (Rust's `skip_extension`): the
+/// present bit and, when it is set, the extension; the end of the input is an absent extension,
+/// like an absent segment after a FENCE.
+template <class R>
+Status skip_extension(R& r) {
+    if (r.bits_remaining() == 0) {
+        return Status{};
+    }
+    bool present = false;
+    return r.read_extension(present, [](R&) { return Status{}; });
+}
+
 /// A run of fixed-width fields read as one word: UnexpectedEnd at its start unless all its
 /// `bits` are left (a reader checks none of its fields before it has them all).
 template <class R>

@@ -1,10 +1,12 @@
 //! Helpers shared by the integration tests: proptest strategies for valid seed Characters,
 //! conversions between the two sides' Rust types, hand-built valid arena values (seeds for
 //! mutation), the byte mutations of the hostile-input tests, and [`reencode`], the generic end
-//! of the properties over every (encoding, type) pair.
+//! of the properties over every (encoding, type) pair; [`cpp`], the C++ backend's test rig.
 //!
 //! Every test file includes this module and uses a part of it.
 #![allow(dead_code)]
+
+pub mod cpp;
 
 use idlc_runtime::{Codec, Collection, DecodeError, EncodeError, Encoding, from_bytes, to_bytes};
 use idlc_tests::collections::MyInventory;
@@ -37,6 +39,15 @@ pub fn ir(
     encodings: &[std::path::PathBuf],
     mapping: Option<(&str, std::path::PathBuf)>,
 ) -> idlc::ir::Ir {
+    compiled(idl, encodings, mapping).ir
+}
+
+/// The compilation of those inputs (the IR and its warnings), which has no error.
+pub fn compiled(
+    idl: &[std::path::PathBuf],
+    encodings: &[std::path::PathBuf],
+    mapping: Option<(&str, std::path::PathBuf)>,
+) -> idlc::Compilation {
     let inputs = idlc::Inputs {
         idl: idl.to_vec(),
         encodings: encodings.to_vec(),
@@ -45,7 +56,7 @@ pub fn ir(
     };
     let compilation = idlc::compile(&inputs).expect("the schemas are readable");
     assert!(!compilation.has_errors(), "{:#?}", compilation.diagnostics);
-    compilation.ir
+    compilation
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -769,6 +780,27 @@ fn mutate_once(rng: &mut impl Rng, out: &mut Vec<u8>) {
 /// The bytes as hex, for failure messages.
 pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// One hostile variant of `bytes`, drawn with the interpreter's seeded generator: a bit
+/// flipped, cut short, extended with random bytes, a byte replaced, or random bytes instead.
+/// The mutations of the differential tests (the interpreter against generated Rust and C++).
+pub fn mutate_seeded(rng: &mut idlc::interpret::sample::Rng, bytes: &[u8]) -> Vec<u8> {
+    let mut out = bytes.to_vec();
+    match rng.below(5) {
+        0 if !out.is_empty() => {
+            let bit = rng.below(out.len() as u64 * 8);
+            out[(bit / 8) as usize] ^= 1 << (bit % 8);
+        }
+        1 => out.truncate(rng.below(out.len() as u64 + 1) as usize),
+        2 => out.extend((0..rng.below(6)).map(|_| rng.next_u64() as u8)),
+        3 if !out.is_empty() => {
+            let at = rng.below(out.len() as u64) as usize;
+            out[at] = rng.next_u64() as u8;
+        }
+        _ => out = (0..rng.below(24)).map(|_| rng.next_u64() as u8).collect(),
+    }
+    out
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -692,6 +692,26 @@ fn cpp_names_escape_cpp_reserved_words() {
 }
 
 #[test]
+fn includes_are_a_cpp_sides_headers_in_order() {
+    let schema = character();
+    let map = r#"
+        MAPPING("CPP","Client") INCLUDE "inventory.hpp";
+        MAPPING("CPP","Client") INCLUDE "vec3.hpp";
+        MAPPING("CPP","Client") INCLUDE "inventory.hpp";
+        MAPPING("CPP","Server") INCLUDE "server_only.hpp";
+        MAPPING("Rust","Other") INCLUDE "nothing.hpp";
+    "#;
+    let (mapping, diagnostics) = run(&schema, map, Some("Client"));
+    assert_eq!(mapping.includes, ["inventory.hpp", "vec3.hpp"]);
+    assert_eq!(codes(&diagnostics), ["E0426"]);
+    assert!(
+        diagnostics[0]
+            .message
+            .contains("INCLUDE is a C++ mapping's")
+    );
+}
+
+#[test]
 fn cpp_type_errors_and_unknown_languages() {
     let schema = character();
     let map = r#"
