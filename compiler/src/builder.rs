@@ -14,6 +14,21 @@
 //!
 //! and in the crate: `idlc_runtime::include_generated!("game");` or
 //! `include!(concat!(env!("OUT_DIR"), "/game.rs"));`.
+//!
+//! A side mapped with `MAPPING("CPP", ...)` gets its C++ header instead, written where
+//! [`Builder::header`] says (a C++ build includes it from the source tree), in the namespace
+//! [`Builder::namespace`] names:
+//!
+//! ```no_run
+//! idlc::Builder::new()
+//!     .encoding("schemas/s2c.enc")
+//!     .mapping("schemas/client.cpp.map")
+//!     .side("Client")
+//!     .header("client/net/game_client.hpp")
+//!     .namespace("game::net")
+//!     .compile("schemas/game.idl")
+//!     .unwrap();
+//! ```
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -31,6 +46,8 @@ pub struct Builder {
     file_name: Option<String>,
     merge_fixed_width: bool,
     emit_warnings: bool,
+    header: Option<PathBuf>,
+    namespace: Option<String>,
 }
 
 /// Why a build-time generation failed: the rendered diagnostics, or an I/O problem.
@@ -63,6 +80,8 @@ impl Default for Builder {
             file_name: None,
             merge_fixed_width: true,
             emit_warnings: true,
+            header: None,
+            namespace: None,
         }
     }
 }
@@ -116,6 +135,20 @@ impl Builder {
         self
     }
 
+    /// Where a C++ side's header goes (a path, relative to the build script's directory, the
+    /// crate's); without it, `<first IDL file's stem>.hpp` in the output directory.
+    pub fn header(mut self, path: impl AsRef<Path>) -> Self {
+        self.header = Some(path.as_ref().to_path_buf());
+        self
+    }
+
+    /// A C++ side's namespace (`a::b` allowed); without it, `<first IDL file's stem>::<side in
+    /// snake_case>`, as `idlc gen` names it.
+    pub fn namespace(mut self, namespace: impl Into<String>) -> Self {
+        self.namespace = Some(namespace.into());
+        self
+    }
+
     /// Generates the module for `idl` (one IDL file, `"game.idl"`, or several, `&["a.idl",
     /// "b.idl"]`) and writes it (only if its content changed). Returns the path written.
     /// Warnings are printed as `cargo:warning`s.
@@ -152,18 +185,12 @@ impl Builder {
             inputs: all_inputs.iter().map(|p| display_name(p)).collect(),
             merge_fixed_width: self.merge_fixed_width,
         };
+        if compilation.ir.mapping.language == crate::ir::Language::Cpp {
+            return self.write_header(&compilation.ir, &inputs);
+        }
         let code =
             codegen::generate(&compilation.ir, &options).map_err(|e| BuildError(e.to_string()))?;
-        let dir = match &self.out_dir {
-            Some(dir) => dir.clone(),
-            None => std::env::var_os("OUT_DIR")
-                .map(PathBuf::from)
-                .ok_or_else(|| {
-                    BuildError(
-                        "OUT_DIR is not set: call compile from build.rs or set out_dir".into(),
-                    )
-                })?,
-        };
+        let dir = self.output_dir()?;
         let name = match &self.file_name {
             Some(name) => name.clone(),
             None => default_file_name(&inputs.idl),
@@ -172,6 +199,44 @@ impl Builder {
         write_if_changed(&path, &code)
             .map_err(|e| BuildError(format!("cannot write {}: {e}", path.display())))?;
         Ok(path)
+    }
+
+    /// Writes a C++ side's header where [`Builder::header`] says.
+    fn write_header(&self, ir: &crate::ir::Ir, inputs: &Inputs) -> Result<PathBuf, BuildError> {
+        let namespace = self.namespace.clone().unwrap_or_else(|| {
+            crate::cppgen::default_namespace(&inputs.idl, inputs.side.as_deref())
+        });
+        let code = crate::cppgen::generate_header(ir, &namespace)
+            .map_err(|e| BuildError(e.to_string()))?;
+        let path = match &self.header {
+            Some(path) => path.clone(),
+            None => {
+                let rust = default_file_name(&inputs.idl);
+                let stem = rust.strip_suffix(".rs").unwrap_or(&rust);
+                self.output_dir()?.join(format!("{stem}.hpp"))
+            }
+        };
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| BuildError(format!("cannot create {}: {e}", parent.display())))?;
+        }
+        write_if_changed(&path, &code)
+            .map_err(|e| BuildError(format!("cannot write {}: {e}", path.display())))?;
+        Ok(path)
+    }
+
+    /// `out_dir`, else `$OUT_DIR`.
+    fn output_dir(&self) -> Result<PathBuf, BuildError> {
+        match &self.out_dir {
+            Some(dir) => Ok(dir.clone()),
+            None => std::env::var_os("OUT_DIR")
+                .map(PathBuf::from)
+                .ok_or_else(|| {
+                    BuildError(
+                        "OUT_DIR is not set: call compile from build.rs or set out_dir".into(),
+                    )
+                }),
+        }
     }
 }
 

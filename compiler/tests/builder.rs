@@ -50,3 +50,35 @@ fn compile_takes_one_file_or_several() {
         assert_eq!(std::fs::read_to_string(&written).expect("written"), first);
     }
 }
+
+/// A side mapped in C++ gets its header: where `header` says (directories made), in the
+/// namespace `namespace` names; without them, `<stem>.hpp` in the output directory and the
+/// namespace `idlc gen` gives.
+#[test]
+fn a_cpp_side_gets_its_header_where_the_builder_says() {
+    let dir = TempDir::new();
+    let idl = dir.file("game.idl", "STRUCT Player { UINT32 id; }\n");
+    let map = dir.file(
+        "client.cpp.map",
+        "MAPPING(\"CPP\", \"Client\") STRUCT Player { uint32_t id; }\n",
+    );
+    let out = TempDir::new();
+    let builder = idlc::Builder::new()
+        .mapping(&map)
+        .side("Client")
+        .out_dir(out.path());
+    let default = builder.clone().compile(&idl).expect("generates");
+    assert_eq!(default, out.path().join("game.hpp"));
+    let header = std::fs::read_to_string(&default).expect("written");
+    assert!(header.contains("namespace game::client {"), "{header}");
+    assert!(header.contains("struct Player {"), "{header}");
+    let chosen = out.path().join("include/net/player.hpp");
+    let written = builder
+        .header(&chosen)
+        .namespace("net")
+        .compile(&idl)
+        .expect("generates");
+    assert_eq!(written, chosen);
+    let header = std::fs::read_to_string(&chosen).expect("written");
+    assert!(header.contains("namespace net {"), "{header}");
+}

@@ -33,19 +33,6 @@ pub struct GenArgs {
     pub namespace: Option<String>,
 }
 
-/// A C++ side's namespace: the first IDL file's stem, then the side in snake_case.
-fn default_namespace(inputs: &crate::Inputs) -> String {
-    use heck::ToSnakeCase as _;
-    let stem = inputs.idl.first().and_then(|p| p.file_stem()).map_or_else(
-        || "idl".to_string(),
-        |s| s.to_string_lossy().to_snake_case(),
-    );
-    match &inputs.side {
-        Some(side) => format!("{stem}::{}", side.to_snake_case()),
-        None => stem,
-    }
-}
-
 /// Where the code of one target goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Destination {
@@ -127,10 +114,9 @@ impl GenArgs {
             ..GenOptions::default()
         };
         let generated = if compilation.ir.mapping.language == crate::ir::Language::Cpp {
-            let namespace = self
-                .namespace
-                .clone()
-                .unwrap_or_else(|| default_namespace(inputs));
+            let namespace = self.namespace.clone().unwrap_or_else(|| {
+                crate::cppgen::default_namespace(&inputs.idl, inputs.side.as_deref())
+            });
             crate::cppgen::generate_header(&compilation.ir, &namespace)
         } else {
             codegen::generate(&compilation.ir, &options)

@@ -125,6 +125,20 @@ pub fn generate_header(ir: &Ir, namespace: &str) -> Result<String, CodegenError>
     Ok(indent(&out))
 }
 
+/// A C++ side's namespace when none is given: the first IDL file's stem, then the side in
+/// snake_case (`character::client`).
+pub fn default_namespace(idl: &[std::path::PathBuf], side: Option<&str>) -> String {
+    use heck::ToSnakeCase as _;
+    let stem = idl.first().and_then(|p| p.file_stem()).map_or_else(
+        || "idl".to_string(),
+        |s| s.to_string_lossy().to_snake_case(),
+    );
+    match side {
+        Some(side) => format!("{stem}::{}", side.to_snake_case()),
+        None => stem,
+    }
+}
+
 /// The C++ name of an encoding's tag struct: the encoding's own name unless a type of the
 /// schema, `DefaultEncoding` or `Codec` has it, else `<Name>Encoding` (`<Name>Encoding2`, ...
 /// while that is taken too); the built-in encoding is `BuiltinEncoding`. The Rust backend's
