@@ -14,6 +14,8 @@ mod pack;
 mod prefetch;
 mod protocol;
 mod rules;
+
+pub(crate) use rules::quantizer_name;
 mod types;
 mod values;
 

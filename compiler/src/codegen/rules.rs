@@ -689,7 +689,7 @@ pub fn fixed_point_const(ctx: &Ctx<'_>, rule: &WireRule) -> TokenStream {
 
 /// `FIXED_POINT_<resolution>_ON_<min>_TO_<max>` (`-` as `MINUS_`, `.` as `_`; `_OPEN_MIN` /
 /// `_OPEN_MAX` for an excluded end), or `FIXED_POINT_<hash>` when that would be long.
-fn quantizer_name(
+pub(crate) fn quantizer_name(
     min: f64,
     max: f64,
     resolution: f64,

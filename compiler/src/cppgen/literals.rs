@@ -3,15 +3,11 @@
 use super::unsupported;
 use crate::codegen::CodegenError;
 
-/// An integer bound as an `idlc::Int128` (the runtime's range arguments).
+/// An integer bound as the runtime's range arguments take it (an `idlc::Int128`, which any
+/// built-in integer converts to).
 pub(super) fn int128(v: i128) -> Result<String, CodegenError> {
-    if let Ok(u) = u64::try_from(v) {
-        Ok(format!("idlc::Int128(std::uint64_t{{{u}u}})"))
-    } else if let Ok(i) = i64::try_from(v) {
-        Ok(format!(
-            "idlc::Int128(std::int64_t{{{}}})",
-            int_literal(i.into())
-        ))
+    if i64::try_from(v).is_ok() || u64::try_from(v).is_ok() {
+        Ok(int_literal(v))
     } else {
         Err(unsupported("a range beyond 64 bits"))
     }

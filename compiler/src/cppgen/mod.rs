@@ -70,6 +70,23 @@ pub fn generate_header(ir: &Ir, namespace: &str) -> Result<String, CodegenError>
          template <class T, class E>\nstruct Codec;\n"
     )
     .unwrap();
+    let mut quantizers = std::collections::BTreeMap::new();
+    for plan in ir.plans().values() {
+        for struct_plan in plan.structs.values() {
+            for (_, rule) in struct_plan.rules() {
+                rules::quantizers(rule, &mut quantizers);
+            }
+        }
+    }
+    if !quantizers.is_empty() {
+        out.push_str(
+            "// The FIXED_POINT quantizers (each named after its step, range and ends).\n",
+        );
+        for (name, definition) in &quantizers {
+            writeln!(out, "inline const idlc::FixedPoint {name} = {definition};").unwrap();
+        }
+        out.push('\n');
+    }
     for (name, def) in &ir.schema.enums {
         types::enum_def(&mut out, ir, name, def)?;
     }

@@ -105,16 +105,11 @@ impl<'a> Body<'a> {
                 "idlc::write_enum(w, index_of({v}), {count}, {bits})"
             )),
             WireRule::Bool { bits } => try_(format!("idlc::write_wide_bool(w, {v}, {bits})")),
-            WireRule::FixedPoint { min, max, .. } => {
-                let fp = quantizer(rule)?;
-                format!(
-                    "{{\n{fp}{}}}\n",
-                    try_(format!(
-                        "idlc::write_quantized(w, fp, {})",
-                        real_input(*min, *max, ty, v)
-                    ))
-                )
-            }
+            WireRule::FixedPoint { min, max, .. } => try_(format!(
+                "idlc::write_quantized(w, {}, {})",
+                quantizer(rule)?,
+                real_input(*min, *max, ty, v)
+            )),
             WireRule::Float64 => self.write_f64(idl, ty, v, &try_)?,
             WireRule::Float32 => self.write_f32(idl, ty, v, &try_)?,
             WireRule::Sequence {
@@ -365,10 +360,13 @@ impl<'a> Body<'a> {
             }
             WireRule::Bool { bits } => try_(format!("idlc::read_wide_bool(r, {bits}, {target})")),
             WireRule::FixedPoint { .. } => {
-                let fp = quantizer(rule)?;
+                let value = self.local("value");
                 format!(
-                    "{{\n{fp}double value = 0.0;\n{}{target} = static_cast<{}>(value);\n}}\n",
-                    try_("idlc::read_dequantized(r, fp, value)".into()),
+                    "double {value} = 0.0;\n{}{target} = static_cast<{}>({value});\n",
+                    try_(format!(
+                        "idlc::read_dequantized(r, {}, {value})",
+                        quantizer(rule)?
+                    )),
                     cpp_type(ty)?
                 )
             }
@@ -639,26 +637,60 @@ impl<'a> Body<'a> {
     }
 }
 
-/// `static const idlc::FixedPoint fp = ...;` of a FIXED_POINT rule.
+/// The name of a FIXED_POINT rule's quantizer, an `inline const` of the header
+/// ([`quantizers`]): the Rust backend's name of the same quantizer.
 fn quantizer(rule: &WireRule) -> Result<String, CodegenError> {
-    let WireRule::FixedPoint {
-        min,
-        max,
-        min_inclusive,
-        max_inclusive,
-        resolution,
-        ..
-    } = rule
-    else {
-        return Err(CodegenError("internal: not a FIXED_POINT".into()));
-    };
-    Ok(format!(
-        "static const idlc::FixedPoint fp = idlc::FixedPoint::make_with_ends({}, {}, {}, \
-         {min_inclusive}, {max_inclusive});\n",
-        double(*min),
-        double(*max),
-        double(*resolution)
-    ))
+    match rule {
+        WireRule::FixedPoint {
+            min,
+            max,
+            min_inclusive,
+            max_inclusive,
+            resolution,
+            ..
+        } => Ok(crate::codegen::quantizer_name(
+            *min,
+            *max,
+            *resolution,
+            *min_inclusive,
+            *max_inclusive,
+        )),
+        _ => Err(CodegenError("internal: not a FIXED_POINT".into())),
+    }
+}
+
+/// The definition of every quantizer `rule` uses (inside sequences, arrays and OPTIONALs
+/// too), by name.
+pub(super) fn quantizers(rule: &WireRule, out: &mut std::collections::BTreeMap<String, String>) {
+    match rule {
+        WireRule::FixedPoint {
+            min,
+            max,
+            min_inclusive,
+            max_inclusive,
+            resolution,
+            ..
+        } => {
+            if let Ok(name) = quantizer(rule) {
+                out.entry(name).or_insert_with(|| {
+                    format!(
+                        "idlc::FixedPoint::make_with_ends({}, {}, {}, {min_inclusive}, {max_inclusive})",
+                        double(*min),
+                        double(*max),
+                        double(*resolution)
+                    )
+                });
+            }
+        }
+        WireRule::Sequence { count, element, .. } => {
+            quantizers(count, out);
+            quantizers(element, out);
+        }
+        WireRule::Array { element, .. } => quantizers(element, out),
+        WireRule::Optional(inner) => quantizers(inner, out),
+        WireRule::Bytes { length, .. } => quantizers(length, out),
+        _ => {}
+    }
 }
 
 fn vlq_mode(mapping: VlqMapping) -> &'static str {
