@@ -30,25 +30,33 @@ const VALUES: u64 = 60;
 /// Hostile variants of each value's encoding.
 const MUTATIONS: u64 = 12;
 
-/// Every full-form record of `types` in the golden snapshot `golden_bytes__{snapshot}.snap`:
-/// `(type, hex)`.
-fn golden_records(snapshot: &str, types: &[&str]) -> Vec<(String, String)> {
+/// The records of `types` in the golden snapshot `golden_bytes__{snapshot}.snap` under headings
+/// `<type><heading>`: `(type, words of the record's line)`.
+fn golden_lines(snapshot: &str, heading: &str, types: &[&str]) -> Vec<(String, Vec<String>)> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join(format!("tests/snapshots/golden_bytes__{snapshot}.snap"));
     let text = std::fs::read_to_string(&path).unwrap();
     let mut records = Vec::new();
     let mut current: Option<String> = None;
     for line in text.lines() {
-        if let Some(name) = line.strip_suffix(" full") {
+        if let Some(name) = line.strip_suffix(heading) {
             current = Some(name.to_string());
         } else if !line.starts_with(' ') {
             current = None;
         } else if let Some(ty) = current.as_ref().filter(|t| types.contains(&t.as_str())) {
-            let hex = line.split_whitespace().nth(1).unwrap();
-            records.push((ty.clone(), hex.to_string()));
+            let words = line.split_whitespace().map(str::to_string).collect();
+            records.push((ty.clone(), words));
         }
     }
     records
+}
+
+/// Every full-form record of `types` in a golden snapshot: `(type, hex)`.
+fn golden_records(snapshot: &str, types: &[&str]) -> Vec<(String, String)> {
+    golden_lines(snapshot, " full", types)
+        .into_iter()
+        .map(|(ty, words)| (ty, words[1].clone()))
+        .collect()
 }
 
 #[test]
@@ -171,7 +179,11 @@ fn every_case() -> Vec<Case> {
 
 #[test]
 fn every_build_answers_as_the_interpreter() {
-    let cases = every_case();
+    every_build_answers(&every_case(), "full-form");
+}
+
+/// Asks every build `cases` and requires the interpreter's answers (`what` names them).
+fn every_build_answers(cases: &[Case], what: &str) {
     let Some(drivers) = cpp::drivers() else {
         return;
     };
@@ -192,11 +204,315 @@ fn every_build_answers_as_the_interpreter() {
             .collect();
         assert!(
             differences.is_empty(),
-            "{}: {} answers differ from the interpreter's; the first:\n{}",
+            "{}: {} {what} answers differ from the interpreter's; the first:\n{}",
             driver.name,
             differences.len(),
             differences[..differences.len().min(20)].join("\n")
         );
+    }
+}
+
+/// The elapsed times the golden deltas cycle through (golden_bytes.rs).
+const ELAPSED: [f64; 4] = [0.0, 1.0 / 30.0, 0.25, 1.5];
+/// Random delta rounds per set, encoding and PUBLISHABLE_STRUCT.
+const DELTA_ROUNDS: u64 = 24;
+/// Hostile variants of each delta.
+const DELTA_MUTATIONS: u64 = 6;
+
+/// A delta request: encode `value` against `base` (full forms, hex) `elapsed` seconds after it.
+fn delta_request(
+    ns: &str,
+    encoding: &str,
+    ty: &str,
+    elapsed: f64,
+    base: &str,
+    value: &str,
+) -> String {
+    format!(
+        "{ns} {encoding} {ty} delta {:016x} {base} {value}",
+        elapsed.to_bits()
+    )
+}
+
+/// An undelta request: decode `delta` against `base` `elapsed` seconds after it.
+fn undelta_request(
+    ns: &str,
+    encoding: &str,
+    ty: &str,
+    elapsed: f64,
+    base: &str,
+    delta: &str,
+) -> String {
+    format!(
+        "{ns} {encoding} {ty} undelta {:016x} {base} {delta}",
+        elapsed.to_bits()
+    )
+}
+
+/// Every delta record of `types` in a golden snapshot: `(type, elapsed, baseline, value,
+/// delta, mirror)`, hex (the elapsed time as its bits).
+fn golden_deltas(snapshot: &str, types: &[&str]) -> Vec<[String; 6]> {
+    let heading = " delta (baseline, value, elapsed: delta, mirror)";
+    golden_lines(snapshot, heading, types)
+        .into_iter()
+        .map(|(ty, words)| {
+            let round: usize = words[0].parse().unwrap();
+            let elapsed = ELAPSED[round % ELAPSED.len()];
+            [
+                ty,
+                format!("{:016x}", elapsed.to_bits()),
+                words[1].clone(),
+                words[2].clone(),
+                words[4].clone(),
+                words[5].clone(),
+            ]
+        })
+        .collect()
+}
+
+/// The interpreter's delta of `value` against `baseline`, in the driver's words.
+fn interpreted_delta(
+    ir: &Ir,
+    encoding: &str,
+    ty: &str,
+    value: &interpret::Value,
+    baseline: &interpret::Value,
+    elapsed: f64,
+) -> String {
+    match interpret::encode_delta(ir, encoding, ty, value, baseline, elapsed) {
+        Ok((delta, mirror)) => {
+            let full = interpret::encode(ir, encoding, ty, &mirror).expect("a mirror encodes");
+            format!("ok {} {}", wire_hex(&delta), wire_hex(&full))
+        }
+        Err(interpret::EncodeError {
+            kind: EncodeErrorKind::Wire(wire),
+            ..
+        }) => error_answer("encode", &format!("{:?}", wire.kind), wire.bit_offset),
+        Err(e) => panic!("{ty} in {encoding}: {e}"),
+    }
+}
+
+/// The interpreter's state from `delta` against `baseline`, in the driver's words.
+fn interpreted_undelta(
+    ir: &Ir,
+    encoding: &str,
+    ty: &str,
+    delta: &[u8],
+    baseline: &interpret::Value,
+    elapsed: f64,
+) -> String {
+    match interpret::decode_delta(ir, encoding, ty, delta, baseline, elapsed) {
+        Ok(state) => match interpret::encode(ir, encoding, ty, &state) {
+            Ok(full) => ok_answer(&full),
+            Err(interpret::EncodeError {
+                kind: EncodeErrorKind::Wire(wire),
+                ..
+            }) => error_answer("encode", &format!("{:?}", wire.kind), wire.bit_offset),
+            Err(e) => panic!("{ty} in {encoding}: {e}"),
+        },
+        Err(e) => {
+            let wire = e.wire().unwrap_or_else(|| panic!("{e}"));
+            error_answer("decode", &format!("{:?}", wire.kind), wire.bit_offset)
+        }
+    }
+}
+
+/// A value as the receiver holds it: its full form decoded.
+fn as_sent(
+    ir: &Ir,
+    encoding: &str,
+    ty: &str,
+    value: &interpret::Value,
+) -> (interpret::Value, Vec<u8>) {
+    let bytes = interpret::encode(ir, encoding, ty, value).expect("a random value encodes");
+    let sent = interpret::decode(ir, encoding, ty, &bytes).expect("its bytes decode");
+    (sent, bytes)
+}
+
+/// Random deltas of one PUBLISHABLE_STRUCT: each baseline and value (the same, or another)
+/// delta-coded, the delta decoded, and the delta mutated.
+fn delta_cases(compiled: &CompiledSet, encoding: &str, ty: &str) -> Vec<Case> {
+    let (ir, ns) = (&compiled.ir, compiled.set.namespace);
+    let lossy = compiled.is_lossy(encoding);
+    let idl = compiled.idl_name(ty);
+    let mut rng = sample::Rng::new(seed_of(&format!("{ns} {encoding} {ty} delta")));
+    let mut cases = Vec::new();
+    for round in 0..DELTA_ROUNDS {
+        let elapsed = ELAPSED[round as usize % ELAPSED.len()];
+        let (baseline, base_bytes) = as_sent(
+            ir,
+            encoding,
+            idl,
+            &sample::random_struct(ir, idl, &mut rng).expect("the type exists"),
+        );
+        let (value, value_bytes) = if rng.one_in(3) {
+            (baseline.clone(), base_bytes.clone())
+        } else {
+            as_sent(
+                ir,
+                encoding,
+                idl,
+                &sample::random_struct(ir, idl, &mut rng).expect("the type exists"),
+            )
+        };
+        let (base_hex, value_hex) = (wire_hex(&base_bytes), wire_hex(&value_bytes));
+        let expected = interpreted_delta(ir, encoding, idl, &value, &baseline, elapsed);
+        cases.push(Case {
+            request: delta_request(ns, encoding, ty, elapsed, &base_hex, &value_hex),
+            expected: expected.clone(),
+            lossy,
+        });
+        let Ok((delta, _)) = interpret::encode_delta(ir, encoding, idl, &value, &baseline, elapsed)
+        else {
+            continue;
+        };
+        for variant in 0..=DELTA_MUTATIONS {
+            let bytes = if variant == 0 {
+                delta.clone()
+            } else {
+                mutate_seeded(&mut rng, &delta)
+            };
+            cases.push(Case {
+                request: undelta_request(ns, encoding, ty, elapsed, &base_hex, &wire_hex(&bytes)),
+                expected: interpreted_undelta(ir, encoding, idl, &bytes, &baseline, elapsed),
+                lossy,
+            });
+        }
+    }
+    cases
+}
+
+/// The delta form: every golden delta record is encoded to its bytes and mirror and decoded to
+/// its mirror; random baselines and values get the interpreter's delta and mirror, and their
+/// deltas, whole or mutated, the interpreter's state or error.
+#[test]
+fn every_build_codes_deltas_as_the_interpreter() {
+    let mut cases = Vec::new();
+    for compiled in cpp::header_sets() {
+        let set = compiled.set;
+        let delta_types: Vec<&str> = set
+            .types
+            .iter()
+            .copied()
+            .filter(|ty| compiled.has_delta_form(ty))
+            .collect();
+        for encoding in set.encodings {
+            let lossy = compiled.is_lossy(encoding);
+            let snapshot = format!("{}_{encoding}", set.golden);
+            for [ty, elapsed, base, value, delta, mirror] in golden_deltas(&snapshot, &delta_types)
+            {
+                let elapsed = f64::from_bits(u64::from_str_radix(&elapsed, 16).unwrap());
+                cases.push(Case {
+                    request: delta_request(set.namespace, encoding, &ty, elapsed, &base, &value),
+                    expected: format!("ok {delta} {mirror}"),
+                    lossy,
+                });
+                cases.push(Case {
+                    request: undelta_request(set.namespace, encoding, &ty, elapsed, &base, &delta),
+                    expected: format!("ok {mirror}"),
+                    lossy,
+                });
+            }
+            for ty in &delta_types {
+                cases.extend(delta_cases(compiled, encoding, ty));
+            }
+        }
+    }
+    assert!(cases.len() > 1000, "{} delta cases", cases.len());
+    every_build_answers(&cases, "delta");
+}
+
+/// Version pairs of the bundled version chains, as (older, newer) header sets, with the
+/// encodings and types they share.
+const VERSION_PAIRS: [(&str, &str, &[&str], &[&str]); 4] = [
+    (
+        "squad_v1",
+        "squad_v2",
+        &["SquadBits", "SquadBytes"],
+        &["Member", "Squad"],
+    ),
+    (
+        "squad_v1",
+        "squad_v3",
+        &["SquadBits", "SquadBytes"],
+        &["Member", "Squad"],
+    ),
+    (
+        "squad_v2",
+        "squad_v3",
+        &["SquadBits", "SquadBytes"],
+        &["Member", "Squad"],
+    ),
+    (
+        "character_client",
+        "character_v2",
+        &["MYENCODINGA"],
+        &["Character", "Item"],
+    ),
+];
+
+/// The header set of the namespace `ns`.
+fn set_named(ns: &str) -> &'static CompiledSet {
+    cpp::header_sets()
+        .iter()
+        .find(|c| c.set.namespace == ns)
+        .unwrap_or_else(|| panic!("no header set {ns}"))
+}
+
+/// Random values of one version, encoded by the interpreter, as requests to the header of the
+/// other: what the other version's reader (the interpreter over its IR) answers.
+fn cross_cases(writer: &CompiledSet, reader: &CompiledSet, encoding: &str, ty: &str) -> Vec<Case> {
+    let mut rng = sample::Rng::new(seed_of(&format!(
+        "{} {} {encoding} {ty}",
+        writer.set.namespace, reader.set.namespace
+    )));
+    let lossy = writer.is_lossy(encoding) || reader.is_lossy(encoding);
+    (0..VALUES)
+        .map(|_| {
+            let value = sample::random_struct(&writer.ir, ty, &mut rng).expect("the type exists");
+            let bytes = interpret::encode(&writer.ir, encoding, ty, &value)
+                .unwrap_or_else(|e| panic!("{} {encoding} {ty}: {e}", writer.set.namespace));
+            Case {
+                request: request(reader.set.namespace, encoding, ty, &wire_hex(&bytes)),
+                expected: interpreted(&reader.ir, encoding, ty, &bytes),
+                lossy,
+            }
+        })
+        .collect()
+}
+
+/// The versions of a chain read each other both ways, as Rust's generated code does (the
+/// interpreter over the reader's IR): an older reader skips what a newer writer appended and
+/// keeps the older fields' slots; a newer reader fills the DEFAULTs of what an older writer did
+/// not send. The bytes written by one version are decoded by the other version's C++ and
+/// encoded again in its own version.
+#[test]
+fn every_build_reads_the_other_versions() {
+    let mut cases = Vec::new();
+    for (older, newer, encodings, types) in VERSION_PAIRS {
+        let (older, newer) = (set_named(older), set_named(newer));
+        for encoding in encodings {
+            for ty in types {
+                cases.extend(cross_cases(older, newer, encoding, ty));
+                cases.extend(cross_cases(newer, older, encoding, ty));
+            }
+        }
+    }
+    let Some(drivers) = cpp::drivers() else {
+        return;
+    };
+    let requests: Vec<String> = cases.iter().map(|c| c.request.clone()).collect();
+    for driver in drivers {
+        for (case, answer) in cases.iter().zip(driver.answer(&requests)) {
+            assert_eq!(
+                compared(&answer, case.lossy),
+                compared(&case.expected, case.lossy),
+                "{}: {}",
+                driver.name,
+                case.request
+            );
+            assert!(answer.starts_with("ok "), "{}: {answer}", case.request);
+        }
     }
 }
 

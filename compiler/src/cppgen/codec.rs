@@ -15,11 +15,14 @@ use crate::ir::{Ir, RustType, StructMapping};
 
 /// One segment's code.
 #[derive(Default)]
-struct Segment {
-    writes: String,
-    reads: String,
-    /// What the reader assigns when the segment was not sent: its fields' defaults.
-    defaults: String,
+pub(super) struct Segment {
+    /// Its writes.
+    pub writes: String,
+    /// Its reads.
+    pub reads: String,
+    /// What the reader does when the segment was not sent: the full form assigns its fields'
+    /// defaults, the delta form keeps the baseline's values.
+    pub otherwise: String,
 }
 
 /// The declaration of `Codec<T, E>` for one struct.
@@ -37,7 +40,9 @@ pub(super) fn declaration(out: &mut String, cpp: &str, encoding: &str, streams: 
          \x20   /// Writes `v` inside another value.\n\
          \x20   static idlc::Status encode_nested(const {cpp}& v, Writer& w);\n\
          \x20   /// Reads into `v` inside another value (what a newer writer appended is skipped).\n\
-         \x20   static idlc::Status decode_nested({cpp}& v, Reader& r);\n}};\n"
+         \x20   static idlc::Status decode_nested({cpp}& v, Reader& r);\n\
+         \x20   /// Whether `a` and `b` are the same once sent (a raw float by the bits it is sent as).\n\
+         \x20   static bool same_sent(const {cpp}& a, const {cpp}& b);\n}};\n"
     )
     .unwrap();
 }
@@ -60,15 +65,8 @@ pub(super) fn definitions(
         .map(|(index, steps)| segment(&mut body, plan, mapping, index, steps))
         .collect::<Result<Vec<_>, _>>()?;
     let named = format!("\"{}\"", plan.name);
-    let (enter, leave) = if plan.recursive {
-        (
-            format!("IDLC_TRY((r.enter().in_field({named})));\n"),
-            "r.leave();\n".to_string(),
-        )
-    } else {
-        (String::new(), String::new())
-    };
-    let encode = top_level_writes(plan, &segments);
+    let (enter, leave) = enter_leave(plan, &named);
+    let encode = top_level_writes(plan.open_end, &segments);
     let decode = format!(
         "{enter}{}{leave}",
         top_level_reads(&mut body, &named, &segments)
@@ -108,9 +106,9 @@ pub(super) fn definitions(
             format!("IDLC_TRY(decode(v, r));\n{}", skip_extension(&named)),
         )
     } else {
-        let reads = nested_reads(&mut body, plan, &named, &segments);
+        let reads = nested_reads(&mut body, plan.open_end, &named, &segments);
         (
-            nested_writes(plan.open_end, &segments),
+            nested_writes(plan.open_end, &segments, "[&v]"),
             format!("{enter}{reads}{leave}"),
         )
     };
@@ -121,7 +119,50 @@ pub(super) fn definitions(
         &encode_nested,
     ));
     out.push_str(&function("decode_nested", &value, reader, &decode_nested));
+    out.push_str(&same_sent(ir, tag, encoding, plan, mapping)?);
     Ok(())
+}
+
+/// `Codec<T, E>::same_sent`: every field compared as sent.
+fn same_sent(
+    ir: &Ir,
+    tag: &str,
+    encoding: &str,
+    plan: &StructPlan,
+    mapping: &StructMapping,
+) -> Result<String, CodegenError> {
+    let encoding_plan = ir
+        .plan(encoding)
+        .ok_or_else(|| CodegenError(format!("internal: no plan of {encoding}")))?;
+    let sent = super::sent::Sent {
+        ir,
+        plan: encoding_plan,
+        tag,
+    };
+    let cpp = &mapping.rust_name;
+    let mut parts = Vec::new();
+    for field in &plan.fields {
+        let rust = rust_field(mapping, &field.name)?;
+        let (a, b) = (
+            format!("a.{}", rust.rust_name),
+            format!("b.{}", rust.rust_name),
+        );
+        parts.push(format!(
+            "({})",
+            sent.same_field(plan, field, &rust.ty, &a, &b)?
+        ));
+    }
+    let (params, body) = if parts.is_empty() {
+        (format!("const {cpp}&, const {cpp}&"), "true".to_string())
+    } else {
+        (
+            format!("const {cpp}& a, const {cpp}& b"),
+            parts.join("\n    && "),
+        )
+    };
+    Ok(format!(
+        "inline bool Codec<{cpp}, {tag}>::same_sent({params}) {{\n    return {body};\n}}\n\n"
+    ))
 }
 
 /// What a reader does with an extension it does not know: skips it.
@@ -129,9 +170,22 @@ fn skip_extension(named: &str) -> String {
     format!("IDLC_TRY((idlc::skip_extension(r).in_field({named})));\n")
 }
 
+/// `r.enter()` and `r.leave()` around the decoder of a struct that can contain itself (its
+/// nesting counts against the runtime's depth limit), else nothing.
+pub(super) fn enter_leave(plan: &StructPlan, named: &str) -> (String, String) {
+    if plan.recursive {
+        (
+            format!("IDLC_TRY((r.enter().in_field({named})));\n"),
+            "r.leave();\n".to_string(),
+        )
+    } else {
+        (String::new(), String::new())
+    }
+}
+
 /// The top-level form's writes: each segment after a FENCE behind a present bit 1, and the open
 /// end's present bit 0.
-fn top_level_writes(plan: &StructPlan, segments: &[Segment]) -> String {
+pub(super) fn top_level_writes(open_end: bool, segments: &[Segment]) -> String {
     let mut code = String::new();
     for (index, segment) in segments.iter().enumerate() {
         if index > 0 {
@@ -139,7 +193,7 @@ fn top_level_writes(plan: &StructPlan, segments: &[Segment]) -> String {
         }
         code.push_str(&segment.writes);
     }
-    if plan.open_end {
+    if open_end {
         code.push_str("IDLC_TRY(idlc::write_presence(w, false));\n");
     }
     code
@@ -147,7 +201,7 @@ fn top_level_writes(plan: &StructPlan, segments: &[Segment]) -> String {
 
 /// The top-level form's reads: a segment after a FENCE is read when its present bit is set (an
 /// older writer's message just ends), else its fields take their defaults.
-fn top_level_reads(body: &mut Body<'_>, named: &str, segments: &[Segment]) -> String {
+pub(super) fn top_level_reads(body: &mut Body<'_>, named: &str, segments: &[Segment]) -> String {
     let mut code = String::new();
     let mut previous: Option<String> = None;
     for (index, segment) in segments.iter().enumerate() {
@@ -164,7 +218,7 @@ fn top_level_reads(body: &mut Body<'_>, named: &str, segments: &[Segment]) -> St
         write!(
             code,
             "bool {present} = false;\n{read}if ({present}) {{\n{}}} else {{\n{}}}\n",
-            segment.reads, segment.defaults
+            segment.reads, segment.otherwise
         )
         .unwrap();
         previous = Some(present);
@@ -173,8 +227,8 @@ fn top_level_reads(body: &mut Body<'_>, named: &str, segments: &[Segment]) -> St
 }
 
 /// The nested form's writes: segment 0, then each later segment in an open extension inside
-/// the previous one's, the open end's 0 bit in the last.
-fn nested_writes(open_end: bool, segments: &[Segment]) -> String {
+/// the previous one's (a lambda with the captures `capture`), the open end's 0 bit in the last.
+pub(super) fn nested_writes(open_end: bool, segments: &[Segment], capture: &str) -> String {
     let mut code = if open_end {
         "IDLC_TRY(idlc::write_presence(w, false));\n".to_string()
     } else {
@@ -185,7 +239,7 @@ fn nested_writes(open_end: bool, segments: &[Segment]) -> String {
             format!("{}{code}", segment.writes)
         } else {
             format!(
-                "IDLC_TRY(w.write_extension([&v](Writer& w) -> idlc::Status {{\n{}{code}\
+                "IDLC_TRY(w.write_extension({capture}(Writer& w) -> idlc::Status {{\n{}{code}\
                  return idlc::Status{{}};\n}}));\n",
                 segment.writes
             )
@@ -196,9 +250,9 @@ fn nested_writes(open_end: bool, segments: &[Segment]) -> String {
 
 /// The nested form's reads: each later segment inside the previous one's extension, what is
 /// left of an extension skipped when it is left, defaults for segments not sent.
-fn nested_reads(
+pub(super) fn nested_reads(
     body: &mut Body<'_>,
-    plan: &StructPlan,
+    open_end: bool,
     named: &str,
     segments: &[Segment],
 ) -> String {
@@ -221,7 +275,7 @@ fn nested_reads(
             code,
             "bool {present} = false;\nstd::uint64_t {outer} = 0;\n{enter}\
              if ({present}) {{\n{}}} else {{\n{}}}\n",
-            segment.reads, segment.defaults
+            segment.reads, segment.otherwise
         )
         .unwrap();
         leaves.push(format!(
@@ -229,7 +283,7 @@ fn nested_reads(
         ));
         previous = Some(present);
     }
-    if plan.open_end {
+    if open_end {
         if let Some(last) = &previous {
             write!(code, "if ({last}) {{\n{}}}\n", skip_extension(named)).unwrap();
         }
@@ -294,7 +348,7 @@ fn segment(
             let rust = rust_field(mapping, &field.name)?;
             let value = default_value(body.ir, &field.ty, &rust.ty, field.default.as_ref())?
                 .expr(&rust.ty)?;
-            writeln!(segment.defaults, "v.{} = {value};", rust.rust_name).unwrap();
+            writeln!(segment.otherwise, "v.{} = {value};", rust.rust_name).unwrap();
         }
     }
     Ok(segment)
@@ -345,7 +399,7 @@ fn slot(
 }
 
 /// The writes of `access` narrowed as `narrowing` says, with `rule` of the type `idl`.
-fn narrowed_write(
+pub(super) fn narrowed_write(
     body: &mut Body<'_>,
     rule: &crate::ir::WireRule,
     idl: &crate::ir::Type,

@@ -9,8 +9,10 @@
 //! with a "not generated yet" error that names them.
 
 mod codec;
+mod delta;
 mod literals;
 mod rules;
+mod sent;
 mod types;
 
 use std::collections::HashSet;
@@ -67,7 +69,9 @@ pub fn generate_header(ir: &Ir, namespace: &str) -> Result<String, CodegenError>
     writeln!(
         out,
         "/// The full-form codec of a type in an encoding (specialized below).\n\
-         template <class T, class E>\nstruct Codec;\n"
+         template <class T, class E>\nstruct Codec;\n\n\
+         /// The delta codec of a PUBLISHABLE_STRUCT in an encoding (specialized below).\n\
+         template <class T, class E>\nstruct DeltaCodec;\n"
     )
     .unwrap();
     let mut quantizers = std::collections::BTreeMap::new();
@@ -112,7 +116,10 @@ pub fn generate_header(ir: &Ir, namespace: &str) -> Result<String, CodegenError>
     }
     let default_streams = streams(first.style);
     for name in value_order(ir, &generated)? {
-        types::struct_def(&mut out, ir, name, default_streams)?;
+        let delta = has_delta_form(ir, name).then(|| {
+            delta::member_declarations(&ir.mapping.structs[name].rust_name, default_streams)
+        });
+        types::struct_def(&mut out, ir, name, default_streams, delta.as_deref())?;
     }
     let mut plans = Vec::new();
     for encoding in ir.encodings.values() {
@@ -120,26 +127,42 @@ pub fn generate_header(ir: &Ir, namespace: &str) -> Result<String, CodegenError>
             .plan(&encoding.name)
             .ok_or_else(|| CodegenError(format!("internal: no plan of {}", encoding.name)))?;
         let tag = tag_name(ir, &encoding.name);
-        for name in plan.structs.keys() {
+        for (name, struct_plan) in &plan.structs {
             let cpp = &ir.mapping.structs[name].rust_name;
             codec::declaration(&mut out, cpp, &tag, streams(encoding.style));
+            if delta::has_delta_form(ir, struct_plan) {
+                delta::declaration(&mut out, cpp, &tag, streams(encoding.style));
+            }
         }
         plans.push((tag, plan));
     }
     for (tag, plan) in &plans {
         for struct_plan in plan.structs.values() {
             codec::definitions(&mut out, ir, tag, &plan.name, struct_plan)?;
+            if delta::has_delta_form(ir, struct_plan) {
+                delta::definitions(&mut out, ir, tag, &plan.name, struct_plan)?;
+            }
         }
     }
     for &name in &generated {
-        codec::members(
-            &mut out,
-            &ir.mapping.structs[name].rust_name,
-            default_streams,
-        );
+        let cpp = &ir.mapping.structs[name].rust_name;
+        codec::members(&mut out, cpp, default_streams);
+        if has_delta_form(ir, name) {
+            delta::members(&mut out, cpp, default_streams);
+        }
     }
     writeln!(out, "}} // namespace {namespace}").unwrap();
     Ok(indent(&out))
+}
+
+/// Whether the header gives the struct `name` its delta form (`encode_delta` / `decode_delta`,
+/// in every encoding): a PUBLISHABLE_STRUCT whose fields hold no `std::unique_ptr`.
+pub fn has_delta_form(ir: &Ir, name: &str) -> bool {
+    ir.plans().values().all(|plan| {
+        plan.structs
+            .get(name)
+            .is_some_and(|p| delta::has_delta_form(ir, p))
+    })
 }
 
 /// A C++ side's namespace when none is given: the first IDL file's stem, then the side in

@@ -127,7 +127,7 @@ impl<'a> Body<'a> {
                     _ => (format!("{v}.size()"), v.to_string()),
                 };
                 let n = self.local("count");
-                let length = self.write_length(count, *max, &n, named)?;
+                let length = self.write_length_of(count, *max, &n, named)?;
                 let i = self.local("i");
                 let indexed = |op: &str| named(&format!("{op}.at_index({i})"));
                 let name = self.local("item");
@@ -193,7 +193,7 @@ impl<'a> Body<'a> {
                 } else {
                     format!(
                         "{}{}",
-                        self.write_length(length, *max, &n, named)?,
+                        self.write_length_of(length, *max, &n, named)?,
                         try_(format!("idlc::write_aligned_bytes(w, {data}, {n})"))
                     )
                 };
@@ -283,8 +283,8 @@ impl<'a> Body<'a> {
         })
     }
 
-    /// Statements writing the length or count `n` (a `std::size_t` local) with its rule.
-    fn write_length(
+    /// Statements writing the length or count `n` (an integer local) with its rule.
+    pub fn write_length_of(
         &mut self,
         length: &WireRule,
         max: Option<u64>,
@@ -531,7 +531,7 @@ impl<'a> Body<'a> {
         let wire = self.local("length");
         let counted = format!(
             "{}{}",
-            self.read_length(count, max, &wire, named)?,
+            self.read_length_of(count, max, &wire, named)?,
             try_(format!(
                 "idlc::fitting_elements(r, {wire}, {}, {min_bits}u, {n})",
                 bound(max)
@@ -580,7 +580,7 @@ impl<'a> Body<'a> {
             let wire = self.local("length");
             format!(
                 "{}{}{size} = static_cast<std::size_t>({wire});\n",
-                self.read_length(length, max, &wire, named)?,
+                self.read_length_of(length, max, &wire, named)?,
                 try_(format!("idlc::read_aligned_bytes(r, {wire}, {data})"))
             )
         };
@@ -601,7 +601,7 @@ impl<'a> Body<'a> {
     }
 
     /// Statements reading a length or count into a new `std::uint64_t` local `wire`.
-    fn read_length(
+    pub fn read_length_of(
         &mut self,
         length: &WireRule,
         max: Option<u64>,
@@ -639,7 +639,7 @@ impl<'a> Body<'a> {
 
 /// The name of a FIXED_POINT rule's quantizer, an `inline const` of the header
 /// ([`quantizers`]): the Rust backend's name of the same quantizer.
-fn quantizer(rule: &WireRule) -> Result<String, CodegenError> {
+pub(super) fn quantizer(rule: &WireRule) -> Result<String, CodegenError> {
     match rule {
         WireRule::FixedPoint {
             min,

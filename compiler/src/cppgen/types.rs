@@ -95,6 +95,7 @@ pub(super) fn struct_def(
     ir: &Ir,
     name: &str,
     streams: (&str, &str),
+    delta_members: Option<&str>,
 ) -> Result<(), CodegenError> {
     let mapping = &ir.mapping.structs[name];
     let def = &ir.schema.structs[name];
@@ -129,7 +130,8 @@ pub(super) fn struct_def(
          \x20   /// Writes it in the default encoding.\n\
          \x20   idlc::Status encode({writer}& w) const;\n\
          \x20   /// Reads it in the default encoding into `*this`.\n\
-         \x20   idlc::Status decode({reader}& r);\n}};\n"
+         \x20   idlc::Status decode({reader}& r);\n{}}};\n",
+        delta_members.unwrap_or_default()
     )
     .unwrap();
     Ok(())

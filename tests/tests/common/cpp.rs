@@ -390,6 +390,11 @@ impl CompiledSet {
             .map_or(name, |(idl, _)| idl.as_str())
     }
 
+    /// Whether the C++ header gives the struct `name` names its delta form.
+    pub fn has_delta_form(&self, name: &str) -> bool {
+        idlc::cppgen::has_delta_form(&self.ir, self.idl_name(name))
+    }
+
     /// Whether the mapping cannot hold every value of `encoding` (see [`CompiledSet::lossy`]).
     pub fn is_lossy(&self, encoding: &str) -> bool {
         self.lossy.iter().any(|e| e == encoding)
@@ -483,7 +488,7 @@ pub fn error_answer(stage: &str, kind: &str, bit: u64) -> String {
 // The driver program
 // ---------------------------------------------------------------------------------------------
 
-const DRIVER_HEAD: &str = "#include <cstddef>\n#include <cstdint>\n#include <cstdio>\n\
+const DRIVER_HEAD: &str = "#include <cstddef>\n#include <cstdint>\n#include <cstdio>\n#include <sstream>\n\
     #include <iostream>\n#include <map>\n#include <string>\n#include <vector>\n\n";
 
 const DRIVER_MAIN: &str = r#"
@@ -532,21 +537,106 @@ void roundtrip(const std::vector<std::uint8_t>& in) {
     std::printf("ok %s\n", hex(out).c_str());
 }
 
-using Roundtrip = void (*)(const std::vector<std::uint8_t>&);
+using Bytes = std::vector<std::uint8_t>;
+
+template <class T, class E>
+bool decoded(const Bytes& bytes, T& value) {
+    return value.template from_bytes_with<E>(bytes.data(), bytes.size()).ok();
+}
+
+template <class T, class E>
+void answer_state(const T& state, const char* stage, const Bytes* delta) {
+    Bytes full;
+    idlc::Status s = state.template to_bytes_with<E>(full);
+    if (!s.ok()) {
+        report(stage, s);
+        return;
+    }
+    if (delta != nullptr) {
+        std::printf("ok %s %s\n", hex(*delta).c_str(), hex(full).c_str());
+    } else {
+        std::printf("ok %s\n", hex(full).c_str());
+    }
+}
+
+/// The delta of `value` against `baseline`, and the mirror's full form.
+template <class T, class E, class W>
+void delta(const idlc::DeltaContext& ctx, const Bytes& base_bytes, const Bytes& value_bytes) {
+    T baseline;
+    T value;
+    if (!decoded<T, E>(base_bytes, baseline) || !decoded<T, E>(value_bytes, value)) {
+        std::printf("bad-input\n");
+        return;
+    }
+    W w;
+    T mirror;
+    idlc::Status s = value.template encode_delta_with<E>(baseline, ctx, w, mirror);
+    if (!s.ok()) {
+        report("encode", s);
+        return;
+    }
+    Bytes bytes = w.finish();
+    answer_state<T, E>(mirror, "mirror", &bytes);
+}
+
+/// The state a delta makes of `baseline`, in full form.
+template <class T, class E, class R>
+void undelta(const idlc::DeltaContext& ctx, const Bytes& base_bytes, const Bytes& delta_bytes) {
+    T state;
+    if (!decoded<T, E>(base_bytes, state)) {
+        std::printf("bad-input\n");
+        return;
+    }
+    R r(delta_bytes.data(), delta_bytes.size());
+    idlc::Status s = state.template decode_delta_with<E>(state, ctx, r);
+    if (!s.ok()) {
+        report("decode", s);
+        return;
+    }
+    answer_state<T, E>(state, "encode", nullptr);
+}
+
+using Roundtrip = void (*)(const Bytes&);
+using Delta = void (*)(const idlc::DeltaContext&, const Bytes&, const Bytes&);
+
+Bytes bytes_of(const std::string& text) {
+    return text == "-" ? Bytes{} : unhex(text);
+}
 
 } // namespace
 
 int main() {
     const std::map<std::string, Roundtrip> codecs = {
 CODECS    };
-    std::string ns, encoding, type, bytes;
-    while (std::cin >> ns >> encoding >> type >> bytes) {
-        auto codec = codecs.find(ns + " " + encoding + " " + type);
+    const std::map<std::string, Delta> deltas = {
+DELTAS    };
+    const std::map<std::string, Delta> undeltas = {
+UNDELTAS    };
+    std::string line;
+    while (std::getline(std::cin, line)) {
+        std::istringstream words(line);
+        std::string ns, encoding, type, first, elapsed, second;
+        words >> ns >> encoding >> type >> first;
+        std::string key = ns + " " + encoding + " " + type;
+        if (first == "delta" || first == "undelta") {
+            words >> elapsed >> first >> second;
+            const auto& table = line.find(" undelta ") != std::string::npos ? undeltas : deltas;
+            auto codec = table.find(key);
+            if (codec == table.end()) {
+                std::printf("unknown\n");
+                continue;
+            }
+            idlc::DeltaContext ctx;
+            ctx.elapsed = idlc::f64_from_bits(std::stoull(elapsed, nullptr, 16));
+            codec->second(ctx, bytes_of(first), bytes_of(second));
+            continue;
+        }
+        auto codec = codecs.find(key);
         if (codec == codecs.end()) {
             std::printf("unknown\n");
             continue;
         }
-        codec->second(bytes == "-" ? std::vector<std::uint8_t>{} : unhex(bytes));
+        codec->second(bytes_of(first));
     }
     return 0;
 }
@@ -557,6 +647,8 @@ CODECS    };
 fn driver_source(sets: &[CompiledSet], dir: &Path) -> String {
     let mut text = String::from(DRIVER_HEAD);
     let mut codecs = String::new();
+    let mut deltas = String::new();
+    let mut undeltas = String::new();
     for compiled in sets {
         let (ns, cpp_ns) = (compiled.set.namespace, compiled.set.cpp_namespace());
         text.push_str(&include_header(compiled, dir));
@@ -569,10 +661,27 @@ fn driver_source(sets: &[CompiledSet], dir: &Path) -> String {
                     "        {{\"{ns} {encoding} {ty}\", &roundtrip<{cpp_ns}::{cpp}, {cpp_ns}::{tag}>}},"
                 )
                 .unwrap();
+                if compiled.has_delta_form(ty) {
+                    let (t, e) = (format!("{cpp_ns}::{cpp}"), format!("{cpp_ns}::{tag}"));
+                    let stream = format!("{cpp_ns}::Codec<{t}, {e}>");
+                    writeln!(
+                        deltas,
+                        "        {{\"{ns} {encoding} {ty}\", &delta<{t}, {e}, {stream}::Writer>}},"
+                    )
+                    .unwrap();
+                    writeln!(
+                        undeltas,
+                        "        {{\"{ns} {encoding} {ty}\", &undelta<{t}, {e}, {stream}::Reader>}},"
+                    )
+                    .unwrap();
+                }
             }
         }
     }
-    text + &DRIVER_MAIN.replace("CODECS", &codecs)
+    text + &DRIVER_MAIN
+        .replace("CODECS", &codecs)
+        .replace("UNDELTAS", &undeltas)
+        .replace("DELTAS", &deltas)
 }
 
 /// Writes the set's header to `dir` and returns its `#include`, between the declarations of
