@@ -481,11 +481,60 @@ fn cross_cases(writer: &CompiledSet, reader: &CompiledSet, encoding: &str, ty: &
         .collect()
 }
 
+/// Random deltas written by one version, decoded by the other version's C++ against its own
+/// view of the baseline (the writer's baseline as the reader decodes it), as the interpreter
+/// over the reader's IR decodes them.
+fn cross_delta_cases(
+    writer: &CompiledSet,
+    reader: &CompiledSet,
+    encoding: &str,
+    ty: &str,
+) -> Vec<Case> {
+    if !writer.has_delta_form(ty) || !reader.has_delta_form(ty) {
+        return Vec::new();
+    }
+    let mut rng = sample::Rng::new(seed_of(&format!(
+        "{} {} {encoding} {ty} delta",
+        writer.set.namespace, reader.set.namespace
+    )));
+    let lossy = writer.is_lossy(encoding) || reader.is_lossy(encoding);
+    let mut cases = Vec::new();
+    for round in 0..DELTA_ROUNDS {
+        let elapsed = ELAPSED[round as usize % ELAPSED.len()];
+        let random = |rng: &mut sample::Rng| {
+            sample::random_struct(&writer.ir, ty, rng).expect("the type exists")
+        };
+        let (baseline, base_bytes) = as_sent(&writer.ir, encoding, ty, &random(&mut rng));
+        let value = random(&mut rng);
+        let Ok((delta, _)) =
+            interpret::encode_delta(&writer.ir, encoding, ty, &value, &baseline, elapsed)
+        else {
+            continue;
+        };
+        let theirs = interpret::decode(&reader.ir, encoding, ty, &base_bytes)
+            .expect("a newer or older reader reads the baseline");
+        let their_bytes = interpret::encode(&reader.ir, encoding, ty, &theirs).expect("it encodes");
+        cases.push(Case {
+            request: undelta_request(
+                reader.set.namespace,
+                encoding,
+                ty,
+                elapsed,
+                &wire_hex(&their_bytes),
+                &wire_hex(&delta),
+            ),
+            expected: interpreted_undelta(&reader.ir, encoding, ty, &delta, &theirs, elapsed),
+            lossy,
+        });
+    }
+    cases
+}
+
 /// The versions of a chain read each other both ways, as Rust's generated code does (the
 /// interpreter over the reader's IR): an older reader skips what a newer writer appended and
 /// keeps the older fields' slots; a newer reader fills the DEFAULTs of what an older writer did
-/// not send. The bytes written by one version are decoded by the other version's C++ and
-/// encoded again in its own version.
+/// not send (in a delta, keeps the baseline's). The bytes written by one version, full and
+/// delta, are decoded by the other version's C++ and encoded again in its own version.
 #[test]
 fn every_build_reads_the_other_versions() {
     let mut cases = Vec::new();
@@ -495,6 +544,8 @@ fn every_build_reads_the_other_versions() {
             for ty in types {
                 cases.extend(cross_cases(older, newer, encoding, ty));
                 cases.extend(cross_cases(newer, older, encoding, ty));
+                cases.extend(cross_delta_cases(older, newer, encoding, ty));
+                cases.extend(cross_delta_cases(newer, older, encoding, ty));
             }
         }
     }
