@@ -18,9 +18,9 @@
 
 mod common;
 
-use std::path::Path;
-
-use common::cpp::{self, CompiledSet, error_answer, ok_answer, request, wire_hex};
+use common::cpp::{
+    self, CompiledSet, error_answer, golden_lines, golden_records, ok_answer, request, wire_hex,
+};
 use common::{mutate_seeded, schema, seed};
 use idlc::interpret::{self, EncodeErrorKind, sample};
 use idlc::ir::Ir;
@@ -29,35 +29,6 @@ use idlc::ir::Ir;
 const VALUES: u64 = 60;
 /// Hostile variants of each value's encoding.
 const MUTATIONS: u64 = 12;
-
-/// The records of `types` in the golden snapshot `golden_bytes__{snapshot}.snap` under headings
-/// `<type><heading>`: `(type, words of the record's line)`.
-fn golden_lines(snapshot: &str, heading: &str, types: &[&str]) -> Vec<(String, Vec<String>)> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join(format!("tests/snapshots/golden_bytes__{snapshot}.snap"));
-    let text = std::fs::read_to_string(&path).unwrap();
-    let mut records = Vec::new();
-    let mut current: Option<String> = None;
-    for line in text.lines() {
-        if let Some(name) = line.strip_suffix(heading) {
-            current = Some(name.to_string());
-        } else if !line.starts_with(' ') {
-            current = None;
-        } else if let Some(ty) = current.as_ref().filter(|t| types.contains(&t.as_str())) {
-            let words = line.split_whitespace().map(str::to_string).collect();
-            records.push((ty.clone(), words));
-        }
-    }
-    records
-}
-
-/// Every full-form record of `types` in a golden snapshot: `(type, hex)`.
-fn golden_records(snapshot: &str, types: &[&str]) -> Vec<(String, String)> {
-    golden_lines(snapshot, " full", types)
-        .into_iter()
-        .map(|(ty, words)| (ty, words[1].clone()))
-        .collect()
-}
 
 #[test]
 fn every_build_reencodes_every_golden_record() {

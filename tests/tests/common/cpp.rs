@@ -1,4 +1,5 @@
-//! The C++ backend's test rig (tests/tests/cpp_conformance.rs): one table of the C++ header
+//! The C++ backend's test rig (tests/tests/cpp_conformance.rs; tests/tests/cpp_sanitized.rs
+//! builds its fuzz entry points on the same sets and [`build`]): one table of the C++ header
 //! sets ([`HEADER_SETS`]), one driver program that holds every set's header (each in its own
 //! namespace inside `idlc_test`) and answers requests on stdin, and that driver compiled by g++
 //! and clang++ ([`FLAG_SETS`]: optimized with floating-point contraction, and plain), once per
@@ -399,6 +400,37 @@ impl CompiledSet {
     pub fn is_lossy(&self, encoding: &str) -> bool {
         self.lossy.iter().any(|e| e == encoding)
     }
+
+    /// Every struct the set exercises in every encoding, encoding by encoding.
+    pub fn codecs(&self) -> Vec<Codec> {
+        let cpp_ns = self.set.cpp_namespace();
+        let mut codecs = Vec::new();
+        for &encoding in self.set.encodings {
+            let tag = idlc::cppgen::tag_name(&self.ir, encoding);
+            for &ty in self.set.types {
+                codecs.push(Codec {
+                    encoding,
+                    ty,
+                    cpp_type: format!("{cpp_ns}::{}", self.cpp_name(ty)),
+                    cpp_tag: format!("{cpp_ns}::{tag}"),
+                });
+            }
+        }
+        codecs
+    }
+}
+
+/// A struct of a header set in one of its encodings.
+#[derive(Debug)]
+pub struct Codec {
+    /// The encoding (its IDL name).
+    pub encoding: &'static str,
+    /// The struct as the set's `types` names it.
+    pub ty: &'static str,
+    /// The struct's qualified C++ name.
+    pub cpp_type: String,
+    /// The encoding's qualified C++ tag.
+    pub cpp_tag: String,
 }
 
 /// Every header set compiled by idlc, once per test process.
@@ -484,6 +516,35 @@ pub fn error_answer(stage: &str, kind: &str, bit: u64) -> String {
     format!("{stage}-error {kind} {bit}")
 }
 
+/// The records of `types` in the golden snapshot `golden_bytes__{snapshot}.snap` under headings
+/// `<type><heading>`: `(type, words of the record's line)`.
+pub fn golden_lines(snapshot: &str, heading: &str, types: &[&str]) -> Vec<(String, Vec<String>)> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(format!("tests/snapshots/golden_bytes__{snapshot}.snap"));
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut records = Vec::new();
+    let mut current: Option<String> = None;
+    for line in text.lines() {
+        if let Some(name) = line.strip_suffix(heading) {
+            current = Some(name.to_string());
+        } else if !line.starts_with(' ') {
+            current = None;
+        } else if let Some(ty) = current.as_ref().filter(|t| types.contains(&t.as_str())) {
+            let words = line.split_whitespace().map(str::to_string).collect();
+            records.push((ty.clone(), words));
+        }
+    }
+    records
+}
+
+/// Every full-form record of `types` in a golden snapshot: `(type, hex)`.
+pub fn golden_records(snapshot: &str, types: &[&str]) -> Vec<(String, String)> {
+    golden_lines(snapshot, " full", types)
+        .into_iter()
+        .map(|(ty, words)| (ty, words[1].clone()))
+        .collect()
+}
+
 // ---------------------------------------------------------------------------------------------
 // The driver program
 // ---------------------------------------------------------------------------------------------
@@ -491,16 +552,20 @@ pub fn error_answer(stage: &str, kind: &str, bit: u64) -> String {
 const DRIVER_HEAD: &str = "#include <cstddef>\n#include <cstdint>\n#include <cstdio>\n#include <sstream>\n\
     #include <iostream>\n#include <map>\n#include <string>\n#include <vector>\n\n";
 
-const DRIVER_MAIN: &str = r#"
-namespace {
-
-std::vector<std::uint8_t> unhex(const std::string& s) {
+/// `unhex`, a C++ function from hex digits to the bytes they spell (those of a request).
+pub const UNHEX: &str = r#"std::vector<std::uint8_t> unhex(const std::string& s) {
     std::vector<std::uint8_t> out;
     for (std::size_t i = 0; i + 1 < s.size(); i += 2) {
         out.push_back(static_cast<std::uint8_t>(std::stoul(s.substr(i, 2), nullptr, 16)));
     }
     return out;
 }
+"#;
+
+const DRIVER_MAIN: &str = r#"
+namespace {
+
+UNHEX
 
 std::string hex(const std::vector<std::uint8_t>& bytes) {
     if (bytes.empty()) {
@@ -650,35 +715,38 @@ fn driver_source(sets: &[CompiledSet], dir: &Path) -> String {
     let mut deltas = String::new();
     let mut undeltas = String::new();
     for compiled in sets {
-        let (ns, cpp_ns) = (compiled.set.namespace, compiled.set.cpp_namespace());
+        let ns = compiled.set.namespace;
         text.push_str(&include_header(compiled, dir));
-        for encoding in compiled.set.encodings {
-            let tag = idlc::cppgen::tag_name(&compiled.ir, encoding);
-            for ty in compiled.set.types {
-                let cpp = compiled.cpp_name(ty);
+        let cpp_ns = compiled.set.cpp_namespace();
+        for Codec {
+            encoding,
+            ty,
+            cpp_type,
+            cpp_tag,
+        } in compiled.codecs()
+        {
+            writeln!(
+                codecs,
+                "        {{\"{ns} {encoding} {ty}\", &roundtrip<{cpp_type}, {cpp_tag}>}},"
+            )
+            .unwrap();
+            if compiled.has_delta_form(ty) {
+                let stream = format!("{cpp_ns}::Codec<{cpp_type}, {cpp_tag}>");
                 writeln!(
-                    codecs,
-                    "        {{\"{ns} {encoding} {ty}\", &roundtrip<{cpp_ns}::{cpp}, {cpp_ns}::{tag}>}},"
+                    deltas,
+                    "        {{\"{ns} {encoding} {ty}\", &delta<{cpp_type}, {cpp_tag}, {stream}::Writer>}},"
                 )
                 .unwrap();
-                if compiled.has_delta_form(ty) {
-                    let (t, e) = (format!("{cpp_ns}::{cpp}"), format!("{cpp_ns}::{tag}"));
-                    let stream = format!("{cpp_ns}::Codec<{t}, {e}>");
-                    writeln!(
-                        deltas,
-                        "        {{\"{ns} {encoding} {ty}\", &delta<{t}, {e}, {stream}::Writer>}},"
-                    )
-                    .unwrap();
-                    writeln!(
-                        undeltas,
-                        "        {{\"{ns} {encoding} {ty}\", &undelta<{t}, {e}, {stream}::Reader>}},"
-                    )
-                    .unwrap();
-                }
+                writeln!(
+                    undeltas,
+                    "        {{\"{ns} {encoding} {ty}\", &undelta<{cpp_type}, {cpp_tag}, {stream}::Reader>}},"
+                )
+                .unwrap();
             }
         }
     }
     text + &DRIVER_MAIN
+        .replace("UNHEX\n", UNHEX)
         .replace("CODECS", &codecs)
         .replace("UNDELTAS", &undeltas)
         .replace("DELTAS", &deltas)
@@ -688,7 +756,7 @@ fn driver_source(sets: &[CompiledSet], dir: &Path) -> String {
 /// the collection classes its mapping names and the definitions of their members. A mapping
 /// that INCLUDEs headers declares its classes there (each holding a `std::vector` named
 /// `items_`, as [`collection_class`] does).
-fn include_header(compiled: &CompiledSet, dir: &Path) -> String {
+pub fn include_header(compiled: &CompiledSet, dir: &Path) -> String {
     let (ns, cpp_ns) = (compiled.set.namespace, compiled.set.cpp_namespace());
     let header = idlc::cppgen::generate_header(&compiled.ir, &cpp_ns)
         .unwrap_or_else(|e| panic!("{ns}: {e}"));
@@ -851,7 +919,8 @@ fn build_drivers() -> Vec<Driver> {
     built.unwrap_or_else(|failure| panic!("{failure}"))
 }
 
-fn present(compiler: &str) -> bool {
+/// Whether `compiler` runs.
+pub fn present(compiler: &str) -> bool {
     Command::new(compiler)
         .arg("--version")
         .stdout(Stdio::null())
@@ -864,8 +933,23 @@ fn present(compiler: &str) -> bool {
 fn compile(compiler: &str, flags: &[&str], dir: &Path, source: &Path) -> Result<Driver, String> {
     let name = format!("{compiler} {}", flags.join(" "));
     let binary = dir.join(format!("driver {name}").replace([' ', '='], "_"));
+    build(compiler, flags, dir, &[source], &binary)?;
+    Ok(Driver { name, binary })
+}
+
+/// Runs `compiler` with [`STRICT`], `flags`, the include paths of the runtime, of the headers
+/// in `dir` and of schemas/ (where mappings' INCLUDEs are), on `inputs` (sources or objects),
+/// writing `output`; the error is the command and the compiler's messages.
+pub fn build(
+    compiler: &str,
+    flags: &[&str],
+    dir: &Path,
+    inputs: &[&Path],
+    output: &Path,
+) -> Result<(), String> {
+    let name = format!("{compiler} {}", flags.join(" "));
     let include = Path::new(env!("CARGO_MANIFEST_DIR")).join("../runtime-cpp/include");
-    let output = Command::new(compiler)
+    let run = Command::new(compiler)
         .args(STRICT)
         .args(flags)
         .arg("-I")
@@ -874,16 +958,16 @@ fn compile(compiler: &str, flags: &[&str], dir: &Path, source: &Path) -> Result<
         .arg(dir)
         .arg("-I")
         .arg(schema(""))
-        .arg(source)
+        .args(inputs)
         .arg("-o")
-        .arg(&binary)
+        .arg(output)
         .output()
         .map_err(|e| format!("{name}: {e}"))?;
-    if !output.status.success() {
+    if !run.status.success() {
         return Err(format!(
             "{name} failed:\n{}",
-            String::from_utf8_lossy(&output.stderr)
+            String::from_utf8_lossy(&run.stderr)
         ));
     }
-    Ok(Driver { name, binary })
+    Ok(())
 }
