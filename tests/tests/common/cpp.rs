@@ -8,7 +8,10 @@
 //! The driver's protocol, one line each way: a request `<namespace> <encoding> <type> <hex>`
 //! (`-` for no bytes) is answered `ok <hex>` (the bytes decoded, and the value encoded again;
 //! `-` for no bytes), `decode-error <Kind> <bit>` or `encode-error <Kind> <bit>` (the Status's
-//! `idlc::error_kind_name` and `bit_offset`).
+//! `idlc::error_kind_name` and `bit_offset`). For a PUBLISHABLE_STRUCT, `... <type> delta
+//! <elapsed> <baseline> <value>` (the elapsed seconds as the hex of the double's bits, the two
+//! values in full form) is answered `ok <delta> <mirror in full form>`, and `... <type> undelta
+//! <elapsed> <baseline> <delta>` `ok <state in full form>`, or an error as above.
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
