@@ -393,6 +393,106 @@ fn every_build_codes_deltas_as_the_interpreter() {
     every_build_answers(&cases, "delta");
 }
 
+/// Ticks of each simulated replication.
+const TICKS: u64 = 40;
+/// How many of the sender's last mirrors a tick's baseline is chosen from (the newest the
+/// receiver acknowledged, older when acknowledgements were lost).
+const ACK_WINDOW: usize = 4;
+
+/// `base` with each field replaced by `fresh`'s now and then: a tick's state that moved a little.
+fn moved(
+    base: &interpret::Value,
+    fresh: &interpret::Value,
+    rng: &mut sample::Rng,
+) -> interpret::Value {
+    match (base, fresh) {
+        (interpret::Value::Struct(old), interpret::Value::Struct(new)) => interpret::Value::Struct(
+            old.iter()
+                .map(|(name, value)| {
+                    let next = match new.get(name) {
+                        Some(other) if rng.one_in(3) => other.clone(),
+                        _ => value.clone(),
+                    };
+                    (name.clone(), next)
+                })
+                .collect(),
+        ),
+        _ => fresh.clone(),
+    }
+}
+
+/// A replication of one PUBLISHABLE_STRUCT over `TICKS` ticks with loss: each tick's state moves
+/// a little from the last, is delta-coded against one of the sender's last mirrors (the one the
+/// receiver acknowledged), and the C++ must give the interpreter's delta and mirror; the
+/// receiver's C++ decodes it against the same baseline to the same state. The mirrors chain:
+/// each is the baseline of later ticks.
+fn tick_cases(compiled: &CompiledSet, encoding: &str, ty: &str) -> Vec<Case> {
+    let (ir, ns) = (&compiled.ir, compiled.set.namespace);
+    let idl = compiled.idl_name(ty);
+    let lossy = compiled.is_lossy(encoding);
+    let mut rng = sample::Rng::new(seed_of(&format!("{ns} {encoding} {ty} ticks")));
+    let random =
+        |rng: &mut sample::Rng| sample::random_struct(ir, idl, rng).expect("the type exists");
+    let (first, _) = as_sent(ir, encoding, idl, &random(&mut rng));
+    let mut mirrors = vec![first.clone()];
+    let mut state = first;
+    let mut cases = Vec::new();
+    for tick in 0..TICKS {
+        let elapsed = ELAPSED[tick as usize % ELAPSED.len()];
+        // As the receiver would hold it: the C++ gets the state through its full form.
+        state = as_sent(
+            ir,
+            encoding,
+            idl,
+            &moved(&state, &random(&mut rng), &mut rng),
+        )
+        .0;
+        let back = rng.below(mirrors.len().min(ACK_WINDOW) as u64) as usize;
+        let baseline = mirrors[mirrors.len() - 1 - back].clone();
+        let Ok((delta, mirror)) =
+            interpret::encode_delta(ir, encoding, idl, &state, &baseline, elapsed)
+        else {
+            continue;
+        };
+        let base_hex =
+            wire_hex(&interpret::encode(ir, encoding, idl, &baseline).expect("a mirror encodes"));
+        let state_hex =
+            wire_hex(&interpret::encode(ir, encoding, idl, &state).expect("a state encodes"));
+        cases.push(Case {
+            request: delta_request(ns, encoding, ty, elapsed, &base_hex, &state_hex),
+            expected: interpreted_delta(ir, encoding, idl, &state, &baseline, elapsed),
+            lossy,
+        });
+        cases.push(Case {
+            request: undelta_request(ns, encoding, ty, elapsed, &base_hex, &wire_hex(&delta)),
+            expected: interpreted_undelta(ir, encoding, idl, &delta, &baseline, elapsed),
+            lossy,
+        });
+        mirrors.push(mirror);
+    }
+    cases
+}
+
+/// Long replications with loss ([`tick_cases`]) of every PUBLISHABLE_STRUCT in every encoding.
+#[test]
+fn every_build_follows_long_replications_with_loss() {
+    let mut cases = Vec::new();
+    for compiled in cpp::header_sets() {
+        for encoding in compiled.set.encodings {
+            for ty in compiled
+                .set
+                .types
+                .iter()
+                .filter(|ty| compiled.has_delta_form(ty))
+            {
+                cases.extend(tick_cases(compiled, encoding, ty));
+            }
+        }
+    }
+    assert!(cases.len() > 500, "{} tick cases", cases.len());
+    every_build_answers(&cases, "replication");
+}
+
 /// Version pairs of the bundled version chains, as (older, newer) header sets, with the
 /// encodings and types they share.
 const VERSION_PAIRS: [(&str, &str, &[&str], &[&str]); 4] = [
