@@ -20,20 +20,11 @@ pub fn default_value(
     if let Some(value) = value {
         return literal(ir, prelude, idl, rust, value);
     }
+    // Zero outside the range: its lower end, or its middle (an open lower end is no value).
+    if let Some(substitute) = idl.zero_substitute() {
+        return literal(ir, prelude, idl, rust, &substitute);
+    }
     Ok(match (idl, rust) {
-        (Type::IntRange { min, max }, _) if !(*min..=*max).contains(&0) => int_lit(*min),
-        (
-            Type::Numeric {
-                min,
-                min_inclusive: true,
-                ..
-            },
-            _,
-        ) if !numeric_holds_zero(idl) => float(*min, idl, rust),
-        // An open lower end is not a value of the range: its middle is, in every mapping.
-        (Type::Numeric { min, max, .. }, _) if !numeric_holds_zero(idl) => {
-            float(min + (max - min) / 2.0, idl, rust)
-        }
         // Every element its own default (`[T; n]` derives `Default` only up to 32 elements).
         (Type::Array { element, .. }, RustType::Array(element_rust, _))
             if !derived_default_fits(idl) =>
@@ -53,34 +44,10 @@ pub fn default_value(
 /// covers), each such a value.
 pub fn derived_default_fits(idl: &Type) -> bool {
     match idl {
-        Type::IntRange { min, max } => (*min..=*max).contains(&0),
-        Type::Numeric { .. } => numeric_holds_zero(idl),
+        Type::IntRange { .. } | Type::Numeric { .. } => idl.zero_substitute().is_none(),
         Type::Array { element, len } => *len <= 32 && derived_default_fits(element),
         _ => true,
     }
-}
-
-fn numeric_holds_zero(idl: &Type) -> bool {
-    let Type::Numeric {
-        min,
-        max,
-        min_inclusive,
-        max_inclusive,
-    } = idl
-    else {
-        return true;
-    };
-    let above = if *min_inclusive {
-        *min <= 0.0
-    } else {
-        *min < 0.0
-    };
-    let below = if *max_inclusive {
-        0.0 <= *max
-    } else {
-        0.0 < *max
-    };
-    above && below
 }
 
 /// A real as a literal of the field's float type. An `f32` is the nearest `f32` that stands for a

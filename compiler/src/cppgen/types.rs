@@ -167,21 +167,11 @@ pub(super) fn default_value(
     if let Some(value) = value {
         return literal(ir, idl, ty, value).map(Default::Expr);
     }
+    // Zero outside the range: its lower end, or its middle (an open lower end is no value).
+    if let Some(substitute) = idl.zero_substitute() {
+        return literal(ir, idl, ty, &substitute).map(Default::Expr);
+    }
     Ok(match (idl, ty) {
-        (Type::IntRange { min, max }, _) if !(*min..=*max).contains(&0) => {
-            Default::Expr(int_literal(*min))
-        }
-        (
-            Type::Numeric {
-                min,
-                min_inclusive: true,
-                ..
-            },
-            _,
-        ) if !numeric_holds_zero(idl) => Default::Expr(real(*min, idl, ty)),
-        (Type::Numeric { min, max, .. }, _) if !numeric_holds_zero(idl) => {
-            Default::Expr(real(min + (max - min) / 2.0, idl, ty))
-        }
         (Type::Enum(name), RustType::Named(cpp)) => {
             let first = ir
                 .mapping
@@ -202,29 +192,6 @@ pub(super) fn default_value(
         }
         _ => Default::Zero,
     })
-}
-
-fn numeric_holds_zero(idl: &Type) -> bool {
-    let Type::Numeric {
-        min,
-        max,
-        min_inclusive,
-        max_inclusive,
-    } = idl
-    else {
-        return true;
-    };
-    let above = if *min_inclusive {
-        *min <= 0.0
-    } else {
-        *min < 0.0
-    };
-    let below = if *max_inclusive {
-        0.0 <= *max
-    } else {
-        0.0 < *max
-    };
-    above && below
 }
 
 /// A real as a literal of the field's type: a `float` is the nearest one that stands for a value

@@ -223,6 +223,39 @@ pub enum Type {
 }
 
 impl Type {
+    /// The value a field of this type takes without a DEFAULT when zero is no value of its
+    /// range: an integer range's lower end; a NUMERIC range's lower end, or its middle when that
+    /// end is open. `None` when zero is a value, or the type has no range. Every backend's
+    /// struct defaults and absent-segment values start from it.
+    pub fn zero_substitute(&self) -> Option<Value> {
+        match self {
+            Type::IntRange { min, max } if !(*min..=*max).contains(&0) => Some(Value::Int(*min)),
+            Type::Numeric {
+                min,
+                max,
+                min_inclusive,
+                max_inclusive,
+            } => {
+                let above = if *min_inclusive {
+                    *min <= 0.0
+                } else {
+                    *min < 0.0
+                };
+                let below = if *max_inclusive {
+                    0.0 <= *max
+                } else {
+                    0.0 < *max
+                };
+                match (above && below, min_inclusive) {
+                    (true, _) => None,
+                    (false, true) => Some(Value::Real(*min)),
+                    (false, false) => Some(Value::Real(min + (max - min) / 2.0)),
+                }
+            }
+            _ => None,
+        }
+    }
+
     /// The integer range of an integer type (fixed width or ranged), inclusive.
     pub fn int_range(&self) -> Option<(i128, i128)> {
         match *self {
