@@ -228,34 +228,12 @@ fn default_guarded(ir: &Ir, ty: &Type, default: Option<&ir::Value>, depth: u32) 
     match ty {
         Type::Bool => Value::Bool(false),
         Type::Uint(_) | Type::Int(_) => Value::Int(0),
-        Type::IntRange { min, max } => {
-            Value::Int(if (*min..=*max).contains(&0) { 0 } else { *min })
-        }
+        Type::IntRange { .. } | Type::Numeric { .. } => match ty.zero_substitute() {
+            Some(substitute) => literal(ty, &substitute),
+            None if matches!(ty, Type::IntRange { .. }) => Value::Int(0),
+            None => Value::Float(0.0),
+        },
         Type::Float32 | Type::Float64 => Value::Float(0.0),
-        Type::Numeric {
-            min,
-            max,
-            min_inclusive,
-            max_inclusive,
-        } => {
-            let above = if *min_inclusive {
-                *min <= 0.0
-            } else {
-                *min < 0.0
-            };
-            let below = if *max_inclusive {
-                0.0 <= *max
-            } else {
-                0.0 < *max
-            };
-            Value::Float(if above && below {
-                0.0
-            } else if *min_inclusive {
-                *min
-            } else {
-                min + (max - min) / 2.0
-            })
-        }
         Type::String { .. } => Value::Str(String::new()),
         Type::Bytes { .. } => Value::Bytes(Vec::new()),
         Type::Sequence { .. } => Value::List(Vec::new()),
