@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# Coverage-guided fuzzing of the generated C++ full-form decoders: one libFuzzer target per
+# Coverage-guided fuzzing of the generated C++ full-form and delta decoders: one libFuzzer target per
 # header set of the C++ test rig (tests/tests/common/cpp.rs), every bundled schema and encoding.
 # fuzz-cpp/README.md says what each target checks.
 #
-#   fuzz-cpp/run.sh [--seconds N] [--build-only] [SET...] [-- LIBFUZZER_FLAG...]
+#   fuzz-cpp/run.sh [--seconds N] [--build-only] [--sources-written] [SET...] [-- LIBFUZZER_FLAG...]
 #
 # Writes the headers, entry points and seeds (a cargo test: tests/tests/cpp_sanitized.rs), builds
 # each set's target with clang++ -fsanitize=fuzzer,address,undefined, and runs it N seconds
 # (default 60) from its corpus (fuzz-cpp/corpus/<set>/) and seeds, one set after the other;
-# every set unless named. Failures land in fuzz-cpp/artifacts/<set>/, logs in
+# every set unless named. --sources-written uses the sources an earlier run wrote (so that
+# several runs can go on at once: `printf '%s\n' naval edge | xargs -P 2 -I{} fuzz-cpp/run.sh
+# --sources-written {}`). Failures land in fuzz-cpp/artifacts/<set>/, logs in
 # fuzz-cpp/build/log/. Ends with one line per set: runs, exec/s, cov, ft.
 set -euo pipefail
 
@@ -17,21 +19,25 @@ root="$(dirname "$here")"
 build="$here/build"
 seconds=60
 build_only=false
+write_sources=true
 sets=()
 libfuzzer_flags=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --seconds) seconds="$2"; shift 2 ;;
         --build-only) build_only=true; shift ;;
+        --sources-written) write_sources=false; shift ;;
         --) shift; libfuzzer_flags=("$@"); break ;;
-        -*) echo "usage: $0 [--seconds N] [--build-only] [SET...] [-- LIBFUZZER_FLAG...]" >&2; exit 2 ;;
+        -*) echo "usage: $0 [--seconds N] [--build-only] [--sources-written] [SET...] [-- LIBFUZZER_FLAG...]" >&2; exit 2 ;;
         *) sets+=("$1"); shift ;;
     esac
 done
 
-echo "writing the fuzz sources to $build/src" >&2
-IDLC_CPP_FUZZ_DIR="$build/src" cargo test --quiet --manifest-path "$root/Cargo.toml" \
-    -p idlc-tests --test cpp_sanitized -- --ignored --exact write_fuzz_sources >/dev/null
+if $write_sources; then
+    echo "writing the fuzz sources to $build/src" >&2
+    IDLC_CPP_FUZZ_DIR="$build/src" cargo test --quiet --manifest-path "$root/Cargo.toml" \
+        -p idlc-tests --test cpp_sanitized -- --ignored --exact write_fuzz_sources >/dev/null
+fi
 if [ ${#sets[@]} -eq 0 ]; then
     for source in "$build/src"/fuzz_*.cpp; do
         name="$(basename "$source" .cpp)"

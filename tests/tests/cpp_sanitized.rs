@@ -1,17 +1,20 @@
-//! The C++ full-form decoders of every header set of the rig (`common::cpp`: 16 sets, every
-//! bundled schema and encoding) against hostile bytes, under AddressSanitizer and
-//! UndefinedBehaviorSanitizer: the fuzz entry points of fuzz-cpp/ (written here, one source per
-//! set), built by clang++ without libFuzzer but with `-fsanitize=address,undefined
-//! -fno-sanitize-recover=all`, and fed seeded inputs: the golden full-form records, random valid
-//! values (encoded by the interpreter), each mutated a few times over (bits flipped, bytes
-//! replaced, cut short, extended), long runs of equal bytes (deep nesting, huge counts) and
-//! random bytes.
+//! The C++ decoders of every header set of the rig (`common::cpp`: 16 sets, every bundled
+//! schema and encoding), full form and delta form, against hostile bytes, under
+//! AddressSanitizer and UndefinedBehaviorSanitizer: the fuzz entry points of fuzz-cpp/ (written
+//! here, one source per set), built by clang++ without libFuzzer but with
+//! `-fsanitize=address,undefined -fno-sanitize-recover=all`, and fed seeded inputs: the golden
+//! records, random valid inputs (made by the interpreter), each mutated a few times over (bits
+//! flipped, bytes replaced, cut short, extended), long runs of equal bytes (deep nesting, huge
+//! counts) and random bytes.
 //!
-//! An entry point decodes its input with `from_bytes_with<E>` and, when the bytes are accepted,
-//! requires a fixed point: the value encodes (`to_bytes_with<E>`), those bytes decode, and the
-//! value they decode to encodes to the very same bytes; it aborts otherwise. The test passes
-//! when no input aborts. Without clang++, or when its sanitizers do not link and run, it says
-//! why and passes (.ci/run installs clang and its runtime libraries).
+//! A full-form case decodes its input with `from_bytes_with<E>` and, when the bytes are
+//! accepted, requires a fixed point: the value encodes (`to_bytes_with<E>`), those bytes
+//! decode, and the value they decode to encodes to the very same bytes. A delta case reads a
+//! baseline and a packet and requires what fuzz-cpp/README.md says (the Rust delta target's
+//! property): the same verdict into any state, a re-encoding that loses no change and is a
+//! fixed point. An entry point aborts on a violation; the test passes when no input aborts.
+//! Without clang++, or when its sanitizers do not link and run, it says why and passes (.ci/run
+//! installs clang and its runtime libraries).
 //!
 //! `write_fuzz_sources`, ignored, writes the sources, headers and seed corpus fuzz-cpp/run.sh
 //! builds its libFuzzer targets from.
@@ -22,9 +25,12 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use common::cpp::{self, Codec, CompiledSet, golden_records, include_header, wire_hex};
+use common::cpp::{
+    self, Codec, CompiledSet, golden_lines, golden_records, include_header, wire_hex,
+};
 use common::mutate_seeded;
 use idlc::interpret::{self, sample};
+use idlc::ir::Type;
 
 /// Random valid values per set, encoding and type.
 const VALUES: u64 = 16;
@@ -53,6 +59,7 @@ const ENTRY_POINT: &str = r#"// The fuzz entry point of the C++ header set `@NS@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 @HEADER@
@@ -108,6 +115,152 @@ void check(const Case& c, const std::uint8_t* data, std::size_t size) {
         print_hex("encoded:", first.data(), first.size());
         print_hex("decoded and encoded again:", second.data(), second.size());
         fail(c, data, size, "the encoding is not a fixed point", s);
+    }
+}
+
+/// The `elapsed` of every delta case's context (a quarter second: dead reckoning moves), as
+/// in the Rust delta target (fuzz/src/dispatch.rs).
+constexpr double DELTA_ELAPSED = 0.25;
+
+/// The full form of `value` in `E`, which must encode.
+template <class T, class E>
+std::vector<std::uint8_t> full_form(const Case& c, const std::uint8_t* data, std::size_t size,
+                                    const T& value, const char* what) {
+    std::vector<std::uint8_t> bytes;
+    idlc::Status s = value.template to_bytes_with<E>(bytes);
+    if (!s.ok()) {
+        fail(c, data, size, what, s);
+    }
+    return bytes;
+}
+
+/// What a delta decoder gave: its Status's text, and the state's full form when it succeeded.
+struct Verdict {
+    std::string status;
+    std::vector<std::uint8_t> full;
+
+    bool operator==(const Verdict& other) const {
+        return status == other.status && full == other.full;
+    }
+    bool operator!=(const Verdict& other) const { return !(*this == other); }
+};
+
+/// The delta in `packet` decoded against `baseline` into `held`, as a verdict.
+template <class T, class E, class R>
+Verdict decode_delta_into(const Case& c, const std::uint8_t* data, std::size_t size,
+                          const T& baseline, const idlc::DeltaContext& ctx, T& held,
+                          const std::uint8_t* packet, std::size_t packet_size) {
+    R r(packet, packet_size);
+    idlc::Status s = held.template decode_delta_with<E>(baseline, ctx, r);
+    if (!s.ok()) {
+        return Verdict{s.to_string(), {}};
+    }
+    return Verdict{"ok", full_form<T, E>(c, data, size, held, "a decoded state does not encode")};
+}
+
+/// Whether `state` and `sent` (what a delta of `state` gave the receiver) differ only where
+/// dead reckoning may leave a change unsent (a velocity, or a position within its block's limit
+/// of the extrapolation): the delta of `state` against `sent`, with no time elapsed, is the
+/// delta of no change.
+template <class T, class E, class W>
+bool only_dead_reckoning_left(const Case& c, const std::uint8_t* data, std::size_t size,
+                              const T& state, const T& sent) {
+    const idlc::DeltaContext now;
+    W changed;
+    W unchanged;
+    T mirror;
+    idlc::Status s = state.template encode_delta_with<E>(sent, now, changed, mirror);
+    if (!s.ok()) {
+        fail(c, data, size, "the decoded state does not encode against what it sent", s);
+    }
+    s = sent.template encode_delta_with<E>(sent, now, unchanged, mirror);
+    if (!s.ok()) {
+        fail(c, data, size, "a state does not encode against itself", s);
+    }
+    return changed.finish() == unchanged.finish();
+}
+
+/// A delta input: the baseline's length `n`, then `n` bytes of the baseline in full (the
+/// default value when they do not decode), then the delta packet. A packet the delta decoder
+/// accepts gives the same state (by its full form) or the same error whatever the state held
+/// before (a default value, a copy of the baseline, the baseline itself, the packet's bytes
+/// read in full); the state re-encodes against the baseline to bytes that decode to the
+/// mirror's state, of the same full form as the state (the delta carried every change the
+/// packet did; where the struct has dead reckoning (`Exact` false), every change it must send),
+/// and that state re-encodes to the same bytes (a fixed point).
+template <class T, class E, class W, class R, bool Exact>
+void check_delta(const Case& c, const std::uint8_t* data, std::size_t size) {
+    T baseline;
+    const std::uint8_t* packet = data;
+    std::size_t packet_size = size;
+    if (size > 0) {
+        std::size_t len = data[0] < size - 1 ? data[0] : size - 1;
+        T decoded;
+        if (decoded.template from_bytes_with<E>(data + 1, len).ok()) {
+            baseline = decoded;
+        }
+        packet = data + 1 + len;
+        packet_size = size - 1 - len;
+    }
+    idlc::DeltaContext ctx;
+    ctx.elapsed = DELTA_ELAPSED;
+
+    T state;
+    const Verdict expected =
+        decode_delta_into<T, E, R>(c, data, size, baseline, ctx, state, packet, packet_size);
+    T copy = baseline;
+    T unlike;
+    if (!unlike.template from_bytes_with<E>(packet, packet_size).ok()) {
+        unlike = T{};
+    }
+    T* into[] = {&copy, &unlike};
+    for (T* held : into) {
+        if (decode_delta_into<T, E, R>(c, data, size, baseline, ctx, *held, packet, packet_size) !=
+            expected) {
+            fail(c, data, size, "decode_delta gives another verdict into another state", {});
+        }
+    }
+    T aliased = baseline;
+    if (decode_delta_into<T, E, R>(c, data, size, aliased, ctx, aliased, packet, packet_size) !=
+        expected) {
+        fail(c, data, size, "decode_delta into its own baseline gives another verdict", {});
+    }
+    if (expected.status != "ok") {
+        return;
+    }
+
+    W w;
+    T mirror;
+    idlc::Status s = state.template encode_delta_with<E>(baseline, ctx, w, mirror);
+    if (!s.ok()) {
+        fail(c, data, size, "the decoded state does not re-encode against the baseline", s);
+    }
+    const std::vector<std::uint8_t> bytes = w.finish();
+    T again;
+    R r(bytes.data(), bytes.size());
+    s = again.template decode_delta_with<E>(baseline, ctx, r);
+    if (!s.ok()) {
+        print_hex("re-encoded:", bytes.data(), bytes.size());
+        fail(c, data, size, "the re-encoded delta does not decode", s);
+    }
+    const std::vector<std::uint8_t> was = expected.full;
+    const std::vector<std::uint8_t> is =
+        full_form<T, E>(c, data, size, again, "a decoded state does not encode");
+    if (full_form<T, E>(c, data, size, mirror, "the mirror does not encode") != is) {
+        print_hex("re-encoded delta:", bytes.data(), bytes.size());
+        fail(c, data, size, "the re-encoded delta's mirror is not the state it decodes to", {});
+    }
+    if (is != was && (Exact || !only_dead_reckoning_left<T, E, W>(c, data, size, state, again))) {
+        print_hex("decoded state in full:", was.data(), was.size());
+        print_hex("re-encoded delta:", bytes.data(), bytes.size());
+        print_hex("its state in full:", is.data(), is.size());
+        fail(c, data, size, "the re-encoded delta lost a change", {});
+    }
+    W w2;
+    s = again.template encode_delta_with<E>(baseline, ctx, w2, mirror);
+    if (!s.ok() || w2.finish() != bytes) {
+        print_hex("re-encoded delta:", bytes.data(), bytes.size());
+        fail(c, data, size, "the re-encoded delta is not a fixed point", s);
     }
 }
 
@@ -174,17 +327,65 @@ int main() {
 }
 "#;
 
+/// A case of a set's entry point: a struct in an encoding, in full form or (a
+/// PUBLISHABLE_STRUCT) in its delta form.
+struct FuzzCase {
+    /// The struct and encoding.
+    codec: Codec,
+    /// Whether the case decodes deltas.
+    delta: bool,
+    /// Whether its delta form has dead reckoning (which leaves some changes unsent).
+    dead_reckoning: bool,
+}
+
+impl FuzzCase {
+    /// The case's line in the entry point's table.
+    fn table_line(&self, cpp_ns: &str) -> String {
+        let Codec {
+            encoding,
+            ty,
+            cpp_type,
+            cpp_tag,
+        } = &self.codec;
+        if self.delta {
+            let stream = format!("{cpp_ns}::Codec<{cpp_type}, {cpp_tag}>");
+            format!(
+                "    {{\"{encoding} {ty} delta\", &check_delta<{cpp_type}, {cpp_tag}, {stream}::Writer, {stream}::Reader, {exact}>}},\n",
+                exact = !self.dead_reckoning
+            )
+        } else {
+            format!("    {{\"{encoding} {ty}\", &check<{cpp_type}, {cpp_tag}>}},\n")
+        }
+    }
+}
+
+/// The cases of a set, in the order of its entry point's table: every struct in every
+/// encoding in full form, then every PUBLISHABLE_STRUCT with a delta form in its delta form.
+fn fuzz_cases(compiled: &CompiledSet) -> Vec<FuzzCase> {
+    let codecs = compiled.codecs();
+    let deltas = codecs
+        .iter()
+        .filter(|c| compiled.has_delta_form(c.ty))
+        .cloned()
+        .map(|codec| FuzzCase {
+            dead_reckoning: compiled.has_dead_reckoning(codec.encoding, codec.ty),
+            codec,
+            delta: true,
+        });
+    let full = codecs.iter().cloned().map(|codec| FuzzCase {
+        codec,
+        delta: false,
+        dead_reckoning: false,
+    });
+    full.chain(deltas).collect()
+}
+
 /// The source of the set's fuzz entry point; its header is written to `dir`.
 fn entry_point(compiled: &CompiledSet, dir: &Path) -> String {
-    let cases: String = compiled
-        .codecs()
+    let cpp_ns = compiled.set.cpp_namespace();
+    let cases: String = fuzz_cases(compiled)
         .iter()
-        .map(|c| {
-            format!(
-                "    {{\"{} {}\", &check<{}, {}>}},\n",
-                c.encoding, c.ty, c.cpp_type, c.cpp_tag
-            )
-        })
+        .map(|case| case.table_line(&cpp_ns))
         .collect();
     ENTRY_POINT
         .replace("@HEADER@", &include_header(compiled, dir))
@@ -221,8 +422,8 @@ fn replay_source() -> String {
 // Inputs
 // ---------------------------------------------------------------------------------------------
 
-/// The encodings of valid values of a case: its golden full-form records, and `values` random
-/// values encoded by the interpreter.
+/// The encodings of valid values of a full-form case: its golden full-form records, and
+/// `values` random values encoded by the interpreter.
 fn valid_encodings(
     compiled: &CompiledSet,
     codec: &Codec,
@@ -242,6 +443,76 @@ fn valid_encodings(
         encodings.push(bytes);
     }
     encodings
+}
+
+/// The `elapsed` of the entry points' delta cases (`DELTA_ELAPSED`).
+const DELTA_ELAPSED: f64 = 0.25;
+
+/// A delta case's input: the baseline's length, its full form, the delta packet.
+fn delta_input(baseline: &[u8], packet: &[u8]) -> Option<Vec<u8>> {
+    let len = u8::try_from(baseline.len()).ok()?;
+    Some([&[len], baseline, packet].concat())
+}
+
+/// Valid inputs of a delta case: its golden delta records (made for other elapsed times: the
+/// packets decode all the same), and `values` random baselines (the default value when a
+/// baseline's full form is longer than a length byte says) each with the interpreter's delta
+/// of a random value or of itself.
+fn valid_deltas(
+    compiled: &CompiledSet,
+    codec: &Codec,
+    values: u64,
+    rng: &mut sample::Rng,
+) -> Vec<Vec<u8>> {
+    let (ir, encoding) = (&compiled.ir, codec.encoding);
+    let snapshot = format!("{}_{}", compiled.set.golden, encoding);
+    let heading = " delta (baseline, value, elapsed: delta, mirror)";
+    let mut inputs: Vec<Vec<u8>> = golden_lines(&snapshot, heading, &[codec.ty])
+        .iter()
+        .filter_map(|(_, words)| delta_input(&bytes_of(&words[1]), &bytes_of(&words[4])))
+        .collect();
+    let ty = compiled.idl_name(codec.ty);
+    let as_sent = |value: &interpret::Value| {
+        let bytes = interpret::encode(ir, encoding, ty, value)
+            .unwrap_or_else(|e| panic!("{ty} in {encoding}: {e}\n{value}"));
+        let sent = interpret::decode(ir, encoding, ty, &bytes).expect("its bytes decode");
+        (sent, bytes)
+    };
+    for _ in 0..values {
+        let random = |rng: &mut sample::Rng| {
+            as_sent(&sample::random_struct(ir, ty, rng).expect("the type exists"))
+        };
+        let (mut baseline, mut base_bytes) = random(rng);
+        if base_bytes.len() > usize::from(u8::MAX) {
+            let default = interpret::default_value(ir, &Type::Struct(ty.to_string()), None);
+            (baseline, base_bytes) = (default, Vec::new());
+        }
+        let value = if rng.one_in(3) {
+            baseline.clone()
+        } else {
+            random(rng).0
+        };
+        if let Ok((packet, _)) =
+            interpret::encode_delta(ir, encoding, ty, &value, &baseline, DELTA_ELAPSED)
+        {
+            inputs.extend(delta_input(&base_bytes, &packet));
+        }
+    }
+    inputs
+}
+
+/// The valid inputs of a case: encodings of valid values, or valid delta inputs.
+fn valid_inputs(
+    compiled: &CompiledSet,
+    case: &FuzzCase,
+    values: u64,
+    rng: &mut sample::Rng,
+) -> Vec<Vec<u8>> {
+    if case.delta {
+        valid_deltas(compiled, &case.codec, values, rng)
+    } else {
+        valid_encodings(compiled, &case.codec, values, rng)
+    }
 }
 
 /// The bytes hex digits spell (`-` for none, as the snapshots write them).
@@ -264,9 +535,9 @@ fn mutant(rng: &mut sample::Rng, bytes: &[u8]) -> Vec<u8> {
 
 /// The hostile inputs of a case (its byte not yet in front): valid encodings and their
 /// mutants, runs of equal bytes, random bytes.
-fn hostile_inputs(compiled: &CompiledSet, codec: &Codec, rng: &mut sample::Rng) -> Vec<Vec<u8>> {
+fn hostile_inputs(compiled: &CompiledSet, case: &FuzzCase, rng: &mut sample::Rng) -> Vec<Vec<u8>> {
     let mut inputs = Vec::new();
-    for valid in valid_encodings(compiled, codec, VALUES, rng) {
+    for valid in valid_inputs(compiled, case, VALUES, rng) {
         inputs.extend((0..MUTATIONS).map(|_| mutant(rng, &valid)));
         inputs.push(valid);
     }
@@ -290,10 +561,10 @@ fn selected(index: usize, input: &[u8]) -> Vec<u8> {
 fn every_input() -> Vec<(&'static str, Vec<u8>)> {
     let mut inputs = Vec::new();
     for (set, compiled) in cpp::header_sets().iter().enumerate() {
-        for (index, codec) in compiled.codecs().iter().enumerate() {
+        for (index, case) in fuzz_cases(compiled).iter().enumerate() {
             let mut rng = sample::Rng::new(0x5a71_7ed0 ^ ((set as u64) << 16) ^ index as u64);
             inputs.extend(
-                hostile_inputs(compiled, codec, &mut rng)
+                hostile_inputs(compiled, case, &mut rng)
                     .iter()
                     .map(|input| (compiled.set.namespace, selected(index, input))),
             );
@@ -422,13 +693,12 @@ fn write_fuzz_sources() {
             std::fs::remove_dir_all(&seeds).unwrap();
         }
         std::fs::create_dir_all(&seeds).unwrap();
-        for (index, codec) in compiled.codecs().iter().enumerate() {
+        for (index, case) in fuzz_cases(compiled).iter().enumerate() {
             let mut rng = sample::Rng::new(index as u64);
-            for (n, valid) in valid_encodings(compiled, codec, 4, &mut rng)
-                .iter()
-                .enumerate()
-            {
-                let name = format!("{index:03}-{}-{}-{n}", codec.encoding, codec.ty);
+            for (n, valid) in valid_inputs(compiled, case, 4, &mut rng).iter().enumerate() {
+                let form = if case.delta { "delta" } else { "full" };
+                let codec = &case.codec;
+                let name = format!("{index:03}-{}-{}-{form}-{n}", codec.encoding, codec.ty);
                 std::fs::write(seeds.join(name), selected(index, valid)).unwrap();
             }
         }

@@ -20,6 +20,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
+use idlc::ir::plan::DeltaStep;
 use idlc::ir::{Ir, RustType};
 
 use super::{compiled, hex, schema, seed};
@@ -399,6 +400,36 @@ impl CompiledSet {
         idlc::cppgen::has_delta_form(&self.ir, self.idl_name(name))
     }
 
+    /// Whether the delta form of the struct `name` names in `encoding` has a DEAD_RECKONING
+    /// block, its own or an element's of a DELTA SEQUENCE.
+    pub fn has_dead_reckoning(&self, encoding: &str, name: &str) -> bool {
+        let Some(plan) = self.ir.plan(encoding) else {
+            return false;
+        };
+        let mut seen = Vec::new();
+        let mut pending = vec![self.idl_name(name).to_string()];
+        while let Some(name) = pending.pop() {
+            if seen.contains(&name) {
+                continue;
+            }
+            let steps = plan.structs.get(&name).and_then(|s| s.delta.as_ref());
+            let mut stack: Vec<&DeltaStep> = steps.into_iter().flatten().flatten().collect();
+            while let Some(step) = stack.pop() {
+                match step {
+                    DeltaStep::DeadReckoning { .. } => return true,
+                    DeltaStep::Block(inner) => stack.extend(inner),
+                    DeltaStep::Sequence {
+                        element: Some(element),
+                        ..
+                    } => pending.push(element.clone()),
+                    _ => {}
+                }
+            }
+            seen.push(name);
+        }
+        false
+    }
+
     /// Whether the mapping cannot hold every value of `encoding` (see [`CompiledSet::lossy`]).
     pub fn is_lossy(&self, encoding: &str) -> bool {
         self.lossy.iter().any(|e| e == encoding)
@@ -424,7 +455,7 @@ impl CompiledSet {
 }
 
 /// A struct of a header set in one of its encodings.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Codec {
     /// The encoding (its IDL name).
     pub encoding: &'static str,
