@@ -60,6 +60,7 @@ mod byte;
 mod codec;
 mod collection;
 mod delta;
+mod diff;
 mod error;
 mod extend;
 mod fixed;
@@ -82,6 +83,7 @@ pub use delta::{
     DeadReckoningAxis, DeltaContext, INDEX_GAP_GROUP_BITS, exceeds_deviation, read_index_gap,
     write_index_gap,
 };
+pub use diff::Diff;
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, WithField};
 pub use extend::{
     WireInt, bit_slice, low_bits, saturate, saturate_real, saturate_real_f32, truncate_utf8,

@@ -1,0 +1,336 @@
+//! `DIFF(b1, ..., bk)`: a changed value sent as its difference to a reference, in tiers
+//! (WIRE.md, "Delta and dead reckoning").
+//!
+//! Values are taken as *steps*: a FIXED_POINT value's step `q`, an integer's `v - min`, an
+//! enumerator's index. The difference `d = now - reference` travels after a tier selector in the
+//! first tier whose `b_i` bits hold `zigzag(d)`; when none does, the selector's escape, and the
+//! value by its own rule follows. On a range that wraps around (an open upper end, such as an
+//! angle in `[0, 360)`) the difference is taken the shortest way around.
+
+use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
+use crate::wire::{WireRead, WireWrite};
+
+/// The tiers of a `DIFF(b1, ..., bk)` rule and the steps of the range it applies to.
+///
+/// ```
+/// use idlc_runtime::{BitReader, BitWriter, Diff, WireWrite};
+/// // DIFF(4, 8) on a FIXED_POINT with steps 0..=2_000_000.
+/// const X: Diff = Diff::new(&[4, 8], 0, 2_000_000, false);
+/// let mut w = BitWriter::new();
+/// assert!(X.write(&mut w, 1_000_007, 1_000_000).unwrap()); // +7: tier 1
+/// assert_eq!(w.bits_written(), 1 + 4);
+/// let bytes = w.into_bytes();
+/// let mut r = BitReader::new(&bytes);
+/// assert_eq!(X.read(&mut r, 1_000_000).unwrap(), Some(1_000_007));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Diff {
+    tiers: &'static [u32],
+    first: u64,
+    last: u64,
+    wraps: bool,
+}
+
+impl Diff {
+    /// The rule with `tiers` (each 1..=64 bits; the compiler checks them) over the steps
+    /// `first..=last`; `wraps` when the range has an open upper end, so that the difference
+    /// is taken modulo the number of steps.
+    #[must_use]
+    pub const fn new(tiers: &'static [u32], first: u64, last: u64, wraps: bool) -> Self {
+        Self {
+            tiers,
+            first,
+            last,
+            wraps,
+        }
+    }
+
+    /// The tiers, in bits.
+    #[must_use]
+    pub const fn tiers(&self) -> &'static [u32] {
+        self.tiers
+    }
+
+    /// The number of steps, when the range wraps around.
+    fn modulus(&self) -> Option<i128> {
+        let count = i128::from(self.last) - i128::from(self.first) + 1;
+        (self.wraps && count > 0).then_some(count)
+    }
+
+    /// The difference the encoder sends for `now` against `reference`: `now - reference`, or
+    /// on a range that wraps around the shortest way, in `(-n/2, n/2]` for `n` steps.
+    ///
+    /// ```
+    /// use idlc_runtime::Diff;
+    /// let angle = Diff::new(&[6], 0, 35_999, true); // FIXED_POINT(0.01) on NUMERIC[0, 360)
+    /// assert_eq!(angle.difference(1, 35_999), 2); // 359.99 -> 0.01
+    /// assert_eq!(angle.difference(35_999, 1), -2);
+    /// ```
+    #[must_use]
+    pub fn difference(&self, now: u64, reference: u64) -> i128 {
+        let d = i128::from(now) - i128::from(reference);
+        match self.modulus() {
+            Some(n) => {
+                let d = d.rem_euclid(n);
+                if d > n / 2 { d - n } else { d }
+            }
+            None => d,
+        }
+    }
+
+    /// The tier (its index) that holds the difference `d`: the first whose bits hold
+    /// `zigzag(d)`; `None` for the escape.
+    ///
+    /// ```
+    /// use idlc_runtime::Diff;
+    /// let x = Diff::new(&[4, 8], 0, 1000, false);
+    /// assert_eq!(x.tier_of(-8), Some(0));
+    /// assert_eq!(x.tier_of(8), Some(1));
+    /// assert_eq!(x.tier_of(200), None);
+    /// ```
+    #[must_use]
+    pub fn tier_of(&self, d: i128) -> Option<usize> {
+        let zz = zigzag(d);
+        self.tiers.iter().position(|&bits| fits(zz, bits))
+    }
+
+    /// Writes `now` against `reference`: the selector and the difference when a tier holds it
+    /// (`Ok(true)`), else the escape alone (`Ok(false)`: the caller writes the value by its
+    /// rule).
+    ///
+    /// # Errors
+    /// What the writer returns.
+    pub fn write<W: WireWrite>(
+        &self,
+        w: &mut W,
+        now: u64,
+        reference: u64,
+    ) -> Result<bool, EncodeError> {
+        let d = self.difference(now, reference);
+        let tier = self.tier_of(d);
+        self.write_selector(w, tier)?;
+        let Some(tier) = tier else {
+            return Ok(false);
+        };
+        let bits = self.tiers.get(tier).copied().unwrap_or(0);
+        // `fits` said that zigzag(d) has at most `bits` <= 64 bits.
+        w.write_bits(zigzag(d) as u64, bits)?;
+        Ok(true)
+    }
+
+    fn write_selector<W: WireWrite>(
+        &self,
+        w: &mut W,
+        tier: Option<usize>,
+    ) -> Result<(), EncodeError> {
+        let index = tier.unwrap_or(self.tiers.len());
+        if W::BYTE_STREAM {
+            return w.write_bits(index as u64, 8);
+        }
+        for _ in 0..index {
+            w.write_bool(true)?;
+        }
+        if tier.is_some() {
+            w.write_bool(false)?;
+        }
+        Ok(())
+    }
+
+    /// Reads what [`Diff::write`] wrote against `reference`: `Some(step)` when a tier carried
+    /// the difference, `None` on the escape (the caller reads the value by its rule and checks
+    /// it with [`Diff::check_escaped`]). A difference another tier should have carried, or one
+    /// that leads outside `first..=last`, is an error: only what re-encodes to the same bits
+    /// is accepted.
+    ///
+    /// # Errors
+    /// `ValueOutOfRange` as above; what the reader returns.
+    pub fn read<'a, R: WireRead<'a>>(
+        &self,
+        r: &mut R,
+        reference: u64,
+    ) -> Result<Option<u64>, DecodeError> {
+        let start = r.bits_read();
+        let Some(tier) = self.read_selector(r)? else {
+            return Ok(None);
+        };
+        let bits = self.tiers.get(tier).copied().unwrap_or(0);
+        let zz = r.read_bits(bits)?;
+        let d = unzigzag(u128::from(zz));
+        if self.tier_of(d) != Some(tier) {
+            return Err(DecodeError::new(DecodeErrorKind::ValueOutOfRange, start));
+        }
+        let step = self.apply(reference, d);
+        match step {
+            Some(step) if self.difference(step, reference) == d => Ok(Some(step)),
+            _ => Err(DecodeError::new(DecodeErrorKind::ValueOutOfRange, start)),
+        }
+    }
+
+    fn read_selector<'a, R: WireRead<'a>>(&self, r: &mut R) -> Result<Option<usize>, DecodeError> {
+        let count = self.tiers.len();
+        if R::BYTE_STREAM {
+            let start = r.bits_read();
+            let index = r.read_bits(8)?;
+            return match usize::try_from(index) {
+                Ok(index) if index < count => Ok(Some(index)),
+                Ok(index) if index == count => Ok(None),
+                _ => Err(DecodeError::new(DecodeErrorKind::ValueOutOfRange, start)),
+            };
+        }
+        for index in 0..count {
+            if !r.read_bool()? {
+                return Ok(Some(index));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The step `d` leads to from `reference` (around the range when it wraps), when it is
+    /// one of `first..=last`.
+    fn apply(&self, reference: u64, d: i128) -> Option<u64> {
+        let mut step = i128::from(reference) + d;
+        if let Some(n) = self.modulus() {
+            step = i128::from(self.first) + (step - i128::from(self.first)).rem_euclid(n);
+        }
+        u64::try_from(step)
+            .ok()
+            .filter(|s| (self.first..=self.last).contains(s))
+    }
+
+    /// Checks a value read after the escape (its step `now`): the encoder escapes only what no
+    /// tier holds. `start` is the bit where the selector began, for the error.
+    ///
+    /// # Errors
+    /// `ValueOutOfRange` when a tier holds the difference.
+    pub fn check_escaped(&self, now: u64, reference: u64, start: u64) -> Result<(), DecodeError> {
+        match self.tier_of(self.difference(now, reference)) {
+            None => Ok(()),
+            Some(_) => Err(DecodeError::new(DecodeErrorKind::ValueOutOfRange, start)),
+        }
+    }
+}
+
+/// `zigzag(d)` over 128 bits: 0, -1, 1, -2, ... become 0, 1, 2, 3, ...
+fn zigzag(d: i128) -> u128 {
+    ((d << 1) ^ (d >> 127)) as u128
+}
+
+fn unzigzag(zz: u128) -> i128 {
+    ((zz >> 1) as i128) ^ -((zz & 1) as i128)
+}
+
+/// Whether `zz` has at most `bits` significant bits.
+fn fits(zz: u128, bits: u32) -> bool {
+    bits < 128 && zz >> bits == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{BitReader, BitWriter, ByteReader, ByteWriter};
+
+    const TIERS: &[u32] = &[2, 5, 9];
+
+    fn bit_roundtrip(diff: Diff, now: u64, reference: u64) -> (Vec<u8>, u64, Option<u64>) {
+        let mut w = BitWriter::new();
+        let carried = diff.write(&mut w, now, reference).unwrap();
+        if !carried {
+            w.write_bits(now, 64).unwrap();
+        }
+        let bits = w.bits_written();
+        let bytes = w.into_bytes();
+        let mut r = BitReader::new(&bytes);
+        let read = diff.read(&mut r, reference).unwrap();
+        assert_eq!(read.is_some(), carried);
+        (bytes, bits, read)
+    }
+
+    #[test]
+    fn tiers_and_selectors_cost_what_wire_md_says() {
+        let diff = Diff::new(TIERS, 0, 1 << 20, false);
+        // Tier 1: "0" + 2 bits; tier 2: "10" + 5; tier 3: "110" + 9; escape: "111".
+        for (now, bits) in [
+            (101, 3),
+            (99, 3),
+            (102, 2 + 5),
+            (120, 3 + 9),
+            (1000, 3 + 64),
+        ] {
+            let (_, written, read) = bit_roundtrip(diff, now, 100);
+            assert_eq!(written, bits, "{now}");
+            if bits != 67 {
+                assert_eq!(read, Some(now));
+            }
+        }
+    }
+
+    #[test]
+    fn every_difference_roundtrips_in_both_streams() {
+        let diff = Diff::new(TIERS, 3, 700, false);
+        for reference in [3, 4, 350, 699, 700] {
+            for now in 3..=700 {
+                let d = diff.difference(now, reference);
+                let mut w = ByteWriter::new();
+                if diff.write(&mut w, now, reference).unwrap() {
+                    let bytes = w.into_bytes();
+                    assert_eq!(
+                        diff.read(&mut ByteReader::new(&bytes), reference).unwrap(),
+                        Some(now)
+                    );
+                    let (_, _, read) = bit_roundtrip(diff, now, reference);
+                    assert_eq!(read, Some(now));
+                } else {
+                    assert_eq!(diff.tier_of(d), None);
+                    assert!(diff.check_escaped(now, reference, 0).is_ok());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn wrapping_takes_the_shortest_way() {
+        let angle = Diff::new(&[4], 0, 35_999, true);
+        assert_eq!(angle.difference(0, 35_999), 1);
+        assert_eq!(angle.difference(18_000, 0), 18_000);
+        assert_eq!(angle.difference(18_001, 0), -17_999);
+        let (_, _, read) = bit_roundtrip(angle, 2, 35_998);
+        assert_eq!(read, Some(2));
+        let (_, _, read) = bit_roundtrip(angle, 35_998, 3);
+        assert_eq!(read, Some(35_998));
+    }
+
+    #[test]
+    fn non_canonical_and_out_of_range_differences_are_refused() {
+        let diff = Diff::new(&[2, 5], 0, 100, false);
+        // Tier 2 carrying +1, which tier 1 holds.
+        let mut w = BitWriter::new();
+        w.write_bits(0b01, 2).unwrap(); // selector "10"
+        w.write_bits(2, 5).unwrap(); // zigzag(+1)
+        let bytes = w.into_bytes();
+        assert_eq!(
+            diff.read(&mut BitReader::new(&bytes), 50).unwrap_err().kind,
+            DecodeErrorKind::ValueOutOfRange
+        );
+        // +1 from the last step.
+        let mut w = BitWriter::new();
+        w.write_bool(false).unwrap();
+        w.write_bits(2, 2).unwrap();
+        let bytes = w.into_bytes();
+        assert!(diff.read(&mut BitReader::new(&bytes), 100).is_err());
+        // An escaped value a tier holds.
+        assert!(diff.check_escaped(51, 50, 0).is_err());
+        // A selector byte past the escape.
+        assert!(diff.read(&mut ByteReader::new(&[3, 0]), 50).is_err());
+        // A tier's bytes holding more bits than the tier.
+        assert!(diff.read(&mut ByteReader::new(&[0, 4]), 50).is_err());
+    }
+
+    #[test]
+    fn sixty_four_bit_steps() {
+        let diff = Diff::new(&[8, 64], 0, u64::MAX, false);
+        let (_, _, read) = bit_roundtrip(diff, u64::MAX, 0);
+        assert_eq!(read, None); // zigzag(2^64 - 1) needs 65 bits
+        let (_, _, read) = bit_roundtrip(diff, u64::MAX, 1 << 63);
+        assert_eq!(read, Some(u64::MAX));
+    }
+}
