@@ -173,6 +173,14 @@ pub const ENC_EXTEND_MISMATCH: &str = "E0326";
 pub const ENC_DEFAULT_MISMATCH: &str = "E0327";
 /// A DEFAULT in an encoding on a field before any FENCE.
 pub const ENC_DEFAULT_BEFORE_FENCE: &str = "E0328";
+/// DIFF on a field without a baseline (no DELTA of its own, not in a DELTA or DEAD_RECKONING
+/// block).
+pub const ENC_DIFF_NO_BASELINE: &str = "E0329";
+/// DIFF on a field whose rule has no steps (BOOL, HUFFMAN, floats, text, containers), or whose
+/// slot a later EXTEND narrows.
+pub const ENC_DIFF_NO_STEPS: &str = "E0330";
+/// DIFF without tiers, or with a tier of 0 bits or wider than the field's steps.
+pub const ENC_DIFF_TIERS: &str = "E0331";
 /// A member names the type of exactly one field instead of the field (`Animation` for `anim`).
 pub const ENC_TYPE_NAME_FOR_FIELD: &str = "W0301";
 /// `VLQ(n)` with n != 7 in a BYTESTREAM, which always uses 7-bit groups.

@@ -194,6 +194,7 @@ pub enum Keyword {
     Bit,
     FixedPoint,
     Huffman,
+    Diff,
     Mapping,
     Derive,
     Include,
@@ -265,6 +266,7 @@ const ENCODING_KEYWORDS: &[(&str, Keyword)] = &[
     ("BIT", Keyword::Bit),
     ("FIXED_POINT", Keyword::FixedPoint),
     ("HUFFMAN", Keyword::Huffman),
+    ("DIFF", Keyword::Diff),
     ("true", Keyword::True),
     ("false", Keyword::False),
 ];

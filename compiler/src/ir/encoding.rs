@@ -69,6 +69,11 @@ pub struct FieldEncoding {
     pub field: String,
     /// Whether a changed-bit precedes the field (DELTA on the field itself).
     pub delta: bool,
+    /// `DIFF(b1, ..., bk)`: the tiers, in bits, when a changed value travels as its difference
+    /// of steps to a reference (the resolver sets it only on a field with a baseline and a rule
+    /// with steps, [`WireRule::diff_steps`]). Full forms ignore it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diff: Option<Vec<u32>>,
     /// The wire rule.
     pub rule: WireRule,
     /// Where a block of the Encoding files names the field (the whole member); `None` when no
@@ -256,7 +261,66 @@ pub fn ends_are_f32(min: f64, max: f64) -> bool {
     exact(min) && exact(max)
 }
 
+/// The steps a DIFF rule takes differences of (WIRE.md): a FIXED_POINT value's step `q`, an
+/// integer's `v - origin`, an enumerator's index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct DiffSteps {
+    /// The integer value of step 0 (an integer rule's `min`; 0 for FIXED_POINT and enums).
+    pub origin: i128,
+    /// The smallest valid step.
+    pub first: u64,
+    /// The largest valid step.
+    pub last: u64,
+    /// Whether the range has an open upper end (an angle in `[0, 360)`): the difference is
+    /// taken the shortest way around, modulo the number of steps.
+    pub wraps: bool,
+}
+
+impl DiffSteps {
+    /// The bits a step takes: the width "wider than the field" compares a tier with.
+    pub fn bits(&self) -> u32 {
+        idlc_runtime::bits_required(0, self.last - self.first).max(1)
+    }
+}
+
 impl WireRule {
+    /// The steps of a rule DIFF can take differences of: ranged, fixed-width and VLQ integers
+    /// (and enums under them), enum indexes, FIXED_POINT. `None` for a rule without integer
+    /// steps: BOOL, HUFFMAN, floats, text, bytes, containers, structs.
+    pub fn diff_steps(&self) -> Option<DiffSteps> {
+        let integer = |min: i128, max: i128| {
+            Some(DiffSteps {
+                origin: min,
+                first: 0,
+                last: u64::try_from(max.checked_sub(min)?).ok()?,
+                wraps: false,
+            })
+        };
+        match self {
+            WireRule::Ranged { min, max, .. } | WireRule::Vlq { min, max, .. } => {
+                integer(*min, *max)
+            }
+            WireRule::Fixed { bits, signed } if (1..=64).contains(bits) => {
+                let span = (1i128 << bits) - 1;
+                let min = if *signed { -(1i128 << (bits - 1)) } else { 0 };
+                integer(min, min + span)
+            }
+            WireRule::EnumIndex { count, .. } if *count > 0 => integer(0, i128::from(*count) - 1),
+            WireRule::FixedPoint {
+                first,
+                steps,
+                max_inclusive,
+                ..
+            } => Some(DiffSteps {
+                origin: 0,
+                first: *first,
+                last: *steps,
+                wraps: !max_inclusive,
+            }),
+            _ => None,
+        }
+    }
+
     /// The quantizer of a FIXED_POINT rule (the steps [`idlc_runtime::FixedPoint`] computes,
     /// as resolve and generated code do); `None` for any other rule.
     pub fn fixed_point(&self) -> Option<idlc_runtime::FixedPoint> {

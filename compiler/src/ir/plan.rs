@@ -17,8 +17,8 @@ use indexmap::IndexMap;
 use serde::Serialize;
 
 use super::{
-    Encoding, ExtensionPart, FieldEncoding, Ir, StructDef, StructEncoding, StructKind, Style, Type,
-    Value, WireItem, WireRule,
+    DiffSteps, Encoding, ExtensionPart, FieldEncoding, Ir, StructDef, StructEncoding, StructKind,
+    Style, Type, Value, WireItem, WireRule,
 };
 
 /// Choices of the consumer that change the steps but never the bytes.
@@ -171,6 +171,20 @@ pub struct FieldStep {
     pub packed: Option<u32>,
     /// How the value is narrowed into the slot, when a later EXTEND widened the field.
     pub narrowing: Option<Narrowing>,
+    /// `DIFF(b1, ..., bk)` in the delta form: a changed value travels as its difference of
+    /// steps to a reference, the baseline's value (a position in a DEAD_RECKONING block: the
+    /// extrapolation; WIRE.md). Full forms ignore it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diff: Option<DiffPlan>,
+}
+
+/// A field's `DIFF(b1, ..., bk)`: its tiers and the steps they take differences of.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DiffPlan {
+    /// The tiers, in bits, in order: a difference goes in the first that holds its zigzag.
+    pub tiers: Vec<u32>,
+    /// The steps of the field's rule.
+    pub steps: DiffSteps,
 }
 
 /// How a widened field's value is narrowed into an older slot (WIRE.md, "Fences and versions").
@@ -508,7 +522,7 @@ impl Lowering<'_> {
     fn flatten(&self, segment: usize, items: &[WireItem], out: &mut Vec<Step>) {
         for item in items {
             match item {
-                WireItem::Field(encoded) => out.push(Step::Field(self.field_step(encoded))),
+                WireItem::Field(encoded) => out.push(Step::Field(self.full_step(encoded))),
                 WireItem::Extend(extend) => out.push(Step::Extension(self.extension_step(
                     segment,
                     &extend.field,
@@ -520,7 +534,7 @@ impl Lowering<'_> {
                     dr.positions
                         .iter()
                         .chain(&dr.velocities)
-                        .map(|f| Step::Field(self.field_step(f))),
+                        .map(|f| Step::Field(self.full_step(f))),
                 ),
                 WireItem::Align => out.push(Step::Align),
                 WireItem::Check => out.push(Step::Check),
@@ -608,11 +622,27 @@ impl Lowering<'_> {
             }
             _ => None,
         };
+        let diff = match (&encoded.diff, encoded.rule.diff_steps()) {
+            (Some(tiers), Some(steps)) if narrowing.is_none() => Some(DiffPlan {
+                tiers: tiers.clone(),
+                steps,
+            }),
+            _ => None,
+        };
         FieldStep {
             field: encoded.field.clone(),
             rule: encoded.rule.clone(),
             packed,
             narrowing,
+            diff,
+        }
+    }
+
+    /// A field's slot in the full form, which has no baseline and ignores DIFF.
+    fn full_step(&self, encoded: &FieldEncoding) -> FieldStep {
+        FieldStep {
+            diff: None,
+            ..self.field_step(encoded)
         }
     }
 

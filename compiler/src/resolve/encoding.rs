@@ -60,6 +60,7 @@
 //!   `VLQ(n)` with n != 7 gets warning W0302). HUFFMAN is an error in a BYTESTREAM.
 
 mod block;
+mod diff;
 mod rules;
 #[cfg(test)]
 mod tests;
@@ -617,6 +618,7 @@ impl<'a> EncodingResolver<'a> {
         FieldEncoding {
             field: field.name.clone(),
             delta: false,
+            diff: None,
             rule: self.finish(rule),
             loc: None,
             rule_loc: self.defaults_loc(&field.ty),

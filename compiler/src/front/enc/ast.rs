@@ -103,6 +103,8 @@ pub enum EncMember {
 pub struct EncField {
     /// The span of `DELTA`, if the field is delta-coded on its own.
     pub delta: Option<Span>,
+    /// `DIFF(b1, ..., bk)`, if a changed value is sent as its difference to a reference.
+    pub diff: Option<DiffTiers>,
     /// The wire rule, if given.
     pub rule: Option<Rule>,
     /// A field name of the target, or (with a warning) the type name of exactly one field.
@@ -110,6 +112,15 @@ pub struct EncField {
     /// `DEFAULT = literal`, restating or adding a field after a FENCE.
     pub default: Option<Literal>,
     /// The whole member.
+    pub span: Span,
+}
+
+/// `DIFF(b1, ..., bk)`: the tiers, in bits, as written.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DiffTiers {
+    /// The tiers' widths.
+    pub tiers: Vec<Number>,
+    /// From `DIFF` to the closing parenthesis.
     pub span: Span,
 }
 

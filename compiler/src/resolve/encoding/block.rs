@@ -5,6 +5,7 @@ use std::collections::HashMap;
 
 use codespan_reporting::diagnostic::Diagnostic as CodespanDiagnostic;
 
+use super::diff::Baseline;
 use super::{EncodingResolver, FieldRef, Params};
 use crate::diagnostics::suggest::did_you_mean;
 use crate::diagnostics::{FileId, codes, primary, secondary};
@@ -110,7 +111,8 @@ impl<'a> EncodingResolver<'a> {
                         continue;
                     };
                     self.placement(&b, mention, fences_before);
-                    let item = WireItem::Field(self.field_rule(&mut b, f, mention));
+                    let item =
+                        WireItem::Field(self.field_rule(&mut b, f, mention, Baseline::OwnDelta));
                     b.push(mention.segment, item);
                     last = mention.segment;
                 }
@@ -387,12 +389,14 @@ impl<'a> EncodingResolver<'a> {
         );
     }
 
-    /// The encoding of one mentioned field: its rule, DELTA, and restated DEFAULT.
+    /// The encoding of one mentioned field: its rule, DELTA, DIFF (`baseline` says what gives
+    /// it one) and restated DEFAULT.
     fn field_rule(
         &mut self,
         b: &mut Block<'_>,
         f: &EncField,
         mention: Mention<'_>,
+        baseline: Baseline,
     ) -> FieldEncoding {
         let field = mention.field;
         let fref = FieldRef::of(field);
@@ -434,10 +438,12 @@ impl<'a> EncodingResolver<'a> {
         if let Some(literal) = &f.default {
             self.check_default(b, literal, mention);
         }
+        let rule = self.finish(rule);
         FieldEncoding {
             field: field.name.clone(),
             delta: f.delta.is_some(),
-            rule: self.finish(rule),
+            diff: self.diff_tiers(b.file, b.def, f, field, &rule, baseline),
+            rule,
             loc: Some(crate::ir::Loc::new(b.file, f.span)),
             rule_loc,
         }
@@ -538,7 +544,12 @@ impl<'a> EncodingResolver<'a> {
                 EncMember::Field(f) => {
                     if let Some(mention) = self.mention(b, &f.name) {
                         mentions.push(mention);
-                        items.push(WireItem::Field(self.field_rule(b, f, mention)));
+                        items.push(WireItem::Field(self.field_rule(
+                            b,
+                            f,
+                            mention,
+                            Baseline::Block,
+                        )));
                     }
                 }
                 EncMember::Delta(block) => {
@@ -636,7 +647,7 @@ impl<'a> EncodingResolver<'a> {
                 );
             }
             mentions.push(mention);
-            fields.push(self.field_rule(b, f, mention));
+            fields.push(self.field_rule(b, f, mention, Baseline::Block));
         }
         if written < 2 || written % 2 != 0 {
             self.shape_error(

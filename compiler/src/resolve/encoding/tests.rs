@@ -379,6 +379,7 @@ fn no_encoding_file_gives_the_built_in_defaults() {
         vec![WireItem::Field(crate::ir::FieldEncoding {
             field: "weight".into(),
             delta: false,
+            diff: None,
             rule: WireRule::Ranged {
                 min: 0,
                 max: 1000,
@@ -817,4 +818,87 @@ fn encoding_cases_report_their_errors() {
         codes_seen.extend(ours.into_iter().map(str::to_string));
     }
     println!("codes: {codes_seen:?}");
+}
+
+/// The DIFF tiers of field `name` among `items`, looking into blocks.
+fn diff_of(items: &[WireItem], name: &str) -> Option<Option<Vec<u32>>> {
+    items.iter().find_map(|item| match item {
+        WireItem::Field(f) if f.field == name => Some(f.diff.clone()),
+        WireItem::DeltaBlock(inner) => diff_of(inner, name),
+        WireItem::DeadReckoning(dr) => dr
+            .positions
+            .iter()
+            .chain(&dr.velocities)
+            .find(|f| f.field == name)
+            .map(|f| f.diff.clone()),
+        _ => None,
+    })
+}
+
+const DIFF_IDL: &str = "PUBLISHABLE_STRUCT P { NUMERIC[-100,100] x; NUMERIC[-10,10] vx; \
+    NUMERIC[0,360) angle; INT[0,1000] hp; enum E {A, B, C} e; FLOAT32 f; BOOL b; UINT64 id; };";
+
+#[test]
+fn diff_on_fields_with_a_baseline_and_steps() {
+    let enc = "ENCODING(X) PUBLISHABLE_STRUCT P {\n\
+               DEAD_RECKONING(0.1) { DIFF(4, 8) FIXED_POINT(0.01) x; DIFF(3) FIXED_POINT(0.01) vx; }\n\
+               DELTA DIFF(6) FIXED_POINT(0.5) angle;\n\
+               DELTA { DIFF(2, 5) hp; DIFF(1) e; }\n\
+               DELTA DIFF(8, 64) VLQ id;\n}";
+    let (encodings, diagnostics, sources) = compile(&[("p.idl", DIFF_IDL)], &[("p.enc", enc)]);
+    assert!(diagnostics.is_empty(), "{}", sources.render_plain(&diagnostics));
+    let items = &encodings["X"].structs["P"].segments[0].items;
+    assert_eq!(diff_of(items, "x"), Some(Some(vec![4, 8])));
+    assert_eq!(diff_of(items, "vx"), Some(Some(vec![3])));
+    assert_eq!(diff_of(items, "angle"), Some(Some(vec![6])));
+    assert_eq!(diff_of(items, "hp"), Some(Some(vec![2, 5])));
+    assert_eq!(diff_of(items, "e"), Some(Some(vec![1])));
+    assert_eq!(diff_of(items, "id"), Some(Some(vec![8, 64])));
+    assert_eq!(diff_of(items, "f"), Some(None));
+    let steps = |name: &str| {
+        let rule = rule_of(items, name)
+            .map(|(rule, _)| rule.clone())
+            .or_else(|| match &items[0] {
+                WireItem::DeadReckoning(dr) => {
+                    dr.positions.iter().find(|f| f.field == name).map(|f| f.rule.clone())
+                }
+                _ => None,
+            })
+            .unwrap();
+        rule.diff_steps().unwrap()
+    };
+    let x = steps("x");
+    assert_eq!((x.first, x.last, x.wraps), (0, 20_000, false));
+    let angle = steps("angle");
+    assert_eq!((angle.first, angle.last, angle.wraps), (0, 719, true));
+    let id = steps("id");
+    assert_eq!((id.origin, id.last), (0, u64::MAX));
+}
+
+#[test]
+fn diff_diagnostics_say_the_fix() {
+    let cases = [
+        ("DIFF(4) FIXED_POINT(0.01) x;", codes::ENC_DIFF_NO_BASELINE, "DELTA DIFF(..) x"),
+        ("DELTA DIFF(4) f;", codes::ENC_DIFF_NO_STEPS, "FIXED_POINT(r)"),
+        ("DELTA DIFF(4) FLOAT32 x;", codes::ENC_DIFF_NO_STEPS, "FIXED_POINT(r)"),
+        ("DELTA DIFF(1) b;", codes::ENC_DIFF_NO_STEPS, "BIT(n)"),
+        ("DELTA DIFF() hp;", codes::ENC_DIFF_TIERS, "e.g. DIFF(4, 8)"),
+        ("DELTA DIFF(0) hp;", codes::ENC_DIFF_TIERS, "1 to 10"),
+        ("DELTA DIFF(4, 11) hp;", codes::ENC_DIFF_TIERS, "1 to 10"),
+        ("DELTA { DIFF(65) id; }", codes::ENC_DIFF_TIERS, "1 to 64"),
+    ];
+    for (member, code, fix) in cases {
+        let enc = format!("ENCODING(X) PUBLISHABLE_STRUCT P {{ {member} }}");
+        let (_, diagnostics, sources) = compile(&[("p.idl", DIFF_IDL)], &[("p.enc", &enc)]);
+        let text = sources.render_plain(&diagnostics);
+        assert_eq!(diagnostics.len(), 1, "{member}: {text}");
+        assert_eq!(diagnostics[0].code.as_deref(), Some(code), "{member}: {text}");
+        assert!(text.contains(fix), "{member}: {text}");
+    }
+    let widened = "PUBLISHABLE_STRUCT W { INT[0,10] n; FENCE EXTEND n TO INT[0,1000]; };";
+    let enc = "ENCODING(X) PUBLISHABLE_STRUCT W { DELTA DIFF(2) n; }";
+    let (_, diagnostics, sources) = compile(&[("w.idl", widened)], &[("w.enc", enc)]);
+    let text = sources.render_plain(&diagnostics);
+    assert_eq!(diagnostics.len(), 1, "{text}");
+    assert!(text.contains("a later version EXTENDs"), "{text}");
 }
