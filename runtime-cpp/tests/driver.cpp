@@ -14,6 +14,14 @@
 //   P <Kind> <bit> <steps...>       an error path: steps `f=Name.field` (`~` for a space) or
 //                                   `i=3`; prints `<field>|<to_string()>`
 //   X <f64 bits...>                 extend.rs helpers on reals and f32s (see run_x)
+//   F <bit|byte> <tiers> <first> <last> <wraps> <skip> <now> <reference>
+//                                   a Diff (tiers `4/8`, `-` for none): `<difference> <tier|->
+//                                   <check_escaped> W <write> R <read back>`; the write is
+//                                   `skip` zero bits, then `write` (and on the escape `now` in
+//                                   64 bits): `OK <carried> <hex>` or `ERR <Kind> <bit> <hex>`
+//   G <bit|byte> <tiers> <first> <last> <wraps> <skip> <reference> <hex>
+//                                   a Diff's read of the bytes after `skip` bits: `S <step>
+//                                   <bits read>`, `E <escaped value> <bits read>` or `ERR ...`
 //   V                               the runtime version
 //
 // Floats travel as hex bit patterns, so NaN payloads and -0.0 compare exactly. An op is
@@ -27,6 +35,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -577,6 +586,90 @@ std::string run_extend(const std::vector<std::string>& t) {
     return out;
 }
 
+constexpr std::uint32_t ANGLE_TIERS[] = {6};
+/// A Diff as generated code declares one, at namespace scope and usable in constant expressions.
+constexpr idlc::Diff ANGLE{ANGLE_TIERS, 0, 35999, true};
+static_assert(ANGLE.difference(1, 35999) == Int128(2) && ANGLE.difference(35999, 1) == Int128(-2),
+              "the shortest way around");
+static_assert(ANGLE.tier_of(Int128(-32)) == std::optional<std::size_t>(0) &&
+                  !ANGLE.tier_of(Int128(32)).has_value(),
+              "zigzag(-32) = 63 takes 6 bits, zigzag(32) = 64 takes 7");
+
+/// The decimal text of a difference (|d| < 2^64).
+std::string wide_text(Int128 v) {
+    return v.negative() ? "-" + dec((Int128() - v).lo) : dec(v.lo);
+}
+
+/// The Diff of a case's `<tiers> <first> <last> <wraps>` at t[2..6]; `tiers` holds its tiers.
+idlc::Diff diff_of(const std::vector<std::string>& t, std::vector<std::uint32_t>& tiers) {
+    if (t[2] != "-") {
+        for (const std::string& bits : split(t[2], '/')) {
+            tiers.push_back(static_cast<std::uint32_t>(u64(bits)));
+        }
+    }
+    return idlc::Diff(tiers.data(), tiers.size(), u64(t[3]), u64(t[4]), t[5] == "1");
+}
+
+/// What a Diff reads from `bytes` after `skip` bits; on the escape the value in 64 bits.
+template <class R>
+std::string diff_read(const idlc::Diff& diff, const std::vector<std::uint8_t>& bytes,
+                      std::uint32_t skip, std::uint64_t reference) {
+    R r(bytes.data(), bytes.size());
+    std::string out;
+    Status s = [&]() {
+        std::uint64_t ignored = 0;
+        IDLC_TRY(r.read_bits(skip, ignored));
+        std::uint64_t start = r.bits_read();
+        bool carried = false;
+        std::uint64_t step = 0;
+        IDLC_TRY(diff.read(r, reference, carried, step));
+        if (carried) {
+            out = "S " + dec(step);
+            return Status{};
+        }
+        std::uint64_t value = 0;
+        IDLC_TRY(r.read_bits(64, value));
+        IDLC_TRY(diff.check_escaped(value, reference, start));
+        out = "E " + dec(value);
+        return Status{};
+    }();
+    return s.ok() ? out + " " + dec(r.bits_read()) : error_text(s);
+}
+
+/// An `F` case: a Diff's difference, tier, check and write, and the read of what it wrote.
+template <class W, class R>
+std::string run_diff_write(const std::vector<std::string>& t) {
+    std::vector<std::uint32_t> tiers;
+    idlc::Diff diff = diff_of(t, tiers);
+    std::uint32_t skip = static_cast<std::uint32_t>(u64(t[6]));
+    std::uint64_t now = u64(t[7]), reference = u64(t[8]);
+    Int128 d = diff.difference(now, reference);
+    std::optional<std::size_t> tier = diff.tier_of(d);
+    Status check = diff.check_escaped(now, reference, skip);
+    std::string out = wide_text(d) + " " + (tier.has_value() ? dec(*tier) : "-") + " " +
+                      (check.ok() ? "." : error_text(check));
+    W w;
+    bool carried = false;
+    Status s = [&]() {
+        IDLC_TRY(w.write_bits(0, skip));
+        IDLC_TRY(diff.write(w, now, reference, carried));
+        return carried ? Status{} : w.write_bits(now, 64);
+    }();
+    const std::vector<std::uint8_t>& bytes = w.finish();
+    std::string h = hex(bytes.data(), bytes.size());
+    out += " W " +
+           (s.ok() ? std::string("OK ") + (carried ? "1 " : "0 ") + h : error_text(s) + " " + h);
+    return out + " R " + diff_read<R>(diff, bytes, skip, reference);
+}
+
+/// A `G` case: a Diff's read of given bytes.
+template <class R>
+std::string run_diff_read(const std::vector<std::string>& t) {
+    std::vector<std::uint32_t> tiers;
+    idlc::Diff diff = diff_of(t, tiers);
+    return diff_read<R>(diff, unhex(t[8]), static_cast<std::uint32_t>(u64(t[6])), u64(t[7]));
+}
+
 std::string run_line(const std::string& line) {
     std::vector<std::string> t = split(line, ' ');
     const std::string& kind = t[0];
@@ -596,6 +689,13 @@ std::string run_line(const std::string& line) {
         return run_extend(t);
     }
     bool bit = t[1] == "bit";
+    if (kind == "F") {
+        return bit ? run_diff_write<idlc::BitWriter, idlc::BitReader>(t)
+                   : run_diff_write<idlc::ByteWriter, idlc::ByteReader>(t);
+    }
+    if (kind == "G") {
+        return bit ? run_diff_read<idlc::BitReader>(t) : run_diff_read<idlc::ByteReader>(t);
+    }
     if (kind == "W") {
         std::size_t i = 2;
         std::vector<Op> ops = parse_ops(t, i);

@@ -10,7 +10,8 @@
 //! driver prints for it (the line protocol is described at the top of driver.cpp). Without g++
 //! the test says why on stderr and passes. Binaries are cached under `CARGO_TARGET_TMPDIR`,
 //! keyed by the sources and flags. `IDLC_CPP_RUNTIME_DUMP=FILE` writes the driver's input to
-//! FILE, to replay a mismatch by hand.
+//! FILE, to replay a mismatch by hand. `cpp_diff_matches_rust_diff` does the same for `Diff`
+//! (`DIFF(b1, ..., bk)`) with the same drivers, its input to FILE.diff.
 
 use std::collections::hash_map::DefaultHasher;
 use std::fmt::Write as _;
@@ -18,10 +19,11 @@ use std::hash::{Hash, Hasher};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::OnceLock;
 
 use idlc_runtime::{
     BitReader, BitWriter, ByteReader, ByteWriter, DeadReckoningAxis, DecodeError, DecodeErrorKind,
-    DeltaContext, EncodeError, EncodeErrorKind, FixedPoint, VlqMode, WireRead, WireWrite,
+    DeltaContext, Diff, EncodeError, EncodeErrorKind, FixedPoint, VlqMode, WireRead, WireWrite,
     bit_slice, check_numeric, check_numeric_f32, low_bits, nearest_f32_inside, read_aligned_str,
     read_bounded_length, read_f32_real_in_range, read_f64_in_range, read_fixed, read_huffman,
     read_index_gap, read_ranged, read_vlq_int, read_wide_bool, saturate_real, saturate_real_f32,
@@ -1108,6 +1110,332 @@ fn extend_case(g: &mut Gen) -> (String, String) {
     (line, expected)
 }
 
+/// The `DIFF(...)` rule of a Diff case, and the stream.
+struct DiffRule {
+    diff: Diff,
+    first: u64,
+    last: u64,
+    wraps: bool,
+    byte_stream: bool,
+    /// Bits written and read before the selector, so that offsets are not all 0.
+    skip: u32,
+}
+
+impl DiffRule {
+    /// `<bit|byte> <tiers> <first> <last> <wraps> <skip>`, as the driver reads them.
+    fn text(&self) -> String {
+        let tiers: Vec<String> = self.diff.tiers().iter().map(u32::to_string).collect();
+        format!(
+            "{} {} {} {} {} {}",
+            if self.byte_stream { "byte" } else { "bit" },
+            if tiers.is_empty() {
+                "-".into()
+            } else {
+                tiers.join("/")
+            },
+            self.first,
+            self.last,
+            u8::from(self.wraps),
+            self.skip
+        )
+    }
+
+    /// `reference + delta` (around the range when it wraps), as a u64.
+    fn shift(&self, reference: u64, delta: i128) -> u64 {
+        let mut x = i128::from(reference) + delta;
+        if self.wraps && self.first <= self.last {
+            let n = i128::from(self.last) - i128::from(self.first) + 1;
+            x = i128::from(self.first) + (x - i128::from(self.first)).rem_euclid(n);
+        }
+        x.rem_euclid(1 << 64) as u64
+    }
+
+    /// A `G` case: the read of `bytes` against `reference`.
+    fn read_case(&self, reference: u64, bytes: &[u8]) -> (String, String) {
+        let expected = if self.byte_stream {
+            diff_read::<ByteReader>(self.diff, bytes, self.skip, reference)
+        } else {
+            diff_read::<BitReader>(self.diff, bytes, self.skip, reference)
+        };
+        (
+            format!("G {} {reference} {}", self.text(), hex(bytes)),
+            expected,
+        )
+    }
+}
+
+impl Gen {
+    /// A tier's width: usually small, sometimes up to 64.
+    fn tier_bits(&mut self) -> u32 {
+        if self.chance(0.7) {
+            self.rng.random_range(1..=16)
+        } else {
+            self.rng.random_range(1..=64)
+        }
+    }
+
+    /// Tiers: usually increasing, sometimes not (`DIFF(8, 4)`: its second tier never holds a
+    /// difference first), rarely none or widths the compiler refuses (0, 65).
+    fn diff_tiers(&mut self) -> Vec<u32> {
+        let count = self.rng.random_range(1..=4);
+        let mut tiers: Vec<u32> = (0..count).map(|_| self.tier_bits()).collect();
+        match self.below(16) {
+            0 => self
+                .pick(&[
+                    &[4, 8][..],
+                    &[2, 5, 9],
+                    &[8, 4],
+                    &[64],
+                    &[8, 64],
+                    &[1],
+                    &[63, 64],
+                    &[4, 4],
+                    &[16, 8, 32],
+                    &[1, 2, 3, 4, 5, 6, 7, 8],
+                    &[],
+                ])
+                .to_vec(),
+            1 => {
+                let k = self.below(tiers.len() as u64 + 1) as usize;
+                tiers.insert(k, self.pick(&[0, 65]));
+                tiers
+            }
+            2..=4 => tiers,
+            _ => {
+                tiers.sort_unstable();
+                tiers.dedup();
+                tiers
+            }
+        }
+    }
+
+    /// A rule: tiers over a range of steps (small, at the top of u64, all of u64, random, one
+    /// step, rarely reversed) that may wrap, with even and odd numbers of steps.
+    fn diff_rule(&mut self) -> DiffRule {
+        let tiers: &'static [u32] = Box::leak(self.diff_tiers().into_boxed_slice());
+        let (first, last) = match self.below(8) {
+            0 => (0, u64::MAX),
+            1 => {
+                let span = self.pick(&[0, 1, 2, 3, 35_999, 1 << 20, 1 << 63, u64::MAX - 1]);
+                (u64::MAX - span, u64::MAX)
+            }
+            2 => self.range(Self::any_u64),
+            _ => {
+                let first = self.below(1000);
+                let span = if self.chance(0.7) {
+                    self.pick(&[0, 1, 2, 3, 4, 5, 7, 8, 15, 16, 100, 255, 256, 35_999])
+                } else {
+                    self.below(1 << 20)
+                };
+                (first, first + span)
+            }
+        };
+        let wraps = self.chance(0.5);
+        DiffRule {
+            diff: Diff::new(tiers, first, last, wraps),
+            first,
+            last,
+            wraps,
+            byte_stream: self.chance(0.4),
+            skip: self.pick(&[0, 0, 0, 0, 1, 3, 7, 8, 13, 64]),
+        }
+    }
+
+    /// A step of the rule's range, an end, or any u64.
+    fn diff_step(&mut self, rule: &DiffRule) -> u64 {
+        match self.below(8) {
+            0 => rule.first,
+            1 => rule.last,
+            _ if rule.first <= rule.last && self.chance(0.85) => {
+                self.rng.random_range(rule.first..=rule.last)
+            }
+            _ => self.any_u64(),
+        }
+    }
+
+    /// A difference worth trying: at a tier's edges, half the steps of a wrapping range and its
+    /// neighbours, small, or any.
+    fn diff_delta(&mut self, rule: &DiffRule) -> i128 {
+        let n = i128::from(rule.last) - i128::from(rule.first) + 1;
+        match self.below(6) {
+            0 | 1 => {
+                let bits = match rule.diff.tiers() {
+                    [] => self.tier_bits(),
+                    tiers => self.pick(tiers).clamp(1, 64),
+                };
+                let edge = 1i128 << (bits - 1);
+                self.pick(&[edge - 1, edge, -edge, -edge - 1])
+            }
+            2 => self.pick(&[
+                n / 2,
+                n / 2 + 1,
+                n / 2 - 1,
+                -(n / 2),
+                -(n / 2) - 1,
+                -(n / 2) + 1,
+            ]),
+            3 => i128::from(self.any_i64()),
+            _ => i128::from(self.below(200)) - 100,
+        }
+    }
+
+    /// Bytes a Diff reader may meet: a selector (past the escape, in a BYTESTREAM), then a
+    /// tier's bits at its edges or random (with bits above the tier, in a BYTESTREAM), or an
+    /// escaped value near the reference or random; sometimes cut or followed by more.
+    fn diff_bytes<W: WireWrite>(&mut self, rule: &DiffRule, reference: u64) -> Vec<u8> {
+        let tiers = rule.diff.tiers();
+        let count = tiers.len() as u64;
+        let mut w = W::default();
+        w.write_bits(0, rule.skip).unwrap();
+        let index = if W::BYTE_STREAM {
+            let index = if self.chance(0.05) {
+                255
+            } else {
+                self.below(count + 3)
+            };
+            w.write_bits(index, 8).unwrap();
+            index
+        } else {
+            let index = self.below(count + 1);
+            for _ in 0..index {
+                w.write_bool(true).unwrap();
+            }
+            if index < count {
+                w.write_bool(false).unwrap();
+            }
+            index
+        };
+        if let Some(&bits) = tiers.get(index as usize) {
+            let zz = if self.chance(0.6) {
+                let d = self.diff_delta(rule);
+                ((d << 1) ^ (d >> 127)) as u64
+            } else {
+                self.any_u64()
+            };
+            let width = if W::BYTE_STREAM && self.chance(0.3) {
+                8 * idlc_runtime::byte_width(bits) as u32
+            } else {
+                bits
+            };
+            if width <= 64 {
+                w.write_bits(zz & u64::MAX.checked_shr(64 - width).unwrap_or(0), width)
+                    .unwrap();
+            }
+        } else if index == count {
+            let value = if self.chance(0.6) {
+                let delta = self.diff_delta(rule);
+                rule.shift(reference, delta)
+            } else {
+                self.any_u64()
+            };
+            w.write_bits(value, 64).unwrap();
+        }
+        let mut bytes = w.finish().to_vec();
+        match self.below(6) {
+            0 => bytes.truncate(self.below(bytes.len() as u64 + 1) as usize),
+            1 => bytes.push(self.rng.random()),
+            _ => {}
+        }
+        bytes
+    }
+}
+
+/// What the driver prints for a Diff's read of `bytes` after `skip` bits (on the escape, the
+/// value in 64 bits, checked).
+fn diff_read<'a, R: WireRead<'a>>(
+    diff: Diff,
+    bytes: &'a [u8],
+    skip: u32,
+    reference: u64,
+) -> String {
+    let mut r = R::from_bytes(bytes);
+    let verdict = (|| -> Result<String, DecodeError> {
+        r.read_bits(skip)?;
+        let start = r.bits_read();
+        if let Some(step) = diff.read(&mut r, reference)? {
+            return Ok(format!("S {step}"));
+        }
+        let value = r.read_bits(64)?;
+        diff.check_escaped(value, reference, start)?;
+        Ok(format!("E {value}"))
+    })();
+    match verdict {
+        Ok(v) => format!("{v} {}", r.bits_read()),
+        Err(e) => format!("ERR {:?} {}", e.kind, e.bit_offset),
+    }
+}
+
+/// A Diff's write after `skip` zero bits (on the escape, `now` in 64 bits): the driver's text
+/// and the bytes.
+fn diff_write<W: WireWrite>(diff: Diff, skip: u32, now: u64, reference: u64) -> (String, Vec<u8>) {
+    let mut w = W::default();
+    let result = (|| -> Result<bool, EncodeError> {
+        w.write_bits(0, skip)?;
+        let carried = diff.write(&mut w, now, reference)?;
+        if !carried {
+            w.write_bits(now, 64)?;
+        }
+        Ok(carried)
+    })();
+    let bytes = w.finish().to_vec();
+    let text = match result {
+        Ok(carried) => format!("OK {} {}", u8::from(carried), hex(&bytes)),
+        Err(e) => format!("ERR {:?} {} {}", e.kind, e.bit_offset, hex(&bytes)),
+    };
+    (text, bytes)
+}
+
+/// Diff cases: `F` cases (difference, tier, check, write and read back), each with `G` cases
+/// of its bytes mutated, of bytes made to meet each check, and of random bytes.
+fn diff_cases() -> Vec<(String, String)> {
+    let mut g = Gen {
+        rng: ChaCha8Rng::seed_from_u64(0xd1ff),
+    };
+    let mut cases = Vec::new();
+    for _ in 0..2000 {
+        let rule = g.diff_rule();
+        let diff = rule.diff;
+        let reference = g.diff_step(&rule);
+        let now = if g.chance(0.2) {
+            g.diff_step(&rule)
+        } else {
+            let delta = g.diff_delta(&rule);
+            rule.shift(reference, delta)
+        };
+        let d = diff.difference(now, reference);
+        let tier = diff.tier_of(d).map_or("-".into(), |t| t.to_string());
+        let check = match diff.check_escaped(now, reference, u64::from(rule.skip)) {
+            Ok(()) => ".".into(),
+            Err(e) => format!("ERR {:?} {}", e.kind, e.bit_offset),
+        };
+        let (written, bytes) = if rule.byte_stream {
+            diff_write::<ByteWriter>(diff, rule.skip, now, reference)
+        } else {
+            diff_write::<BitWriter>(diff, rule.skip, now, reference)
+        };
+        let (_, read_back) = rule.read_case(reference, &bytes);
+        cases.push((
+            format!("F {} {now} {reference}", rule.text()),
+            format!("{d} {tier} {check} W {written} R {read_back}"),
+        ));
+        for _ in 0..2 {
+            let mutated = g.mutate(&bytes);
+            cases.push(rule.read_case(reference, &mutated));
+        }
+        let made = if rule.byte_stream {
+            g.diff_bytes::<ByteWriter>(&rule, reference)
+        } else {
+            g.diff_bytes::<BitWriter>(&rule, reference)
+        };
+        cases.push(rule.read_case(reference, &made));
+        if g.chance(0.5) {
+            let random = g.bytes(12);
+            cases.push(rule.read_case(reference, &random));
+        }
+    }
+    cases
+}
+
 /// Every case: (input line, the line the driver must print).
 fn cases() -> Vec<(String, String)> {
     let mut g = Gen {
@@ -1216,58 +1544,80 @@ fn run(binary: &Path, input: &str) -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn cpp_runtime_matches_rust_runtime() {
-    if !available("g++") {
-        eprintln!("cpp_runtime: g++ is not on PATH; the C++ runtime is not tested");
-        return;
-    }
-    // Four builds, each flag set once and each compiler twice (a second compiler stands in for a
-    // missing one): g++ with floating-point contraction (it contracts most) and without
-    // exceptions, clang++ plain and under the sanitizers. Eight (every set by both) cost CI twice
-    // the time and found nothing the four do not.
-    let clang = if available("clang++") {
-        "clang++"
-    } else {
-        eprintln!("cpp_runtime: clang++ is not on PATH; testing with g++ only");
-        "g++"
+/// The four builds of the driver (compiler and flags) and their binaries, built once for every
+/// test of this file; `Ok(None)` without g++.
+type Drivers = Result<Option<Vec<(String, Vec<&'static str>, PathBuf)>>, String>;
+
+fn drivers() -> &'static Drivers {
+    static DRIVERS: OnceLock<Drivers> = OnceLock::new();
+    DRIVERS.get_or_init(|| {
+        if !available("g++") {
+            eprintln!("cpp_runtime: g++ is not on PATH; the C++ runtime is not tested");
+            return Ok(None);
+        }
+        // Four builds, each flag set once and each compiler twice (a second compiler stands in
+        // for a missing one): g++ with floating-point contraction (it contracts most) and
+        // without exceptions, clang++ plain and under the sanitizers. Eight (every set by both)
+        // cost CI twice the time and found nothing the four do not.
+        let clang = if available("clang++") {
+            "clang++"
+        } else {
+            eprintln!("cpp_runtime: clang++ is not on PATH; testing with g++ only");
+            "g++"
+        };
+        let builds: Vec<(String, Vec<&'static str>)> = vec![
+            (
+                "g++".into(),
+                vec!["-O2", "-march=native", "-ffp-contract=fast"],
+            ),
+            ("g++".into(), vec!["-O1", "-fno-exceptions"]),
+            (clang.into(), vec![]),
+            (
+                clang.into(),
+                vec![
+                    "-O1",
+                    "-fsanitize=address,undefined",
+                    "-fno-sanitize-recover=all",
+                ],
+            ),
+        ];
+        let binaries: Vec<Result<PathBuf, String>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = builds
+                .iter()
+                .map(|(compiler, flags)| scope.spawn(move || build(compiler, flags)))
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        builds
+            .into_iter()
+            .zip(binaries)
+            .map(|((compiler, flags), binary)| Ok((compiler, flags, binary?)))
+            .collect::<Result<_, String>>()
+            .map(Some)
+    })
+}
+
+/// Runs every driver on the cases and requires the line Rust computed for each;
+/// `IDLC_CPP_RUNTIME_DUMP=FILE` writes their input to FILE (with `suffix`).
+fn check_cases(cases: &[(String, String)], suffix: &str) {
+    let drivers = match drivers() {
+        Ok(Some(drivers)) => drivers,
+        Ok(None) => return,
+        Err(e) => panic!("{e}"),
     };
-    let builds: Vec<(String, Vec<&str>)> = vec![
-        (
-            "g++".into(),
-            vec!["-O2", "-march=native", "-ffp-contract=fast"],
-        ),
-        ("g++".into(), vec!["-O1", "-fno-exceptions"]),
-        (clang.into(), vec![]),
-        (
-            clang.into(),
-            vec![
-                "-O1",
-                "-fsanitize=address,undefined",
-                "-fno-sanitize-recover=all",
-            ],
-        ),
-    ];
-    let binaries: Vec<Result<PathBuf, String>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = builds
-            .iter()
-            .map(|(compiler, flags)| scope.spawn(move || build(compiler, flags)))
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).collect()
-    });
-    let cases = cases();
     let mut input = String::new();
-    for (line, _) in &cases {
+    for (line, _) in cases {
         input.push_str(line);
         input.push('\n');
     }
     if let Some(path) = std::env::var_os("IDLC_CPP_RUNTIME_DUMP") {
         // For debugging a mismatch by hand: `driver < $IDLC_CPP_RUNTIME_DUMP`.
+        let mut path = path;
+        path.push(suffix);
         std::fs::write(path, &input).expect("dump written");
     }
-    for ((compiler, flags), binary) in builds.iter().zip(binaries) {
-        let binary = binary.unwrap_or_else(|e| panic!("{e}"));
-        let got = run(&binary, &input);
+    for (compiler, flags, binary) in drivers {
+        let got = run(binary, &input);
         assert_eq!(
             got.len(),
             cases.len(),
@@ -1288,4 +1638,14 @@ fn cpp_runtime_matches_rust_runtime() {
             mismatches.join("\n")
         );
     }
+}
+
+#[test]
+fn cpp_runtime_matches_rust_runtime() {
+    check_cases(&cases(), "");
+}
+
+#[test]
+fn cpp_diff_matches_rust_diff() {
+    check_cases(&diff_cases(), ".diff");
 }

@@ -7,6 +7,7 @@
 #include "bit_stream.hpp"
 #include "byte_stream.hpp"
 #include "delta.hpp"
+#include "diff.hpp"
 #include "replication.hpp"
 #include "extension.hpp"
 #include "fixed_point.hpp"
