@@ -17,6 +17,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         seed("myencoding1.enc"),
         seed("myencoding2.enc"),
         seed("myencodinga.enc"),
+        schemas("myencoding1_diff.enc"),
+        schemas("myencoding2_diff.enc"),
     ];
     let world = [
         seed("character.idl"),

@@ -174,6 +174,28 @@ impl DeadReckoningAxis {
         )
     }
 
+    /// [`DeadReckoningAxis::extrapolate`] from a baseline's values rather than its steps (each
+    /// taken to its nearest valid step first, as [`DeadReckoningAxis::predict_from`] does): the
+    /// reference of a position's `DIFF` in a dead-reckoning block.
+    ///
+    /// ```
+    /// use idlc_runtime::{DeadReckoningAxis, DeltaContext, FixedPoint};
+    /// let axis = DeadReckoningAxis::new(
+    ///     FixedPoint::new(0.0, 100.0, 0.01).unwrap(),
+    ///     FixedPoint::new(-10.0, 10.0, 0.01).unwrap(),
+    /// );
+    /// assert_eq!(axis.extrapolate_from(50.0, 2.0, &DeltaContext::new(0.5)), 5100);
+    /// ```
+    #[inline(always)]
+    #[must_use]
+    pub fn extrapolate_from(&self, position: f64, velocity: f64, ctx: &DeltaContext) -> u64 {
+        self.extrapolate(
+            self.position.nearest_step(position),
+            self.velocity.nearest_step(velocity),
+            ctx,
+        )
+    }
+
     /// Whether the sender must send the block because the receiver's extrapolation is off by
     /// more than `deviation` from the true position (a NaN true position always needs an update,
     /// which then fails to encode).

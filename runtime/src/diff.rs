@@ -7,7 +7,8 @@
 //! value by its own rule follows. On a range that wraps around (an open upper end, such as an
 //! angle in `[0, 360)`) the difference is taken the shortest way around.
 
-use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
+use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
+use crate::extend::WireInt;
 use crate::wire::{WireRead, WireWrite};
 
 /// The tiers of a `DIFF(b1, ..., bk)` rule and the steps of the range it applies to.
@@ -26,6 +27,7 @@ use crate::wire::{WireRead, WireWrite};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Diff {
     tiers: &'static [u32],
+    origin: i128,
     first: u64,
     last: u64,
     wraps: bool,
@@ -39,10 +41,55 @@ impl Diff {
     pub const fn new(tiers: &'static [u32], first: u64, last: u64, wraps: bool) -> Self {
         Self {
             tiers,
+            origin: 0,
             first,
             last,
             wraps,
         }
+    }
+
+    /// The rule with `origin`, the integer value of step 0 (an integer rule's `min`: its
+    /// steps are `v - origin`).
+    #[must_use]
+    pub const fn with_origin(self, origin: i128) -> Self {
+        Self { origin, ..self }
+    }
+
+    /// The step of the integer `v` (`v - origin`), when it is one of `first..=last`: what the
+    /// encoder sends. A value outside is the error a full write of it gives.
+    ///
+    /// ```
+    /// use idlc_runtime::Diff;
+    /// let hp = Diff::new(&[4], 0, 200, false).with_origin(-100); // INT[-100, 100]
+    /// assert_eq!(hp.step(-99), Some(1));
+    /// assert_eq!(hp.step(101), None);
+    /// ```
+    #[must_use]
+    pub fn step(&self, v: i128) -> Option<u64> {
+        v.checked_sub(self.origin)
+            .and_then(|s| u64::try_from(s).ok())
+            .filter(|s| (self.first..=self.last).contains(s))
+    }
+
+    /// The step nearest the integer `v`: a reference taken from a baseline, which a game may
+    /// have built with any value (both sides compute the same).
+    #[must_use]
+    pub fn reference(&self, v: i128) -> u64 {
+        let s = v.saturating_sub(self.origin);
+        if s <= i128::from(self.first) {
+            self.first
+        } else if s >= i128::from(self.last) {
+            self.last
+        } else {
+            // first < s < last <= u64::MAX
+            s as u64
+        }
+    }
+
+    /// The integer value of `step`: `origin + step`.
+    #[must_use]
+    pub fn value(&self, step: u64) -> i128 {
+        self.origin + i128::from(step)
     }
 
     /// The tiers, in bits.
@@ -195,6 +242,57 @@ impl Diff {
         u64::try_from(step)
             .ok()
             .filter(|s| (self.first..=self.last).contains(s))
+    }
+
+    /// [`Diff::write`] of the integer `now` (an enumerator: its index) against the baseline's
+    /// `reference` ([`Diff::reference`]). A value outside the steps is the error its full write
+    /// gives, before anything is written.
+    ///
+    /// # Errors
+    /// `ValueOutOfRange` as above; what the writer returns.
+    pub fn write_int<W: WireWrite>(
+        &self,
+        w: &mut W,
+        now: i128,
+        reference: i128,
+    ) -> Result<bool, EncodeError> {
+        match self.step(now) {
+            Some(now) => self.write(w, now, self.reference(reference)),
+            None => Err(w.error(EncodeErrorKind::ValueOutOfRange)),
+        }
+    }
+
+    /// [`Diff::read`] of an integer against the baseline's `reference`: `Some(value)` when a
+    /// tier carried it, `None` on the escape ([`Diff::check_escaped_int`] checks what follows).
+    ///
+    /// # Errors
+    /// As [`Diff::read`]; `ValueOutOfRange` when `T` cannot hold the value.
+    pub fn read_int<'a, R: WireRead<'a>, T: WireInt>(
+        &self,
+        r: &mut R,
+        reference: i128,
+    ) -> Result<Option<T>, DecodeError> {
+        let start = r.bits_read();
+        match self.read(r, self.reference(reference))? {
+            Some(step) => T::from_i128(self.value(step))
+                .map(Some)
+                .ok_or(DecodeError::new(DecodeErrorKind::ValueOutOfRange, start)),
+            None => Ok(None),
+        }
+    }
+
+    /// [`Diff::check_escaped`] of an integer read after the escape, against the baseline's
+    /// `reference`.
+    ///
+    /// # Errors
+    /// `ValueOutOfRange` when a tier holds the difference.
+    pub fn check_escaped_int(
+        &self,
+        now: i128,
+        reference: i128,
+        start: u64,
+    ) -> Result<(), DecodeError> {
+        self.check_escaped(self.reference(now), self.reference(reference), start)
     }
 
     /// Checks a value read after the escape (its step `now`): the encoder escapes only what no

@@ -501,3 +501,29 @@ fn delta_sizes_lie_within_the_report() {
     naval_delta_sizes::<n::NAVAL>("NAVAL");
     naval_delta_sizes::<n::NAVAL_S2S>("NAVAL_S2S");
 }
+
+/// DIFF (schemas/myencoding1_diff.enc, myencoding2_diff.enc: the seed encodings with only DIFF
+/// added) keeps the client's state equal to the mirror every tick under 10% loss, in every
+/// population; on the moving one it costs at most half of MYENCODING1's bytes, and at most
+/// 0.85 of MYENCODING2's.
+#[test]
+fn diff_keeps_sender_and_receiver_in_step_in_fewer_bytes() {
+    for population in [Population::Moving, Population::Idle, Population::Mixed] {
+        let one = run::<cc::MYENCODING1>(40, 300, population, 0.1, 0.0, 4).unwrap();
+        let one_diff = run::<cc::MYENCODING1_DIFF>(40, 300, population, 0.1, 0.0, 4).unwrap();
+        let two = run::<cc::MYENCODING2>(40, 300, population, 0.1, 0.02, 4).unwrap();
+        let two_diff = run::<cc::MYENCODING2_DIFF>(40, 300, population, 0.1, 0.02, 4).unwrap();
+        eprintln!(
+            "{population:?}: MYENCODING1 {:.2}, _DIFF {:.2}; MYENCODING2 {:.2}, _DIFF {:.2} bytes per Character",
+            one.bytes_per_character(),
+            one_diff.bytes_per_character(),
+            two.bytes_per_character(),
+            two_diff.bytes_per_character()
+        );
+        assert!(one_diff.max_position_error <= 0.005 * std::f64::consts::SQRT_2 + 1e-9);
+        if population == Population::Moving {
+            assert!(one_diff.bytes_per_character() <= 0.5 * one.bytes_per_character());
+            assert!(two_diff.bytes_per_character() <= 0.85 * two.bytes_per_character());
+        }
+    }
+}

@@ -11,6 +11,8 @@
 //! name fields as those of the full form do (codegen/rules.rs `Site`); a changed-bit of a DELTA
 //! or DEAD_RECKONING block names the struct.
 
+mod diff;
+
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
@@ -635,7 +637,7 @@ impl<'a> Gen<'a, '_> {
                 }
                 (DeltaStep::Changed(encoded) | DeltaStep::Field(encoded), _) => {
                     let view = self.view(&encoded.field)?;
-                    let write = self.write_field(view, encoded)?;
+                    let write = self.write_field(view, encoded, None)?;
                     match plan {
                         Decision::Bit(flag) => {
                             let keep = self.keep(view, Target::Mirror);
@@ -665,13 +667,9 @@ impl<'a> Gen<'a, '_> {
                 }
                 (DeltaStep::DeadReckoning { axes, .. }, Decision::Bit(flag)) => {
                     let mut writes = Vec::new();
-                    for field in axes
-                        .iter()
-                        .map(|(p, _)| p)
-                        .chain(axes.iter().map(|(_, v)| v))
-                    {
+                    for (field, velocity) in dead_reckoning_fields(axes) {
                         let view = self.view(&field.field)?;
-                        writes.push(self.write_field(view, field)?);
+                        writes.push(self.write_field(view, field, velocity)?);
                     }
                     let unsent = self.unsent_dead_reckoning(axes, Target::Mirror)?;
                     out.push(quote! {
@@ -697,14 +695,16 @@ impl<'a> Gen<'a, '_> {
         Ok(quote!(#(#out)*))
     }
 
-    /// Writes one field in full and makes its candidate the mirror's.
+    /// Writes one field (in full, or with its DIFF; `velocity` is a dead-reckoning position's)
+    /// and makes its candidate the mirror's.
     fn write_field(
         &self,
         view: &RustField<'_>,
         field: &FieldStep,
+        velocity: Option<&FieldStep>,
     ) -> Result<TokenStream, CodegenError> {
         let rule = &field.rule;
-        let write = match Self::step(view, rule) {
+        let mut write = match Self::step(view, rule) {
             // The step of the comparison: the bits `write_quantized` would write.
             Some(step) => {
                 let fp = fixed_point_const(self.ctx, rule);
@@ -713,6 +713,9 @@ impl<'a> Gen<'a, '_> {
             }
             None => encode_field(self.ctx, view, field)?,
         };
+        if let Some(plan) = &field.diff {
+            write = self.write_diff(view, field, plan, velocity, write)?;
+        }
         let (place, candidate) = (Self::place(view, Target::Mirror), Self::candidate(view));
         let flag = Self::mark_sent(view);
         Ok(quote! {
@@ -977,7 +980,7 @@ impl<'a> Gen<'a, '_> {
                 }
                 DeltaStep::Changed(encoded) | DeltaStep::Field(encoded) => {
                     let view = self.view(&encoded.field)?;
-                    let read = self.read_field(view, &encoded.rule)?;
+                    let read = self.read_field(view, encoded, None)?;
                     if matches!(item, DeltaStep::Changed(_)) {
                         let keep = self.keep(view, Target::State);
                         let q = view.site().q();
@@ -1006,12 +1009,8 @@ impl<'a> Gen<'a, '_> {
                 }
                 DeltaStep::DeadReckoning { axes, .. } => {
                     let mut reads = Vec::new();
-                    for field in axes
-                        .iter()
-                        .map(|(p, _)| p)
-                        .chain(axes.iter().map(|(_, v)| v))
-                    {
-                        reads.push(self.read_field(self.view(&field.field)?, &field.rule)?);
+                    for (field, velocity) in dead_reckoning_fields(axes) {
+                        reads.push(self.read_field(self.view(&field.field)?, field, velocity)?);
                     }
                     let unsent = self.unsent_dead_reckoning(axes, Target::State)?;
                     let q = Site::named(self.name).q();
@@ -1042,13 +1041,25 @@ impl<'a> Gen<'a, '_> {
         Ok(quote!(#(#out)*))
     }
 
+    /// Reads one field (in full, or with its DIFF; `velocity` is a dead-reckoning position's)
+    /// into its place.
     fn read_field(
         &self,
         view: &RustField<'_>,
-        rule: &WireRule,
+        field: &FieldStep,
+        velocity: Option<&FieldStep>,
     ) -> Result<TokenStream, CodegenError> {
+        if let Some(plan) = &field.diff {
+            return self.read_diff(view, field, plan, velocity);
+        }
         let place = Self::place(view, Target::State);
-        let read = decode(self.ctx, rule, &view.field.ty, &view.rust.ty, &view.site())?;
+        let read = decode(
+            self.ctx,
+            &field.rule,
+            &view.field.ty,
+            &view.rust.ty,
+            &view.site(),
+        )?;
         let flag = Self::mark_sent(view);
         Ok(quote! {
             #place = #read;
@@ -1166,6 +1177,15 @@ struct DeltaSequence<'r, 'v> {
 }
 
 /// Whether `tokens` use the identifier `name`.
+/// The fields of a dead-reckoning block in wire order (positions, then velocities), each
+/// position with its velocity.
+fn dead_reckoning_fields(
+    axes: &[(FieldStep, FieldStep)],
+) -> impl Iterator<Item = (&FieldStep, Option<&FieldStep>)> {
+    let positions = axes.iter().map(|(p, v)| (p, Some(v)));
+    positions.chain(axes.iter().map(|(_, v)| (v, None)))
+}
+
 fn mentions(tokens: &TokenStream, name: &str) -> bool {
     tokens.clone().into_iter().any(|tree| match tree {
         proc_macro2::TokenTree::Ident(ident) => ident == name,

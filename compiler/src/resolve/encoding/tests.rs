@@ -846,7 +846,11 @@ fn diff_on_fields_with_a_baseline_and_steps() {
                DELTA { DIFF(2, 5) hp; DIFF(1) e; }\n\
                DELTA DIFF(8, 64) VLQ id;\n}";
     let (encodings, diagnostics, sources) = compile(&[("p.idl", DIFF_IDL)], &[("p.enc", enc)]);
-    assert!(diagnostics.is_empty(), "{}", sources.render_plain(&diagnostics));
+    assert!(
+        diagnostics.is_empty(),
+        "{}",
+        sources.render_plain(&diagnostics)
+    );
     let items = &encodings["X"].structs["P"].segments[0].items;
     assert_eq!(diff_of(items, "x"), Some(Some(vec![4, 8])));
     assert_eq!(diff_of(items, "vx"), Some(Some(vec![3])));
@@ -859,9 +863,11 @@ fn diff_on_fields_with_a_baseline_and_steps() {
         let rule = rule_of(items, name)
             .map(|(rule, _)| rule.clone())
             .or_else(|| match &items[0] {
-                WireItem::DeadReckoning(dr) => {
-                    dr.positions.iter().find(|f| f.field == name).map(|f| f.rule.clone())
-                }
+                WireItem::DeadReckoning(dr) => dr
+                    .positions
+                    .iter()
+                    .find(|f| f.field == name)
+                    .map(|f| f.rule.clone()),
                 _ => None,
             })
             .unwrap();
@@ -878,9 +884,21 @@ fn diff_on_fields_with_a_baseline_and_steps() {
 #[test]
 fn diff_diagnostics_say_the_fix() {
     let cases = [
-        ("DIFF(4) FIXED_POINT(0.01) x;", codes::ENC_DIFF_NO_BASELINE, "DELTA DIFF(..) x"),
-        ("DELTA DIFF(4) f;", codes::ENC_DIFF_NO_STEPS, "FIXED_POINT(r)"),
-        ("DELTA DIFF(4) FLOAT32 x;", codes::ENC_DIFF_NO_STEPS, "FIXED_POINT(r)"),
+        (
+            "DIFF(4) FIXED_POINT(0.01) x;",
+            codes::ENC_DIFF_NO_BASELINE,
+            "DELTA DIFF(..) x",
+        ),
+        (
+            "DELTA DIFF(4) f;",
+            codes::ENC_DIFF_NO_STEPS,
+            "FIXED_POINT(r)",
+        ),
+        (
+            "DELTA DIFF(4) FLOAT32 x;",
+            codes::ENC_DIFF_NO_STEPS,
+            "FIXED_POINT(r)",
+        ),
         ("DELTA DIFF(1) b;", codes::ENC_DIFF_NO_STEPS, "BIT(n)"),
         ("DELTA DIFF() hp;", codes::ENC_DIFF_TIERS, "e.g. DIFF(4, 8)"),
         ("DELTA DIFF(0) hp;", codes::ENC_DIFF_TIERS, "1 to 10"),
@@ -892,7 +910,11 @@ fn diff_diagnostics_say_the_fix() {
         let (_, diagnostics, sources) = compile(&[("p.idl", DIFF_IDL)], &[("p.enc", &enc)]);
         let text = sources.render_plain(&diagnostics);
         assert_eq!(diagnostics.len(), 1, "{member}: {text}");
-        assert_eq!(diagnostics[0].code.as_deref(), Some(code), "{member}: {text}");
+        assert_eq!(
+            diagnostics[0].code.as_deref(),
+            Some(code),
+            "{member}: {text}"
+        );
         assert!(text.contains(fix), "{member}: {text}");
     }
     let widened = "PUBLISHABLE_STRUCT W { INT[0,10] n; FENCE EXTEND n TO INT[0,1000]; };";
