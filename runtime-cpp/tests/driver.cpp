@@ -10,7 +10,8 @@
 //   Q <min> <max> <res> <lo> <hi> <values...>   a quantizer: `N`, or `V <first> <steps> <bits>`
 //                                   then per value `<quantize>/<nearest>/<dequantize bits>`
 //   D <pmin> <pmax> <pres> <vmin> <vmax> <vres> <pstep> <vstep> <elapsed> <true> <dev>
-//                                   dead reckoning: `<extrapolate> <predict bits> <needs_update>`
+//                                   dead reckoning: `<extrapolate> <predict bits> <needs_update>
+//                                   <predict_from(true, true) bits> <extrapolate_from(true, true)>`
 //   P <Kind> <bit> <steps...>       an error path: steps `f=Name.field` (`~` for a space) or
 //                                   `i=3`; prints `<field>|<to_string()>`
 //   X <f64 bits...>                 extend.rs helpers on reals and f32s (see run_x)
@@ -22,6 +23,13 @@
 //   G <bit|byte> <tiers> <first> <last> <wraps> <skip> <reference> <hex>
 //                                   a Diff's read of the bytes after `skip` bits: `S <step>
 //                                   <bits read>`, `E <escaped value> <bits read>` or `ERR ...`
+//   I <bit|byte> <tiers> <first> <last> <wraps> <skip> <origin> <type> <now> <reference>
+//                                   a Diff of integers (with_origin): `<step of now|->
+//                                   <reference step> <its value> <check_escaped_int> W <write_int>
+//                                   R <read_int back into type>`, the write and read as in `F`
+//                                   (on the escape the step of `now` in 64 bits)
+//   J <bit|byte> <tiers> <first> <last> <wraps> <skip> <origin> <type> <reference> <hex>
+//                                   read_int of the bytes, as `G`
 //   V                               the runtime version
 //
 // Floats travel as hex bit patterns, so NaN payloads and -0.0 compare exactly. An op is
@@ -540,7 +548,8 @@ std::string run_dead_reckoning(const std::vector<std::string>& t) {
     return dec(axis.extrapolate(p, v, ctx)) + " " +
            hex_u64(idlc::f64_to_bits(axis.predict(p, v, ctx))) + " " +
            (axis.needs_update(f64(t[10]), p, v, ctx, f64(t[11])) ? "1" : "0") + " " +
-           hex_u64(idlc::f64_to_bits(axis.predict_from(f64(t[10]), f64(t[10]), ctx)));
+           hex_u64(idlc::f64_to_bits(axis.predict_from(f64(t[10]), f64(t[10]), ctx))) + " " +
+           dec(axis.extrapolate_from(f64(t[10]), f64(t[10]), ctx));
 }
 
 std::string run_path(const std::vector<std::string>& t) {
@@ -594,6 +603,12 @@ static_assert(ANGLE.difference(1, 35999) == Int128(2) && ANGLE.difference(35999,
 static_assert(ANGLE.tier_of(Int128(-32)) == std::optional<std::size_t>(0) &&
                   !ANGLE.tier_of(Int128(32)).has_value(),
               "zigzag(-32) = 63 takes 6 bits, zigzag(32) = 64 takes 7");
+
+/// An integer Diff (INT[-100, 100]), as generated code declares one.
+constexpr idlc::Diff HP = idlc::Diff{ANGLE_TIERS, 0, 200, false}.with_origin(-100);
+static_assert(HP.reference(Int128(-99)) == 1 && HP.reference(Int128(500)) == 200 &&
+                  HP.value(1) == Int128(-99),
+              "steps of an integer: v - origin, a reference clamped into them");
 
 /// The decimal text of a difference (|d| < 2^64).
 std::string wide_text(Int128 v) {
@@ -670,6 +685,103 @@ std::string run_diff_read(const std::vector<std::string>& t) {
     return diff_read<R>(diff, unhex(t[8]), static_cast<std::uint32_t>(u64(t[6])), u64(t[7]));
 }
 
+/// The decimal text of any Int128.
+std::string wide_dec(Int128 v) {
+    bool negative = v.negative();
+    Int128 magnitude = negative ? Int128() - v : v; // i128::MIN stays its own magnitude
+    std::uint64_t limbs[4] = {magnitude.hi >> 32, magnitude.hi & 0xffffffffu, magnitude.lo >> 32,
+                              magnitude.lo & 0xffffffffu};
+    std::string digits;
+    do {
+        std::uint64_t rem = 0;
+        for (std::uint64_t& limb : limbs) {
+            std::uint64_t cur = (rem << 32) | limb;
+            limb = cur / 10;
+            rem = cur % 10;
+        }
+        digits.insert(digits.begin(), static_cast<char>('0' + rem));
+    } while ((limbs[0] | limbs[1] | limbs[2] | limbs[3]) != 0);
+    return negative ? "-" + digits : digits;
+}
+
+/// The integer Diff of a case: `diff_of` with the origin at t[7].
+idlc::Diff int_diff_of(const std::vector<std::string>& t, std::vector<std::uint32_t>& tiers) {
+    return diff_of(t, tiers).with_origin(wide(t[7]));
+}
+
+/// What an integer Diff reads into a `T` from `bytes` after `skip` bits; on the escape the step
+/// in 64 bits, checked.
+template <class R, class T>
+std::string int_read(const idlc::Diff& diff, const std::vector<std::uint8_t>& bytes,
+                     std::uint32_t skip, Int128 reference) {
+    R r(bytes.data(), bytes.size());
+    std::string out;
+    Status s = [&]() {
+        std::uint64_t ignored = 0;
+        IDLC_TRY(r.read_bits(skip, ignored));
+        std::uint64_t start = r.bits_read();
+        bool carried = false;
+        T value{};
+        IDLC_TRY(diff.read_int(r, reference, carried, value));
+        if (carried) {
+            out = "S " + int_text(value);
+            return Status{};
+        }
+        std::uint64_t step = 0;
+        IDLC_TRY(r.read_bits(64, step));
+        IDLC_TRY(diff.check_escaped_int(diff.value(step), reference, start));
+        out = "E " + wide_dec(diff.value(step));
+        return Status{};
+    }();
+    return s.ok() ? out + " " + dec(r.bits_read()) : error_text(s);
+}
+
+/// An `I` case: an integer Diff's steps, check and write_int, and the read_int of what it wrote.
+template <class W, class R>
+std::string run_int_write(const std::vector<std::string>& t) {
+    std::vector<std::uint32_t> tiers;
+    idlc::Diff diff = int_diff_of(t, tiers);
+    std::uint32_t skip = static_cast<std::uint32_t>(u64(t[6]));
+    Int128 now = wide(t[9]), reference = wide(t[10]);
+    std::uint64_t step = 0;
+    bool valid = diff.step(now, step);
+    std::uint64_t base = diff.reference(reference);
+    Status check = diff.check_escaped_int(now, reference, skip);
+    std::string out = (valid ? dec(step) : "-") + " " + dec(base) + " " +
+                      wide_dec(diff.value(base)) + " " + (check.ok() ? "." : error_text(check));
+    W w;
+    bool carried = false;
+    Status s = [&]() {
+        IDLC_TRY(w.write_bits(0, skip));
+        IDLC_TRY(diff.write_int(w, now, reference, carried));
+        return carried ? Status{} : w.write_bits(step, 64);
+    }();
+    const std::vector<std::uint8_t>& bytes = w.finish();
+    std::string h = hex(bytes.data(), bytes.size());
+    out += " W " +
+           (s.ok() ? std::string("OK ") + (carried ? "1 " : "0 ") + h : error_text(s) + " " + h);
+    std::string read;
+    (void)with_type(t[8], [&](auto type) {
+        read = int_read<R, decltype(type)>(diff, bytes, skip, reference);
+        return Status{};
+    });
+    return out + " R " + read;
+}
+
+/// A `J` case: an integer Diff's read_int of given bytes.
+template <class R>
+std::string run_int_read(const std::vector<std::string>& t) {
+    std::vector<std::uint32_t> tiers;
+    idlc::Diff diff = int_diff_of(t, tiers);
+    std::string read;
+    (void)with_type(t[8], [&](auto type) {
+        read = int_read<R, decltype(type)>(diff, unhex(t[10]),
+                                           static_cast<std::uint32_t>(u64(t[6])), wide(t[9]));
+        return Status{};
+    });
+    return read;
+}
+
 std::string run_line(const std::string& line) {
     std::vector<std::string> t = split(line, ' ');
     const std::string& kind = t[0];
@@ -695,6 +807,13 @@ std::string run_line(const std::string& line) {
     }
     if (kind == "G") {
         return bit ? run_diff_read<idlc::BitReader>(t) : run_diff_read<idlc::ByteReader>(t);
+    }
+    if (kind == "I") {
+        return bit ? run_int_write<idlc::BitWriter, idlc::BitReader>(t)
+                   : run_int_write<idlc::ByteWriter, idlc::ByteReader>(t);
+    }
+    if (kind == "J") {
+        return bit ? run_int_read<idlc::BitReader>(t) : run_int_read<idlc::ByteReader>(t);
     }
     if (kind == "W") {
         std::size_t i = 2;

@@ -23,12 +23,12 @@ use std::sync::OnceLock;
 
 use idlc_runtime::{
     BitReader, BitWriter, ByteReader, ByteWriter, DeadReckoningAxis, DecodeError, DecodeErrorKind,
-    DeltaContext, Diff, EncodeError, EncodeErrorKind, FixedPoint, VlqMode, WireRead, WireWrite,
-    bit_slice, check_numeric, check_numeric_f32, low_bits, nearest_f32_inside, read_aligned_str,
-    read_bounded_length, read_f32_real_in_range, read_f64_in_range, read_fixed, read_huffman,
-    read_index_gap, read_ranged, read_vlq_int, read_wide_bool, saturate_real, saturate_real_f32,
-    with_bit_slice, write_aligned_bytes, write_bounded_length, write_fixed, write_huffman,
-    write_index_gap, write_ranged, write_vlq_int, write_wide_bool,
+    DeltaContext, Diff, EncodeError, EncodeErrorKind, FixedPoint, VlqMode, WireInt, WireRead,
+    WireWrite, bit_slice, check_numeric, check_numeric_f32, low_bits, nearest_f32_inside,
+    read_aligned_str, read_bounded_length, read_f32_real_in_range, read_f64_in_range, read_fixed,
+    read_huffman, read_index_gap, read_ranged, read_vlq_int, read_wide_bool, saturate_real,
+    saturate_real_f32, with_bit_slice, write_aligned_bytes, write_bounded_length, write_fixed,
+    write_huffman, write_index_gap, write_ranged, write_vlq_int, write_wide_bool,
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -1021,11 +1021,12 @@ fn dead_reckoning_case(g: &mut Gen) -> (String, String) {
             let axis = DeadReckoningAxis::new(p, v);
             let ctx = DeltaContext::new(elapsed);
             format!(
-                "{} {} {} {}",
+                "{} {} {} {} {}",
                 axis.extrapolate(pstep, vstep, &ctx),
                 fx(axis.predict(pstep, vstep, &ctx)),
                 u8::from(axis.needs_update(truth, pstep, vstep, &ctx, dev)),
-                fx(axis.predict_from(truth, truth, &ctx))
+                fx(axis.predict_from(truth, truth, &ctx)),
+                axis.extrapolate_from(truth, truth, &ctx)
             )
         }
         _ => "N".into(),
@@ -1385,8 +1386,138 @@ fn diff_write<W: WireWrite>(diff: Diff, skip: u32, now: u64, reference: u64) -> 
     (text, bytes)
 }
 
+/// What the driver prints for an integer Diff's `read_int::<_, T>` of `bytes` after `skip`
+/// bits (on the escape, the step in 64 bits, checked with `check_escaped_int`).
+fn int_read<'a, R: WireRead<'a>, T: WireInt + std::fmt::Display>(
+    diff: Diff,
+    bytes: &'a [u8],
+    skip: u32,
+    reference: i128,
+) -> String {
+    let mut r = R::from_bytes(bytes);
+    let verdict = (|| -> Result<String, DecodeError> {
+        r.read_bits(skip)?;
+        let start = r.bits_read();
+        if let Some(value) = diff.read_int::<R, T>(&mut r, reference)? {
+            return Ok(format!("S {value}"));
+        }
+        let step = r.read_bits(64)?;
+        diff.check_escaped_int(diff.value(step), reference, start)?;
+        Ok(format!("E {}", diff.value(step)))
+    })();
+    match verdict {
+        Ok(v) => format!("{v} {}", r.bits_read()),
+        Err(e) => format!("ERR {:?} {}", e.kind, e.bit_offset),
+    }
+}
+
+/// `int_read` with the reader of the stream and the type the driver's name stands for.
+fn int_read_as(rule: &DiffRule, diff: Diff, ty: &str, bytes: &[u8], reference: i128) -> String {
+    with_type!(ty, T => if rule.byte_stream {
+        int_read::<ByteReader, T>(diff, bytes, rule.skip, reference)
+    } else {
+        int_read::<BitReader, T>(diff, bytes, rule.skip, reference)
+    })
+}
+
+/// `write_int` of `now` after `skip` zero bits (on the escape, its step in 64 bits): the
+/// driver's text and the bytes.
+fn int_write<W: WireWrite>(diff: Diff, skip: u32, now: i128, reference: i128) -> (String, Vec<u8>) {
+    let mut w = W::default();
+    let result = (|| -> Result<bool, EncodeError> {
+        w.write_bits(0, skip)?;
+        let carried = diff.write_int(&mut w, now, reference)?;
+        if !carried {
+            w.write_bits(diff.step(now).unwrap_or(0), 64)?;
+        }
+        Ok(carried)
+    })();
+    let bytes = w.finish().to_vec();
+    let text = match result {
+        Ok(carried) => format!("OK {} {}", u8::from(carried), hex(&bytes)),
+        Err(e) => format!("ERR {:?} {} {}", e.kind, e.bit_offset, hex(&bytes)),
+    };
+    (text, bytes)
+}
+
+impl Gen {
+    /// An integer rule's origin: 0, a small or an extreme one, or any, kept where the rule's
+    /// steps have values the driver reads (within i64 or u64) when the rule allows it.
+    fn diff_origin(&mut self, rule: &DiffRule) -> i128 {
+        let origin = match self.below(6) {
+            0 => 0,
+            1 => self.pick(&[-100, 5, i128::from(i64::MIN), i128::from(u64::MAX)]),
+            2 => i128::from(self.any_u64()),
+            _ => i128::from(self.any_i64()),
+        };
+        let lowest = i128::from(i64::MIN);
+        let highest = i128::from(u64::MAX) - i128::from(rule.last);
+        origin.min(highest).max(lowest)
+    }
+
+    /// An integer for a rule with `origin`: a step's value (an end, near the reference), just
+    /// outside the steps, or any; always one the driver reads (within i64 or u64).
+    fn diff_int(&mut self, rule: &DiffRule, origin: i128, near: Option<i128>) -> i128 {
+        let v = match (self.below(10), near) {
+            (0, _) => origin + i128::from(rule.first) - 1,
+            (1, _) => origin + i128::from(rule.last) + 1,
+            (2, _) => i128::from(self.any_i64()),
+            (3..=5, Some(near)) => near + self.diff_delta(rule),
+            _ => origin + i128::from(self.diff_step(rule)),
+        };
+        if (i128::from(i64::MIN)..=i128::from(u64::MAX)).contains(&v) {
+            v
+        } else {
+            i128::from(self.any_i64())
+        }
+    }
+}
+
+/// Integer Diff cases (`with_origin`, `step`, `reference`, `value`, `write_int`, `read_int`,
+/// `check_escaped_int`): `I` cases, each with `J` cases of its bytes mutated and of random
+/// bytes.
+fn int_diff_cases(g: &mut Gen, cases: &mut Vec<(String, String)>) {
+    let rule = g.diff_rule();
+    let origin = g.diff_origin(&rule);
+    let diff = rule.diff.with_origin(origin);
+    let ty = g.pick(&["u8", "i16", "u32", "i64", "u64"]);
+    let reference = g.diff_int(&rule, origin, None);
+    let now = g.diff_int(&rule, origin, Some(reference));
+    let head = format!("{} {origin} {ty}", rule.text());
+    let base = diff.reference(reference);
+    let check = match diff.check_escaped_int(now, reference, u64::from(rule.skip)) {
+        Ok(()) => ".".into(),
+        Err(e) => format!("ERR {:?} {}", e.kind, e.bit_offset),
+    };
+    let (written, bytes) = if rule.byte_stream {
+        int_write::<ByteWriter>(diff, rule.skip, now, reference)
+    } else {
+        int_write::<BitWriter>(diff, rule.skip, now, reference)
+    };
+    let step = diff.step(now).map_or("-".into(), |s| s.to_string());
+    cases.push((
+        format!("I {head} {now} {reference}"),
+        format!(
+            "{step} {base} {} {check} W {written} R {}",
+            diff.value(base),
+            int_read_as(&rule, diff, ty, &bytes, reference)
+        ),
+    ));
+    let mut inputs = vec![g.mutate(&bytes), g.mutate(&bytes)];
+    if g.chance(0.5) {
+        inputs.push(g.bytes(12));
+    }
+    for input in inputs {
+        cases.push((
+            format!("J {head} {reference} {}", hex(&input)),
+            int_read_as(&rule, diff, ty, &input, reference),
+        ));
+    }
+}
+
 /// Diff cases: `F` cases (difference, tier, check, write and read back), each with `G` cases
-/// of its bytes mutated, of bytes made to meet each check, and of random bytes.
+/// of its bytes mutated, of bytes made to meet each check, and of random bytes; then the
+/// integer forms' cases.
 fn diff_cases() -> Vec<(String, String)> {
     let mut g = Gen {
         rng: ChaCha8Rng::seed_from_u64(0xd1ff),
@@ -1432,6 +1563,9 @@ fn diff_cases() -> Vec<(String, String)> {
             let random = g.bytes(12);
             cases.push(rule.read_case(reference, &random));
         }
+    }
+    for _ in 0..1000 {
+        int_diff_cases(&mut g, &mut cases);
     }
     cases
 }

@@ -7,7 +7,11 @@
 //! the same bits and builds the same state. Both share the "not sent" branch: a field keeps the
 //! baseline's value, a dead-reckoned position is extrapolated.
 
+mod diff;
+
 use std::fmt::Write as _;
+
+pub(super) use diff::diffs;
 
 use super::codec::{
     Segment, enter_leave, narrowed_write, nested_reads, nested_writes, top_level_reads,
@@ -437,7 +441,7 @@ impl<'a> Gen<'a> {
                 self.write_sequence(field, element.is_some())?
             }
             (DeltaStep::Changed(step) | DeltaStep::Field(step), _) => {
-                let write = self.write_field(step)?;
+                let write = self.write_field(step, None)?;
                 match decision {
                     Decision::Bit(flag) => {
                         let keep = self.keep(&step.field, "mirror")?;
@@ -460,12 +464,8 @@ impl<'a> Gen<'a> {
             }
             (DeltaStep::DeadReckoning { axes, .. }, Decision::Bit(flag)) => {
                 let mut writes = String::new();
-                for step in axes
-                    .iter()
-                    .map(|(p, _)| p)
-                    .chain(axes.iter().map(|(_, v)| v))
-                {
-                    writes.push_str(&self.write_field(step)?);
+                for (step, velocity) in dead_reckoning_fields(axes) {
+                    writes.push_str(&self.write_field(step, velocity)?);
                 }
                 let unsent = self.unsent_dead_reckoning(axes, "mirror")?;
                 format!(
@@ -483,8 +483,13 @@ impl<'a> Gen<'a> {
         })
     }
 
-    /// Writes a field in full and makes its candidate the mirror's.
-    fn write_field(&mut self, step: &FieldStep) -> Result<String, CodegenError> {
+    /// Writes a field (in full, or with its DIFF; `velocity` is a dead-reckoning position's)
+    /// and makes its candidate the mirror's.
+    fn write_field(
+        &mut self,
+        step: &FieldStep,
+        velocity: Option<&FieldStep>,
+    ) -> Result<String, CodegenError> {
         let (field, rust) = self.field(&step.field)?;
         let site = self.site(&step.field);
         let named = |op: &str| format!("{op}.in_field(\"{site}\")");
@@ -504,6 +509,10 @@ impl<'a> Gen<'a> {
                 step.narrowing.as_ref(),
                 &named,
             )?
+        };
+        let write = match &step.diff {
+            Some(plan) => self.write_diff(step, plan, velocity, &write)?,
+            None => write,
         };
         Ok(format!(
             "{write}mirror.{0} = c_{0};\n{1}",
@@ -633,7 +642,7 @@ impl<'a> Gen<'a> {
                     out.push_str(&self.read_sequence(field, element.is_some())?)
                 }
                 DeltaStep::Changed(step) | DeltaStep::Field(step) => {
-                    let read = self.read_field(step)?;
+                    let read = self.read_field(step, None)?;
                     if matches!(item, DeltaStep::Changed(_)) {
                         let keep = self.keep(&step.field, "state")?;
                         let changed = self.body.local("changed");
@@ -661,12 +670,8 @@ impl<'a> Gen<'a> {
                 }
                 DeltaStep::DeadReckoning { axes, .. } => {
                     let mut reads = String::new();
-                    for step in axes
-                        .iter()
-                        .map(|(p, _)| p)
-                        .chain(axes.iter().map(|(_, v)| v))
-                    {
-                        reads.push_str(&self.read_field(step)?);
+                    for (step, velocity) in dead_reckoning_fields(axes) {
+                        reads.push_str(&self.read_field(step, velocity)?);
                     }
                     let unsent = self.unsent_dead_reckoning(axes, "state")?;
                     let changed = self.body.local("changed");
@@ -699,7 +704,13 @@ impl<'a> Gen<'a> {
         Ok(out)
     }
 
-    fn read_field(&mut self, step: &FieldStep) -> Result<String, CodegenError> {
+    /// Reads a field (in full, or with its DIFF; `velocity` is a dead-reckoning position's)
+    /// into `state`.
+    fn read_field(
+        &mut self,
+        step: &FieldStep,
+        velocity: Option<&FieldStep>,
+    ) -> Result<String, CodegenError> {
         let (field, rust) = self.field(&step.field)?;
         let site = self.site(&step.field);
         let named = |op: &str| format!("{op}.in_field(\"{site}\")");
@@ -710,6 +721,10 @@ impl<'a> Gen<'a> {
             &format!("state.{}", rust.rust_name),
             &named,
         )?;
+        let read = match &step.diff {
+            Some(plan) => self.read_diff(step, plan, velocity, &read)?,
+            None => read,
+        };
         Ok(format!("{read}{}", Self::sent_flag(field, rust, true)))
     }
 
@@ -952,6 +967,15 @@ impl<'a> Gen<'a> {
              [&](Reader& r, std::size_t index, {elem}& slot) -> idlc::Status {{\n{read_new}return idlc::Status{{}};\n}}).in_field(\"{site}\")));\n{assign}}}\n"
         ))
     }
+}
+
+/// The fields of a dead-reckoning block in wire order (positions, then velocities), each
+/// position with its velocity.
+fn dead_reckoning_fields(
+    axes: &[(FieldStep, FieldStep)],
+) -> impl Iterator<Item = (&FieldStep, Option<&FieldStep>)> {
+    let positions = axes.iter().map(|(p, v)| (p, Some(v)));
+    positions.chain(axes.iter().map(|(_, v)| (v, None)))
 }
 
 /// A DELTA SEQUENCE field: its count rule and bound, its element's rule and types, its C++

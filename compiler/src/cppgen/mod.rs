@@ -91,6 +91,30 @@ pub fn generate_header(ir: &Ir, namespace: &str) -> Result<String, CodegenError>
         }
         out.push('\n');
     }
+    let (mut tiers, mut diffs) = Default::default();
+    for plan in ir.plans().values() {
+        for struct_plan in plan.structs.values() {
+            if delta::has_delta_form(ir, struct_plan) {
+                delta::diffs(struct_plan, &mut tiers, &mut diffs);
+            }
+        }
+    }
+    if !diffs.is_empty() {
+        out.push_str(
+            "// The DIFF rules of the delta forms (each named after its tiers and steps).\n",
+        );
+        for (name, definition) in &tiers {
+            writeln!(
+                out,
+                "inline constexpr std::uint32_t {name}[] = {definition};"
+            )
+            .unwrap();
+        }
+        for (name, definition) in &diffs {
+            writeln!(out, "inline constexpr idlc::Diff {name} = {definition};").unwrap();
+        }
+        out.push('\n');
+    }
     for (name, def) in &ir.schema.enums {
         types::enum_def(&mut out, ir, name, def)?;
     }

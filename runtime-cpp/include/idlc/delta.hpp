@@ -90,6 +90,13 @@ struct DeadReckoningAxis {
         return predict(position.nearest_step(pos), velocity.nearest_step(vel), ctx);
     }
 
+    /// `extrapolate` from a baseline's values rather than its steps (each taken to its nearest
+    /// valid step first, as `predict_from` does): the reference of a position's `DIFF` in a
+    /// dead-reckoning block.
+    std::uint64_t extrapolate_from(double pos, double vel, const DeltaContext& ctx) const noexcept {
+        return extrapolate(position.nearest_step(pos), velocity.nearest_step(vel), ctx);
+    }
+
     /// Whether the receiver's extrapolation is further than `deviation` from the true position.
     bool needs_update(double true_position, std::uint64_t pos_step, std::uint64_t vel_step,
                       const DeltaContext& ctx, double deviation) const noexcept;

@@ -1,8 +1,8 @@
 // idlc C++ runtime: `DIFF(b1, ..., bk)`, a changed value sent as its difference to a reference,
 // in tiers (runtime/src/diff.rs; WIRE.md, "Delta and dead reckoning").
 //
-// Values are taken as steps: a FIXED_POINT value's step `q`, an integer's `v - min`, an
-// enumerator's index. The difference `d = now - reference` travels after a tier selector in the
+// Values are taken as steps: a FIXED_POINT value's step `q`, an integer's `v - origin` (its
+// range's `min`), an enumerator's index. The difference `d = now - reference` travels after a tier selector in the
 // first tier whose `b_i` bits hold `zigzag(d)`; when none does, the selector's escape, and the
 // value by its own rule follows. On a range that wraps around (an open upper end, such as an
 // angle in `[0, 360)`) the difference is taken the shortest way around. Differences are Int128:
@@ -26,6 +26,7 @@ namespace idlc {
 /// ```cpp
 /// inline constexpr std::uint32_t X_TIERS[] = {4, 8};
 /// inline constexpr idlc::Diff X_DIFF{X_TIERS, 0, 2000000, false}; // DIFF(4, 8), steps 0..=2e6
+/// inline constexpr idlc::Diff HP_DIFF = idlc::Diff{X_TIERS, 0, 200, false}.with_origin(-100);
 /// ```
 class Diff {
 public:
@@ -34,13 +35,48 @@ public:
     /// difference is taken modulo the number of steps.
     constexpr Diff(const std::uint32_t* tiers, std::size_t count, std::uint64_t first,
                    std::uint64_t last, bool wraps) noexcept
-        : tiers_(tiers), count_(count), first_(first), last_(last), wraps_(wraps) {}
+        : tiers_(tiers), count_(count), origin_(), first_(first), last_(last), wraps_(wraps) {}
 
     /// The rule with the tiers of an array (an lvalue: a temporary's tiers would dangle).
     template <class T, std::size_t N,
               class = std::enable_if_t<std::is_same<std::remove_const_t<T>, std::uint32_t>::value>>
     constexpr Diff(T (&tiers)[N], std::uint64_t first, std::uint64_t last, bool wraps) noexcept
         : Diff(tiers, N, first, last, wraps) {}
+
+    /// The rule with `origin`, the integer value of step 0 (an integer rule's `min`: its steps
+    /// are `v - origin`).
+    constexpr Diff with_origin(Int128 origin) const noexcept {
+        Diff out = *this;
+        out.origin_ = origin;
+        return out;
+    }
+
+    /// The step of the integer `v` (`v - origin`) in `out`, when it is one of `first..=last`:
+    /// what the encoder sends. False for a value outside (the error a full write of it gives).
+    constexpr bool step(Int128 v, std::uint64_t& out) const noexcept {
+        Int128 s;
+        if (!checked_sub(v, origin_, s) || !s.fits_u64() || s.lo < first_ || s.lo > last_) {
+            return false;
+        }
+        out = s.lo;
+        return true;
+    }
+
+    /// The step nearest the integer `v`: a reference taken from a baseline, which a game may
+    /// have built with any value (both sides compute the same).
+    constexpr std::uint64_t reference(Int128 v) const noexcept {
+        Int128 s = saturating_sub(v, origin_);
+        if (s <= Int128(first_)) {
+            return first_;
+        }
+        if (s >= Int128(last_)) {
+            return last_;
+        }
+        return s.lo;
+    }
+
+    /// The integer value of `step`: `origin + step`.
+    constexpr Int128 value(std::uint64_t step) const noexcept { return origin_ + Int128(step); }
 
     /// The tiers, in bits (`tier_count()` of them).
     constexpr const std::uint32_t* tiers() const noexcept { return tiers_; }
@@ -125,7 +161,63 @@ public:
         return Status{};
     }
 
+    /// `write` of the integer `now` (an enumerator: its index) against the baseline's
+    /// `reference` (taken to a step by `reference()`). A value outside the steps is
+    /// ValueOutOfRange at the writer's position, the error its full write gives, before
+    /// anything is written.
+    template <class W>
+    Status write_int(W& w, Int128 now, Int128 reference, bool& carried) const {
+        std::uint64_t s = 0;
+        if (!step(now, s)) {
+            return w.error(ErrorKind::ValueOutOfRange);
+        }
+        return write(w, s, this->reference(reference), carried);
+    }
+
+    /// `read` of an integer against the baseline's `reference`: `carried` true and the value
+    /// in `out` when a tier carried it, `carried` false on the escape (`check_escaped_int`
+    /// checks what follows). ValueOutOfRange at the selector when `T` cannot hold the value;
+    /// nothing is assigned on an error.
+    template <class R, class T>
+    Status read_int(R& r, Int128 reference, bool& carried, T& out) const {
+        std::uint64_t start = r.bits_read();
+        bool tier = false;
+        std::uint64_t s = 0;
+        IDLC_TRY(read(r, this->reference(reference), tier, s));
+        if (tier) {
+            T v{};
+            if (!narrow(value(s), v)) {
+                return Status::error(ErrorKind::ValueOutOfRange, start);
+            }
+            out = v;
+        }
+        carried = tier;
+        return Status{};
+    }
+
+    /// `check_escaped` of an integer read after the escape, against the baseline's `reference`
+    /// (both taken to steps by `reference()`).
+    Status check_escaped_int(Int128 now, Int128 reference, std::uint64_t start) const {
+        return check_escaped(this->reference(now), this->reference(reference), start);
+    }
+
 private:
+    /// `a - b` in `out`, false when it overflows 128 bits.
+    static constexpr bool checked_sub(Int128 a, Int128 b, Int128& out) noexcept {
+        out = a - b;
+        return a.negative() == b.negative() || out.negative() == a.negative();
+    }
+
+    /// `a - b`, held at the 128-bit ends where it overflows.
+    static constexpr Int128 saturating_sub(Int128 a, Int128 b) noexcept {
+        Int128 out;
+        if (checked_sub(a, b, out)) {
+            return out;
+        }
+        return a.negative() ? Int128::from_parts(std::uint64_t{1} << 63, 0)
+                            : Int128::from_parts(~(std::uint64_t{1} << 63), ~std::uint64_t{0});
+    }
+
     /// Whether the difference is taken around the range: it wraps and has steps.
     constexpr bool wrapping() const noexcept { return wraps_ && first_ <= last_; }
 
@@ -227,6 +319,7 @@ private:
 
     const std::uint32_t* tiers_;
     std::size_t count_;
+    Int128 origin_;
     std::uint64_t first_;
     std::uint64_t last_;
     bool wraps_;
