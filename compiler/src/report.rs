@@ -241,6 +241,13 @@ impl Rows<'_, '_> {
     }
 
     fn field(&mut self, f: &FieldStep, note: &str) {
+        let note = match &f.diff {
+            Some(diff) => {
+                let tiers: Vec<String> = diff.tiers.iter().map(u32::to_string).collect();
+                join_note(note, &format!("DIFF({})", tiers.join(", ")))
+            }
+            None => note.to_string(),
+        };
         self.rows.push(Row {
             name: f.field.clone(),
             kind: RowKind::Field,
@@ -252,7 +259,7 @@ impl Rows<'_, '_> {
                 .unwrap_or_default(),
             rule: describe_rule(&f.rule),
             cost: cost::cost(self.ir, self.encoding, &f.rule),
-            note: note.to_string(),
+            note,
         });
     }
 }
@@ -626,6 +633,46 @@ mod tests {
         assert_eq!(field_cost(node, "children"), Cost::unbounded(3));
         assert_eq!(node.total, Cost::unbounded(12));
         assert_eq!(find(&reports, "Tree").total, Cost::unbounded(12));
+    }
+
+    #[test]
+    fn diff_costs_its_tiers_up_to_the_escape() {
+        let ir = build(
+            "PUBLISHABLE_STRUCT P { NUMERIC[0,10] x; NUMERIC[-1,1] vx; INT[0,1000] hp; }",
+            Some(
+                "ENCODING(E) PUBLISHABLE_STRUCT P {\n\
+                 DEAD_RECKONING(0.5) { DIFF(2, 5) FIXED_POINT(0.01) x; DIFF(1) FIXED_POINT(0.01) vx; }\n\
+                 DELTA DIFF(4) hp;\n}\n\
+                 ENCODING(B) BYTESTREAM;\n\
+                 ENCODING(B) PUBLISHABLE_STRUCT P { DELTA DIFF(4, 9) hp; }",
+            ),
+        );
+        let reports = report(&ir);
+        let p = reports
+            .iter()
+            .find(|r| r.name == "P" && r.encoding == "E")
+            .unwrap();
+        assert_eq!(
+            p.field("x").unwrap().note,
+            "DEAD_RECKONING position, DIFF(2, 5)"
+        );
+        assert_eq!(p.field("hp").unwrap().note, "DELTA, DIFF(4)");
+        let delta = p.delta.as_ref().unwrap();
+        // x: "0" + 2 bits .. the escape "11" + 10 bits; vx: "0" + 1 .. "1" + 8 bits.
+        assert_eq!(delta.units[0].cost, Cost::range(2 + 3 + 2, 2 + 12 + 9));
+        // hp: "0" + 4 bits .. "1" + 10 bits.
+        assert_eq!(delta.units[1].cost, Cost::range(2 + 5, 2 + 11));
+        // A BYTESTREAM: x and vx in full (two FLOAT64s), hp's changed byte, a selector byte,
+        // then 1 or 2 bytes, or the escape and 2 bytes.
+        let b = reports
+            .iter()
+            .find(|r| r.name == "P" && r.encoding == "B")
+            .unwrap();
+        let delta = b.delta.as_ref().unwrap();
+        assert_eq!(
+            delta.units[0].cost,
+            Cost::range(128 + 8 + 8 + 8, 128 + 8 + 8 + 16)
+        );
     }
 
     #[test]

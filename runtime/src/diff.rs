@@ -25,20 +25,20 @@ use crate::wire::{WireRead, WireWrite};
 /// assert_eq!(X.read(&mut r, 1_000_000).unwrap(), Some(1_000_007));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Diff {
-    tiers: &'static [u32],
+pub struct Diff<'t> {
+    tiers: &'t [u32],
     origin: i128,
     first: u64,
     last: u64,
     wraps: bool,
 }
 
-impl Diff {
+impl<'t> Diff<'t> {
     /// The rule with `tiers` (each 1..=64 bits; the compiler checks them) over the steps
     /// `first..=last`; `wraps` when the range has an open upper end, so that the difference
     /// is taken modulo the number of steps.
     #[must_use]
-    pub const fn new(tiers: &'static [u32], first: u64, last: u64, wraps: bool) -> Self {
+    pub const fn new(tiers: &'t [u32], first: u64, last: u64, wraps: bool) -> Self {
         Self {
             tiers,
             origin: 0,
@@ -94,7 +94,7 @@ impl Diff {
 
     /// The tiers, in bits.
     #[must_use]
-    pub const fn tiers(&self) -> &'static [u32] {
+    pub const fn tiers(&self) -> &'t [u32] {
         self.tiers
     }
 
@@ -329,7 +329,7 @@ mod tests {
 
     const TIERS: &[u32] = &[2, 5, 9];
 
-    fn bit_roundtrip(diff: Diff, now: u64, reference: u64) -> (Vec<u8>, u64, Option<u64>) {
+    fn bit_roundtrip(diff: Diff<'_>, now: u64, reference: u64) -> (Vec<u8>, u64, Option<u64>) {
         let mut w = BitWriter::new();
         let carried = diff.write(&mut w, now, reference).unwrap();
         if !carried {

@@ -1113,7 +1113,7 @@ fn extend_case(g: &mut Gen) -> (String, String) {
 
 /// The `DIFF(...)` rule of a Diff case, and the stream.
 struct DiffRule {
-    diff: Diff,
+    diff: Diff<'static>,
     first: u64,
     last: u64,
     wraps: bool,

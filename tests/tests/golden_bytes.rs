@@ -326,6 +326,8 @@ fn character() {
         seed("myencoding1.enc"),
         seed("myencoding2.enc"),
         seed("myencodinga.enc"),
+        schema("myencoding1_diff.enc"),
+        schema("myencoding2_diff.enc"),
         schema("world.enc"),
     ];
     let client = ir(
@@ -346,6 +348,18 @@ fn character() {
         "MYENCODING2",
         &types!(cc::MYENCODING2, [], delta [Character, Item, World]),
     );
+    for (encoding, types) in [
+        (
+            "MYENCODING1_DIFF",
+            types!(cc::MYENCODING1_DIFF, [], delta [Character, Item, World]),
+        ),
+        (
+            "MYENCODING2_DIFF",
+            types!(cc::MYENCODING2_DIFF, [], delta [Character, Item, World]),
+        ),
+    ] {
+        golden("character", &client, encoding, &types);
+    }
     // client.map's f32 angle cannot hold MYENCODINGA's raw FLOAT64 (W0402).
     golden(
         "character",

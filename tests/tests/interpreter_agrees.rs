@@ -685,6 +685,8 @@ mod delta {
             &[
                 seed("myencoding1.enc"),
                 seed("myencoding2.enc"),
+                schema("myencoding1_diff.enc"),
+                schema("myencoding2_diff.enc"),
                 schema("world.enc"),
             ],
             Some(("Client", schema("client.map"))),
@@ -733,6 +735,30 @@ mod delta {
         check::<cc::Item, cc::MYENCODING2>(&ir, "Item", "MYENCODING2", Bridge::Bytes);
         check::<cc::World, cc::MYENCODING1>(&ir, "World", "MYENCODING1", world_bridge(&ir));
         check::<cc::World, cc::MYENCODING2>(&ir, "World", "MYENCODING2", world_bridge(&ir));
+    }
+
+    /// DIFF: tiered differences to the baseline, residuals to the extrapolation.
+    #[test]
+    fn diff_deltas_agree_with_generated_code() {
+        let ir = client_ir();
+        check::<cc::Character, cc::MYENCODING1_DIFF>(
+            &ir,
+            "Character",
+            "MYENCODING1_DIFF",
+            character_bridge(&ir),
+        );
+        check::<cc::Character, cc::MYENCODING2_DIFF>(
+            &ir,
+            "Character",
+            "MYENCODING2_DIFF",
+            character_bridge(&ir),
+        );
+        check::<cc::World, cc::MYENCODING2_DIFF>(
+            &ir,
+            "World",
+            "MYENCODING2_DIFF",
+            world_bridge(&ir),
+        );
     }
 
     #[test]

@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 
 use super::types::{describe_value, kind_name};
-use super::wire::describe_rule;
+use super::wire::{describe_rule, with_diff};
 use crate::ir::{
     EntryKind, ExtensionPart, Ir, ProtocolDef, Schema, StructDef, StructKind, Style, WireItem,
 };
@@ -143,12 +143,7 @@ fn write_items(out: &mut String, items: &[WireItem], depth: usize) {
         match item {
             WireItem::Field(f) => {
                 let delta = if f.delta { "DELTA " } else { "" };
-                let _ = writeln!(
-                    out,
-                    "{indent}{delta}{}: {}",
-                    f.field,
-                    describe_rule(&f.rule)
-                );
+                let _ = writeln!(out, "{indent}{delta}{}: {}", f.field, with_diff(f));
             }
             WireItem::Extend(e) => {
                 let part = match e.part {
@@ -173,7 +168,7 @@ fn write_items(out: &mut String, items: &[WireItem], depth: usize) {
             WireItem::DeadReckoning(dr) => {
                 let _ = writeln!(out, "{indent}DEAD_RECKONING({}) {{", dr.limit);
                 for f in dr.positions.iter().chain(&dr.velocities) {
-                    let _ = writeln!(out, "{indent}  {}: {}", f.field, describe_rule(&f.rule));
+                    let _ = writeln!(out, "{indent}  {}: {}", f.field, with_diff(f));
                 }
                 let _ = writeln!(out, "{indent}}}");
             }

@@ -1,5 +1,6 @@
 //! Rule 7: in every encoding of OLD, every member of OLD keeps its exact wire items in NEW: the
-//! same rule with the same widths, the same DELTA, the same place among the others.
+//! same rule with the same widths, the same DELTA and DIFF tiers, the same place among the
+//! others.
 //!
 //! A violation points at what NEW's Encoding files say (DESIGN.md "CLI"), the IDL member as a
 //! second place: a changed rule at the rule the member writes, else at the DEFAULTS entry that
@@ -34,7 +35,7 @@ impl Unit<'_> {
     /// Whether both send the same bits: equal but for where the Encoding files say so.
     fn same_wire(&self, other: &Unit<'_>) -> bool {
         let same = |a: &FieldEncoding, b: &FieldEncoding| {
-            a.field == b.field && a.delta == b.delta && a.rule == b.rule
+            a.field == b.field && a.delta == b.delta && a.rule == b.rule && a.diff == b.diff
         };
         match (self, other) {
             (Unit::Field(a), Unit::Field(b))
@@ -111,11 +112,22 @@ fn flatten_into<'a>(items: &'a [WireItem], out: &mut Vec<Unit<'a>>, depth: u32) 
 /// How a unit sends its member, for messages: `FIXED_POINT(0.01) in 21 bits, DELTA`.
 fn describe_unit(unit: &Unit<'_>) -> String {
     match unit {
-        Unit::Field(f) => with_delta(describe_rule(&f.rule), f.delta),
-        Unit::Position(f) => format!("{} (DEAD_RECKONING position)", describe_rule(&f.rule)),
-        Unit::Velocity(f) => format!("{} (DEAD_RECKONING velocity)", describe_rule(&f.rule)),
+        Unit::Field(f) => with_delta(with_diff(f), f.delta),
+        Unit::Position(f) => format!("{} (DEAD_RECKONING position)", with_diff(f)),
+        Unit::Velocity(f) => format!("{} (DEAD_RECKONING velocity)", with_diff(f)),
         Unit::Extend(e) => format!("an extension of {}", describe_rule(&e.rule)),
         _ => String::new(),
+    }
+}
+
+/// A field's rule, after its `DIFF(..)` if it has one.
+pub(super) fn with_diff(f: &FieldEncoding) -> String {
+    match &f.diff {
+        Some(tiers) => {
+            let tiers: Vec<String> = tiers.iter().map(u32::to_string).collect();
+            format!("DIFF({}) {}", tiers.join(", "), describe_rule(&f.rule))
+        }
+        None => describe_rule(&f.rule),
     }
 }
 

@@ -28,6 +28,7 @@ use idlc_runtime::{
 use indexmap::IndexMap;
 
 use super::decode::Decoder;
+use super::diff::{diff_of, reference, step_of, value_of};
 use super::encode::Encoder;
 use super::explain::Entry;
 use super::{Context, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, Value};
@@ -734,12 +735,12 @@ impl<'c, 'a> DeltaEncoder<'c, 'a> {
             (DeltaStep::Changed(encoded), Decision::Bit(send)) => {
                 self.changed_bit(w, *send)?;
                 if *send {
-                    self.send(w, plan, encoded, pair, state)?;
+                    self.send(w, plan, encoded, None, pair, state)?;
                 } else {
                     state.mirror.keep(&encoded.field, pair.base);
                 }
             }
-            (DeltaStep::Field(encoded), _) => self.send(w, plan, encoded, pair, state)?,
+            (DeltaStep::Field(encoded), _) => self.send(w, plan, encoded, None, pair, state)?,
             (DeltaStep::Block(inner), Decision::Block(send, decisions)) => {
                 self.changed_bit(w, *send)?;
                 if *send {
@@ -753,12 +754,8 @@ impl<'c, 'a> DeltaEncoder<'c, 'a> {
             (DeltaStep::DeadReckoning { axes, .. }, Decision::Bit(send)) => {
                 self.changed_bit(w, *send)?;
                 if *send {
-                    for encoded in axes
-                        .iter()
-                        .map(|(p, _)| p)
-                        .chain(axes.iter().map(|(_, v)| v))
-                    {
-                        self.send(w, plan, encoded, pair, state)?;
+                    for (encoded, velocity) in dead_reckoning_fields(axes) {
+                        self.send(w, plan, encoded, velocity, pair, state)?;
                     }
                 } else {
                     self.unsent(w, std::slice::from_ref(item), pair, &mut state.mirror)?;
@@ -792,24 +789,59 @@ impl<'c, 'a> DeltaEncoder<'c, 'a> {
         self.enc.wire(written)
     }
 
-    /// Writes a field in full; its candidate becomes the mirror's.
+    /// Writes a field (with its DIFF, else in full; `velocity` is a dead-reckoning position's);
+    /// its candidate becomes the mirror's.
     fn send<W: WireWrite>(
         &mut self,
         w: &mut W,
         plan: &StructPlan,
         encoded: &'a FieldStep,
+        velocity: Option<&FieldStep>,
         pair: &Pair<'_>,
         state: &mut Written<'a>,
     ) -> Step<()> {
         let name = encoded.field.as_str();
         let value = pair.now.get(name);
-        self.enc.field(w, plan, encoded, value)?;
-        let mirror = match state.candidates.remove(name) {
+        let candidate = state.candidates.remove(name);
+        if !self.send_diff(w, plan, encoded, velocity, pair, candidate.as_ref())? {
+            self.enc.field(w, plan, encoded, value)?;
+        }
+        let mirror = match candidate {
             Some(candidate) => candidate,
             None => value.cloned().unwrap_or(Value::Null),
         };
         state.mirror.sent(name, mirror);
         Ok(())
+    }
+
+    /// A DIFF field's tier and difference to its reference (`true`), or its escape (`false`:
+    /// the full write follows). A field without DIFF, or whose value is not one of its steps
+    /// (its full write gives the error), writes nothing here.
+    fn send_diff<W: WireWrite>(
+        &mut self,
+        w: &mut W,
+        plan: &StructPlan,
+        encoded: &FieldStep,
+        velocity: Option<&FieldStep>,
+        pair: &Pair<'_>,
+        candidate: Option<&Value>,
+    ) -> Step<bool> {
+        let (Some(diff), Some(field), Some(candidate)) =
+            (&encoded.diff, plan.field(&encoded.field), candidate)
+        else {
+            return Ok(false);
+        };
+        let ctx = self.enc.ctx;
+        let now = step_of(ctx, encoded, &field.ty, candidate);
+        let reference = reference(ctx, encoded, &field.ty, velocity, pair.base, &self.dctx);
+        let (Some(now), Some(reference)) = (now, reference) else {
+            return Ok(false);
+        };
+        self.enc.path.push(format!(".{}", encoded.field));
+        let written = diff_of(diff).write(w, now, reference);
+        let carried = self.enc.wire(written)?;
+        self.enc.path.pop();
+        Ok(carried)
     }
 
     fn unsent<W: WireWrite>(
@@ -1075,7 +1107,7 @@ impl<'c, 'a, 't> DeltaDecoder<'c, 'a, 't> {
                     if matches!(item, DeltaStep::Field(_))
                         || self.changed(r, &suffix, "changed-bit")?
                     {
-                        let value = self.dec.field(r, plan, &encoded.field, &encoded.rule)?;
+                        let value = self.field(r, plan, encoded, None, base)?;
                         fields.sent(&encoded.field, value);
                     } else {
                         fields.keep(&encoded.field, base);
@@ -1090,12 +1122,8 @@ impl<'c, 'a, 't> DeltaDecoder<'c, 'a, 't> {
                 }
                 DeltaStep::DeadReckoning { axes, .. } => {
                     if self.changed(r, "", "DEAD_RECKONING block")? {
-                        for encoded in axes
-                            .iter()
-                            .map(|(p, _)| p)
-                            .chain(axes.iter().map(|(_, v)| v))
-                        {
-                            let value = self.dec.field(r, plan, &encoded.field, &encoded.rule)?;
+                        for (encoded, velocity) in dead_reckoning_fields(axes) {
+                            let value = self.field(r, plan, encoded, velocity, base)?;
                             fields.sent(&encoded.field, value);
                         }
                     } else if unsent(std::slice::from_ref(item), base, &self.dctx, fields).is_err()
@@ -1132,6 +1160,62 @@ impl<'c, 'a, 't> DeltaDecoder<'c, 'a, 't> {
             }
         }
         Ok(())
+    }
+
+    /// Reads a field: with its DIFF, a tier's difference to the reference (`velocity` is a
+    /// dead-reckoning position's), or after the escape the field in full, which no tier may
+    /// hold; without, in full.
+    fn field<'d, R: WireRead<'d>>(
+        &mut self,
+        r: &mut R,
+        plan: &StructPlan,
+        encoded: &FieldStep,
+        velocity: Option<&FieldStep>,
+        base: &IndexMap<String, Value>,
+    ) -> Read<Value> {
+        let Some(diff) = &encoded.diff else {
+            return self.dec.field(r, plan, &encoded.field, &encoded.rule);
+        };
+        let ctx = self.dec.ctx;
+        let Some(field) = plan.field(&encoded.field) else {
+            return self.invalid(r);
+        };
+        let ty = &field.ty;
+        let Some(reference) = reference(ctx, encoded, ty, velocity, base, &self.dctx) else {
+            return self.invalid(r);
+        };
+        let diff = diff_of(diff);
+        let suffix = format!(".{}", encoded.field);
+        self.dec.path.push(suffix.clone());
+        let start = r.bits_read();
+        let read = diff.read(r, reference);
+        let carried = self.dec.wire(read)?;
+        if let Some(step) = carried {
+            let Some(value) = value_of(ctx, encoded, ty, step) else {
+                let error = rt::DecodeError::new(rt::DecodeErrorKind::BadEnumerator, start);
+                return self.dec.wire(Err(error));
+            };
+            self.dec.path.pop();
+            let d = diff.difference(step, reference);
+            let text = format!("{} (DIFF {d:+} steps)", value.brief());
+            self.dec.note(&suffix, start, r.bits_read(), text);
+            return Ok(value);
+        }
+        self.dec.path.pop();
+        self.dec.note(
+            &format!("{suffix} (DIFF)"),
+            start,
+            r.bits_read(),
+            "escape".into(),
+        );
+        let value = self.dec.field(r, plan, &encoded.field, &encoded.rule)?;
+        if let Some(now) = step_of(ctx, encoded, ty, &value) {
+            self.dec.path.push(suffix);
+            let checked = diff.check_escaped(now, reference, start);
+            self.dec.wire(checked)?;
+            self.dec.path.pop();
+        }
+        Ok(value)
     }
 
     /// A `DELTA SEQUENCE` through the runtime's `read_delta_sequence`; its changed-bit, count
@@ -1231,6 +1315,15 @@ impl<'c, 'a, 't> DeltaDecoder<'c, 'a, 't> {
         self.dec.path.pop();
         Ok(Item(value))
     }
+}
+
+/// The fields of a dead-reckoning block in wire order (positions, then velocities), each
+/// position with its velocity.
+fn dead_reckoning_fields(
+    axes: &[(FieldStep, FieldStep)],
+) -> impl Iterator<Item = (&FieldStep, Option<&FieldStep>)> {
+    let positions = axes.iter().map(|(p, v)| (p, Some(v)));
+    positions.chain(axes.iter().map(|(_, v)| (v, None)))
 }
 
 #[cfg(test)]

@@ -25,6 +25,7 @@
 mod carried;
 mod decode;
 mod delta;
+mod diff;
 mod encode;
 pub mod explain;
 mod packet;

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use serde::Serialize;
 
 use super::cost::{self, Cost};
-use super::{Encoding, Ir, StructKind, Style, WireItem, WireRule};
+use super::{Encoding, FieldEncoding, Ir, StructKind, Style, WireItem, WireRule};
 
 /// What the delta form of a PUBLISHABLE_STRUCT costs in one encoding.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -237,7 +237,7 @@ impl<'a> Walk<'a> {
                     } else if f.is_delta_sequence() {
                         self.bit() + self.sequence(&f.rule, matches!(sent, Sent::All), depth)
                     } else {
-                        self.bit() + cost::cost(self.ir, self.encoding, &f.rule)
+                        self.bit() + self.field(f)
                     }
                 }
                 WireItem::DeltaBlock(inner) => {
@@ -251,15 +251,17 @@ impl<'a> Walk<'a> {
                         self.bit()
                     }
                 }
-                WireItem::DeadReckoning(_) => {
+                WireItem::DeadReckoning(dr) => {
                     let number = *next;
                     *next += 1;
                     if sent.contains(number) {
-                        self.bit() + cost::item_cost(self.ir, self.encoding, item)
+                        let fields = dr.positions.iter().chain(&dr.velocities);
+                        self.bit() + fields.map(|f| self.field(f)).sum::<Cost>()
                     } else {
                         self.bit()
                     }
                 }
+                WireItem::Field(f) => self.field(f),
                 // An extension goes with its field's old slot.
                 WireItem::Extend(e)
                     if owner
@@ -272,6 +274,16 @@ impl<'a> Walk<'a> {
             };
         }
         total
+    }
+
+    /// A field sent in a delta: with DIFF, from its cheapest tier to the escape and the
+    /// value in full ([`diff_cost`]); else its rule's bits.
+    fn field(self, f: &FieldEncoding) -> Cost {
+        let full = cost::cost(self.ir, self.encoding, &f.rule);
+        match &f.diff {
+            Some(tiers) => diff_cost(self.encoding.style, tiers, full),
+            None => full,
+        }
     }
 
     /// A sent DELTA SEQUENCE after its changed-bit: the count, the number of listed elements,
@@ -352,6 +364,37 @@ impl<'a> Walk<'a> {
             Style::Bytestream => 8 * idlc_runtime::byte_width(bits) as u64,
         }
     }
+}
+
+/// What a field with `DIFF(tiers)` costs after its changed-bit, whose value in full costs
+/// `full`: tier i's selector (i + 1 bits, a byte in a BYTESTREAM) and its bits (the smallest
+/// of 1, 2, 4, 8 bytes in a BYTESTREAM), or the escape's selector and the value in full.
+pub fn diff_cost(style: Style, tiers: &[u32], full: Cost) -> Cost {
+    let byte_stream = style == Style::Bytestream;
+    let selector = |index: usize| {
+        if byte_stream {
+            8
+        } else {
+            // A tier's selector ends with a 0; the escape is `k` ones.
+            (index + usize::from(index < tiers.len())) as u64
+        }
+    };
+    let width = |bits: u32| {
+        if byte_stream {
+            8 * idlc_runtime::byte_width(bits) as u64
+        } else {
+            u64::from(bits)
+        }
+    };
+    let escape = Cost::fixed(selector(tiers.len())) + full;
+    tiers
+        .iter()
+        .enumerate()
+        .map(|(i, &bits)| Cost::fixed(selector(i) + width(bits)))
+        .fold(escape, |all, tier| Cost {
+            min: all.min.min(tier.min),
+            max: all.max.map(|m| m.max(tier.min)),
+        })
 }
 
 fn unit(kind: UnitKind, fields: Vec<String>, segment: usize) -> DeltaUnit {

@@ -284,10 +284,11 @@ impl DiffSteps {
 }
 
 impl WireRule {
-    /// The steps of a rule DIFF can take differences of: ranged, fixed-width and VLQ integers
-    /// (and enums under them), enum indexes, FIXED_POINT. `None` for a rule without integer
-    /// steps: BOOL, HUFFMAN, floats, text, bytes, containers, structs.
-    pub fn diff_steps(&self) -> Option<DiffSteps> {
+    /// The steps of a rule DIFF can take differences of, for a field of type `ty`: ranged,
+    /// fixed-width (over `ty`'s range) and VLQ integers (and enums under them), enum indexes,
+    /// FIXED_POINT. `None` for a rule without integer steps: BOOL, HUFFMAN, floats, text,
+    /// bytes, containers, structs.
+    pub fn diff_steps(&self, ty: &super::Type) -> Option<DiffSteps> {
         let integer = |min: i128, max: i128| {
             Some(DiffSteps {
                 origin: min,
@@ -300,11 +301,10 @@ impl WireRule {
             WireRule::Ranged { min, max, .. } | WireRule::Vlq { min, max, .. } => {
                 integer(*min, *max)
             }
-            WireRule::Fixed { bits, signed } if (1..=64).contains(bits) => {
-                let span = (1i128 << bits) - 1;
-                let min = if *signed { -(1i128 << (bits - 1)) } else { 0 };
-                integer(min, min + span)
-            }
+            WireRule::Fixed { bits, .. } if (1..=64).contains(bits) => match ty {
+                super::Type::Enum(_) => None,
+                ty => ty.int_range().and_then(|(min, max)| integer(min, max)),
+            },
             WireRule::EnumIndex { count, .. } if *count > 0 => integer(0, i128::from(*count) - 1),
             WireRule::FixedPoint {
                 first,

@@ -622,7 +622,8 @@ impl Lowering<'_> {
             }
             _ => None,
         };
-        let diff = match (&encoded.diff, encoded.rule.diff_steps()) {
+        let steps = field.and_then(|f| encoded.rule.diff_steps(&f.ty));
+        let diff = match (&encoded.diff, steps) {
             (Some(tiers), Some(steps)) if narrowing.is_none() => Some(DiffPlan {
                 tiers: tiers.clone(),
                 steps,

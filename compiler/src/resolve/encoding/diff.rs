@@ -46,7 +46,7 @@ impl EncodingResolver<'_> {
             );
             return None;
         }
-        let Some(steps) = rule.diff_steps() else {
+        let Some(steps) = rule.diff_steps(&field.ty) else {
             self.diff_error(
                 codes::ENC_DIFF_NO_STEPS,
                 file,

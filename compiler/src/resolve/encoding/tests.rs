@@ -871,7 +871,11 @@ fn diff_on_fields_with_a_baseline_and_steps() {
                 _ => None,
             })
             .unwrap();
-        rule.diff_steps().unwrap()
+        let ty = match name {
+            "id" => Type::Uint(64),
+            _ => numeric(-100.0, 100.0),
+        };
+        rule.diff_steps(&ty).unwrap()
     };
     let x = steps("x");
     assert_eq!((x.first, x.last, x.wraps), (0, 20_000, false));
