@@ -1389,7 +1389,7 @@ fn diff_write<W: WireWrite>(diff: Diff, skip: u32, now: u64, reference: u64) -> 
 /// What the driver prints for an integer Diff's `read_int::<_, T>` of `bytes` after `skip`
 /// bits (on the escape, the step in 64 bits, checked with `check_escaped_int`).
 fn int_read<'a, R: WireRead<'a>, T: WireInt + std::fmt::Display>(
-    diff: Diff,
+    diff: Diff<'_>,
     bytes: &'a [u8],
     skip: u32,
     reference: i128,
@@ -1412,7 +1412,7 @@ fn int_read<'a, R: WireRead<'a>, T: WireInt + std::fmt::Display>(
 }
 
 /// `int_read` with the reader of the stream and the type the driver's name stands for.
-fn int_read_as(rule: &DiffRule, diff: Diff, ty: &str, bytes: &[u8], reference: i128) -> String {
+fn int_read_as(rule: &DiffRule, diff: Diff<'_>, ty: &str, bytes: &[u8], reference: i128) -> String {
     with_type!(ty, T => if rule.byte_stream {
         int_read::<ByteReader, T>(diff, bytes, rule.skip, reference)
     } else {
@@ -1422,7 +1422,12 @@ fn int_read_as(rule: &DiffRule, diff: Diff, ty: &str, bytes: &[u8], reference: i
 
 /// `write_int` of `now` after `skip` zero bits (on the escape, its step in 64 bits): the
 /// driver's text and the bytes.
-fn int_write<W: WireWrite>(diff: Diff, skip: u32, now: i128, reference: i128) -> (String, Vec<u8>) {
+fn int_write<W: WireWrite>(
+    diff: Diff<'_>,
+    skip: u32,
+    now: i128,
+    reference: i128,
+) -> (String, Vec<u8>) {
     let mut w = W::default();
     let result = (|| -> Result<bool, EncodeError> {
         w.write_bits(0, skip)?;

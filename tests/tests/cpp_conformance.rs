@@ -1,7 +1,7 @@
 //! The C++ backend against the interpreter (whose bytes and verdicts are Rust's generated
 //! code's: interpreter_agrees.rs), for every header set of the rig (`common::cpp`: the design
-//! source's two C++ mappings and every bundled schema of the golden snapshots, 16 sets), every
-//! encoding and every type:
+//! source's two C++ mappings, every bundled schema of the golden snapshots and DIFF's corner
+//! cases, 17 sets), every encoding and every type:
 //!
 //! - every full-form record of the golden snapshots (recorded from the interpreter) decodes
 //!   and encodes again to the very same bytes (where the mapping can hold every value);
@@ -638,15 +638,28 @@ fn every_build_reads_the_other_versions() {
     }
 }
 
-/// The header of the design source's client.cpp.map in MYENCODING1, as generated code is
+/// The header of the design source's client.cpp.map in MYENCODING1, and in MYENCODING1_DIFF and
+/// MYENCODING2_DIFF (DIFF's tiers in DELTA and DEAD_RECKONING blocks), as generated code is
 /// reviewed: snapshotted.
 #[test]
 fn the_client_header_reads_well() {
-    let ir = common::ir(
-        &[seed("character.idl"), schema("item.idl")],
-        &[seed("myencoding1.enc")],
-        Some(("Client", seed("client.cpp.map"))),
+    let header = |encodings: &[std::path::PathBuf]| {
+        let ir = common::ir(
+            &[seed("character.idl"), schema("item.idl")],
+            encodings,
+            Some(("Client", seed("client.cpp.map"))),
+        );
+        idlc::cppgen::generate_header(&ir, "character::client").unwrap()
+    };
+    insta::assert_snapshot!(
+        "character_client_myencoding1_hpp",
+        header(&[seed("myencoding1.enc")])
     );
-    let header = idlc::cppgen::generate_header(&ir, "character::client").unwrap();
-    insta::assert_snapshot!("character_client_myencoding1_hpp", header);
+    insta::assert_snapshot!(
+        "character_client_diff_hpp",
+        header(&[
+            schema("myencoding1_diff.enc"),
+            schema("myencoding2_diff.enc")
+        ])
+    );
 }

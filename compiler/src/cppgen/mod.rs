@@ -4,9 +4,10 @@
 //!
 //! The header holds one tag struct per encoding, the enum classes, the structs (with the Rust
 //! structs' defaults) and, per struct and encoding, `Codec<T, E>` with the full form: every rule,
-//! FENCE segments (top-level and nested forms), EXTEND and DEFAULT, ALIGN and CHECK. A struct
-//! mapped to an existing C++ type gets its codecs only. The delta form and protocols are refused
-//! with a "not generated yet" error that names them.
+//! FENCE segments (top-level and nested forms), EXTEND and DEFAULT, ALIGN and CHECK; per
+//! PUBLISHABLE_STRUCT, `DeltaCodec<T, E>` with the delta form (DELTA blocks, dead reckoning,
+//! DELTA SEQUENCE, DIFF's tiers). A struct mapped to an existing C++ type gets its codecs only.
+//! Protocols are refused with a "not generated yet" error that names them.
 
 mod codec;
 mod delta;

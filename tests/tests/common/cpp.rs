@@ -90,10 +90,12 @@ impl HeaderSet {
 /// Every C++ header the tests compile: the design source's two C++ mappings (client.cpp.map
 /// with `vector<Item>`, server.cpp.map with the user's `class MyInventory`) in MYENCODING1,
 /// MYENCODING2 and MYENCODINGA (whose raw FLOAT64 angle their `float angle` cannot hold:
-/// lossy), and every bundled schema of the golden snapshots: with its C++ mapping
-/// (schemas/*.cpp.map, mirroring the Rust mapping the snapshots were recorded with) or, where
-/// the snapshots have the built-in types, a one-item C++ mapping that makes the side C++.
-pub const HEADER_SETS: [HeaderSet; 16] = [
+/// lossy) and in MYENCODING1_DIFF and MYENCODING2_DIFF, every bundled schema of the golden
+/// snapshots: with its C++ mapping (schemas/*.cpp.map, mirroring the Rust mapping the snapshots
+/// were recorded with) or, where the snapshots have the built-in types, a one-item C++ mapping
+/// that makes the side C++; and schemas/diff_edge.idl, DIFF's corner cases (no golden
+/// snapshot: the interpreter's random and hostile cases only).
+pub const HEADER_SETS: [HeaderSet; 17] = [
     character("character_client", "client.cpp.map", "Client"),
     character("character_server", "server.cpp.map", "Server"),
     builtin(
@@ -266,6 +268,17 @@ pub const HEADER_SETS: [HeaderSet; 16] = [
         side: "Client",
         encodings: &["MYENCODING1", "MYENCODING2"],
         types: &["World"],
+    },
+    HeaderSet {
+        namespace: "diff_edge",
+        cpp_namespace: None,
+        golden: "diff_edge",
+        idl: &[Source::Schema("diff_edge.idl")],
+        encoding_files: &[Source::Schema("diff_edge.enc")],
+        mapping: Mapping::File(Source::Schema("diff_edge.cpp.map")),
+        side: "Client",
+        encodings: &["DiffBits", "DiffBytes"],
+        types: &["Probe", "Swarm"],
     },
 ];
 
