@@ -386,6 +386,11 @@ const DEAD_RECKONING: &[&str] = &[
     "arena_server::Projectile in S2C",
     "arena_server::ArenaState in S2C",
     "arena_server::PlayerState in S2CDebug",
+    "character_client::Character in MYENCODING2_DIFF",
+    "rover::Rover in RoverBits",
+    "rover::Fleet in RoverBits",
+    "rover::Rover in RoverBytes",
+    "rover::Fleet in RoverBytes",
 ];
 
 /// Whether the delta case `name` is exact: it has no dead reckoning ([`DEAD_RECKONING`]).
@@ -590,6 +595,9 @@ pub static DELTA: Target = Target {
                 delta_cases!(cases, arena_server: [S2C, S2CDebug, S2S] x [PlayerState, Projectile, ArenaState]);
                 delta_cases!(cases, arena_builtin: [BuiltinEncoding] x [PlayerState, Projectile, ArenaState]);
                 delta_cases!(cases, character_builtin: [BuiltinEncoding] x [Character, Item]);
+                // DIFF: the seed encodings with tiers, and every rule with steps in both streams.
+                delta_cases!(cases, character_client: [MYENCODING1_DIFF, MYENCODING2_DIFF] x [Character, Item, World]);
+                delta_cases!(cases, rover: [RoverBits, RoverBytes] x [Rover, Fleet]);
                 cases
             })
         }
