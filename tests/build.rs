@@ -100,6 +100,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .encoding(schemas("naval.enc"))
         .file_name("naval.rs")
         .compile(&[schemas("naval.idl")])?;
+    idlc::Builder::new()
+        .encoding(schemas("rover.enc"))
+        .file_name("rover.rs")
+        .compile(&[schemas("rover.idl")])?;
     // One schema in three versions, each a fenced extension of the one before: the built-in
     // encoding (a bit stream) and SquadBytes (a byte stream).
     for version in ["squad_v1", "squad_v2", "squad_v3"] {

@@ -136,7 +136,17 @@ pub fn delta(results: &[(Population, Vec<delta::Row>)]) -> String {
     ]);
     let mut targets = Vec::new();
     for (population, rows) in results {
-        let [one, two, world_one, world_two, tick, per_character] = rows.as_slice() else {
+        let [
+            one,
+            two,
+            one_diff,
+            two_diff,
+            world_one,
+            world_two,
+            tick,
+            per_character,
+        ] = rows.as_slice()
+        else {
             continue;
         };
         // Each row against delta-pack with the same framing; the first four are the targets.
@@ -145,6 +155,8 @@ pub fn delta(results: &[(Population, Vec<delta::Row>)]) -> String {
             (two, per_character, "MYENCODING2 per Character"),
             (world_one, tick, "MYENCODING1 World"),
             (world_two, tick, "MYENCODING2 World"),
+            (one_diff, per_character, ""),
+            (two_diff, per_character, ""),
             (tick, tick, ""),
             (per_character, per_character, ""),
         ];

@@ -38,6 +38,7 @@ impl<'t> Diff<'t> {
     /// `first..=last`; `wraps` when the range has an open upper end, so that the difference
     /// is taken modulo the number of steps.
     #[must_use]
+    #[inline]
     pub const fn new(tiers: &'t [u32], first: u64, last: u64, wraps: bool) -> Self {
         Self {
             tiers,
@@ -51,6 +52,7 @@ impl<'t> Diff<'t> {
     /// The rule with `origin`, the integer value of step 0 (an integer rule's `min`: its
     /// steps are `v - origin`).
     #[must_use]
+    #[inline]
     pub const fn with_origin(self, origin: i128) -> Self {
         Self { origin, ..self }
     }
@@ -65,6 +67,7 @@ impl<'t> Diff<'t> {
     /// assert_eq!(hp.step(101), None);
     /// ```
     #[must_use]
+    #[inline(always)]
     pub fn step(&self, v: i128) -> Option<u64> {
         v.checked_sub(self.origin)
             .and_then(|s| u64::try_from(s).ok())
@@ -74,6 +77,7 @@ impl<'t> Diff<'t> {
     /// The step nearest the integer `v`: a reference taken from a baseline, which a game may
     /// have built with any value (both sides compute the same).
     #[must_use]
+    #[inline(always)]
     pub fn reference(&self, v: i128) -> u64 {
         let s = v.saturating_sub(self.origin);
         if s <= i128::from(self.first) {
@@ -88,17 +92,20 @@ impl<'t> Diff<'t> {
 
     /// The integer value of `step`: `origin + step`.
     #[must_use]
+    #[inline(always)]
     pub fn value(&self, step: u64) -> i128 {
         self.origin + i128::from(step)
     }
 
     /// The tiers, in bits.
     #[must_use]
+    #[inline]
     pub const fn tiers(&self) -> &'t [u32] {
         self.tiers
     }
 
     /// The number of steps, when the range wraps around.
+    #[inline(always)]
     fn modulus(&self) -> Option<i128> {
         let count = i128::from(self.last) - i128::from(self.first) + 1;
         (self.wraps && count > 0).then_some(count)
@@ -114,6 +121,7 @@ impl<'t> Diff<'t> {
     /// assert_eq!(angle.difference(35_999, 1), -2);
     /// ```
     #[must_use]
+    #[inline(always)]
     pub fn difference(&self, now: u64, reference: u64) -> i128 {
         let d = i128::from(now) - i128::from(reference);
         match self.modulus() {
@@ -136,6 +144,7 @@ impl<'t> Diff<'t> {
     /// assert_eq!(x.tier_of(200), None);
     /// ```
     #[must_use]
+    #[inline(always)]
     pub fn tier_of(&self, d: i128) -> Option<usize> {
         let zz = zigzag(d);
         self.tiers.iter().position(|&bits| fits(zz, bits))
@@ -147,6 +156,7 @@ impl<'t> Diff<'t> {
     ///
     /// # Errors
     /// What the writer returns.
+    #[inline(always)]
     pub fn write<W: WireWrite>(
         &self,
         w: &mut W,
@@ -155,6 +165,26 @@ impl<'t> Diff<'t> {
     ) -> Result<bool, EncodeError> {
         let d = self.difference(now, reference);
         let tier = self.tier_of(d);
+        if !W::BYTE_STREAM {
+            // The selector and the difference in one write when they fit a word: the same bits.
+            let count = self.tiers.len();
+            match tier {
+                Some(i) => {
+                    let bits = self.tiers.get(i).copied().unwrap_or(0);
+                    let width = i as u32 + 1 + bits;
+                    if width <= 64 {
+                        let selector = (1u64 << i) - 1;
+                        w.write_bits(selector | ((zigzag(d) as u64) << (i + 1)), width)?;
+                        return Ok(true);
+                    }
+                }
+                None if count < 64 => {
+                    w.write_bits((1u64 << count) - 1, count as u32)?;
+                    return Ok(false);
+                }
+                None => {}
+            }
+        }
         self.write_selector(w, tier)?;
         let Some(tier) = tier else {
             return Ok(false);
@@ -165,6 +195,7 @@ impl<'t> Diff<'t> {
         Ok(true)
     }
 
+    #[inline(always)]
     fn write_selector<W: WireWrite>(
         &self,
         w: &mut W,
@@ -191,6 +222,7 @@ impl<'t> Diff<'t> {
     ///
     /// # Errors
     /// `ValueOutOfRange` as above; what the reader returns.
+    #[inline(always)]
     pub fn read<'a, R: WireRead<'a>>(
         &self,
         r: &mut R,
@@ -201,18 +233,34 @@ impl<'t> Diff<'t> {
             return Ok(None);
         };
         let bits = self.tiers.get(tier).copied().unwrap_or(0);
-        let zz = r.read_bits(bits)?;
-        let d = unzigzag(u128::from(zz));
-        if self.tier_of(d) != Some(tier) {
+        let zz = u128::from(r.read_bits(bits)?);
+        self.step_of(start, reference, tier, zz)
+    }
+
+    /// The step of a difference read in tier `tier` (`zz` its zigzag), checked as the encoder
+    /// would have sent it.
+    #[inline(always)]
+    fn step_of(
+        &self,
+        start: u64,
+        reference: u64,
+        tier: usize,
+        zz: u128,
+    ) -> Result<Option<u64>, DecodeError> {
+        // The encoder takes the first tier that holds the difference.
+        let earlier = self.tiers.get(..tier).unwrap_or_default();
+        if earlier.iter().any(|&b| fits(zz, b)) {
             return Err(DecodeError::new(DecodeErrorKind::ValueOutOfRange, start));
         }
-        let step = self.apply(reference, d);
-        match step {
-            Some(step) if self.difference(step, reference) == d => Ok(Some(step)),
+        let d = unzigzag(zz);
+        match self.apply(reference, d) {
+            // Around a range that wraps, only the shortest way is the encoder's.
+            Some(step) if !self.wraps || self.difference(step, reference) == d => Ok(Some(step)),
             _ => Err(DecodeError::new(DecodeErrorKind::ValueOutOfRange, start)),
         }
     }
 
+    #[inline(always)]
     fn read_selector<'a, R: WireRead<'a>>(&self, r: &mut R) -> Result<Option<usize>, DecodeError> {
         let count = self.tiers.len();
         if R::BYTE_STREAM {
@@ -234,6 +282,7 @@ impl<'t> Diff<'t> {
 
     /// The step `d` leads to from `reference` (around the range when it wraps), when it is
     /// one of `first..=last`.
+    #[inline(always)]
     fn apply(&self, reference: u64, d: i128) -> Option<u64> {
         let mut step = i128::from(reference) + d;
         if let Some(n) = self.modulus() {
@@ -250,6 +299,7 @@ impl<'t> Diff<'t> {
     ///
     /// # Errors
     /// `ValueOutOfRange` as above; what the writer returns.
+    #[inline(always)]
     pub fn write_int<W: WireWrite>(
         &self,
         w: &mut W,
@@ -267,6 +317,7 @@ impl<'t> Diff<'t> {
     ///
     /// # Errors
     /// As [`Diff::read`]; `ValueOutOfRange` when `T` cannot hold the value.
+    #[inline(always)]
     pub fn read_int<'a, R: WireRead<'a>, T: WireInt>(
         &self,
         r: &mut R,
@@ -286,6 +337,7 @@ impl<'t> Diff<'t> {
     ///
     /// # Errors
     /// `ValueOutOfRange` when a tier holds the difference.
+    #[inline(always)]
     pub fn check_escaped_int(
         &self,
         now: i128,
@@ -300,6 +352,7 @@ impl<'t> Diff<'t> {
     ///
     /// # Errors
     /// `ValueOutOfRange` when a tier holds the difference.
+    #[inline(always)]
     pub fn check_escaped(&self, now: u64, reference: u64, start: u64) -> Result<(), DecodeError> {
         match self.tier_of(self.difference(now, reference)) {
             None => Ok(()),
@@ -309,15 +362,18 @@ impl<'t> Diff<'t> {
 }
 
 /// `zigzag(d)` over 128 bits: 0, -1, 1, -2, ... become 0, 1, 2, 3, ...
+#[inline(always)]
 fn zigzag(d: i128) -> u128 {
     ((d << 1) ^ (d >> 127)) as u128
 }
 
+#[inline(always)]
 fn unzigzag(zz: u128) -> i128 {
     ((zz >> 1) as i128) ^ -((zz & 1) as i128)
 }
 
 /// Whether `zz` has at most `bits` significant bits.
+#[inline(always)]
 fn fits(zz: u128, bits: u32) -> bool {
     bits < 128 && zz >> bits == 0
 }

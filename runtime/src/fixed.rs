@@ -83,6 +83,13 @@ pub fn real_of_f32(value: f32, min: f64, max: f64) -> f64 {
     }
 }
 
+/// The most steps [`FixedPoint::rounded_quotient`] takes: 2^40.
+const FAST_STEPS: f64 = 1_099_511_627_776.0;
+
+/// How near a half step [`FixedPoint::rounded_quotient`] leaves the rounding to the division:
+/// 2^-10 of a step, twice the largest difference of product and quotient below 2^40 steps.
+const FAST_MARGIN: f64 = 1.0 / 1024.0;
+
 /// `x.round()` (half away from zero) for `0 <= x <= 2^53 + 0.5`, usable in `const fn` and
 /// without a libm call: `x as i64` truncates exactly, and the fraction `x - t` is exact because
 /// `t` and `x` are within the same binade or `t` is smaller.
@@ -125,6 +132,8 @@ pub struct FixedPoint {
     min: f64,
     max: f64,
     resolution: f64,
+    /// `1 / resolution`, for the quotient's fast path ([`FixedPoint::rounded_quotient`]).
+    inverse: f64,
     min_inclusive: bool,
     max_inclusive: bool,
     first: u64,
@@ -182,6 +191,7 @@ impl FixedPoint {
             min,
             max,
             resolution,
+            inverse: 1.0 / resolution,
             min_inclusive,
             max_inclusive,
             first: 0,
@@ -366,8 +376,31 @@ impl FixedPoint {
     pub fn quantize(&self, value: f64) -> Result<u64, EncodeErrorKind> {
         self.check(value)?;
         // In [0, steps + 0.5]: min <= value <= max and the operations are monotonic.
-        let x = (value - self.min) / self.resolution;
-        Ok(round_non_negative(x).clamp(self.first, self.last))
+        let q = match self.rounded_quotient(value, FAST_STEPS) {
+            Some(q) => q,
+            None => round_non_negative((value - self.min) / self.resolution),
+        };
+        Ok(q.clamp(self.first, self.last))
+    }
+
+    /// `round_non_negative((value - min) / resolution)` without the division, when the
+    /// quotient lies in `[1, below]` (`below` at most [`FAST_STEPS`]) and is not within
+    /// [`FAST_MARGIN`] of a half step; `None` otherwise (and for a NaN). The product by
+    /// `1 / resolution` differs from the quotient by less than 1.5 * 2^-52 of it, under 2^-11.5
+    /// below 2^40 steps: away from a half step both round to the same step, so every caller
+    /// gives what the division gives (and what the C++ runtime computes with it).
+    #[inline(always)]
+    fn rounded_quotient(&self, value: f64, below: f64) -> Option<u64> {
+        let guess = (value - self.min) * self.inverse;
+        if !(guess >= 1.0 && guess <= below) {
+            return None;
+        }
+        let t = guess as i64;
+        let fraction = guess - t as f64;
+        if (fraction - 0.5).abs() <= FAST_MARGIN {
+            return None;
+        }
+        Some(if fraction > 0.5 { t + 1 } else { t } as u64)
     }
 
     /// The valid step nearest to any `value`, NaN and values outside the range included (a
@@ -378,9 +411,14 @@ impl FixedPoint {
     /// let fp = FixedPoint::with_ends(0.0, 10.0, 0.5, true, false).unwrap();
     /// assert_eq!((fp.nearest_step(3.3), fp.nearest_step(99.0), fp.nearest_step(f64::NAN)), (7, 19, 0));
     /// ```
-    #[inline]
+    #[inline(always)]
     #[must_use]
     pub fn nearest_step(&self, value: f64) -> u64 {
+        // Inside (0, last) by a whole step: the branches below round the quotient.
+        let below = (self.last as f64 - 1.0).min(FAST_STEPS);
+        if let Some(q) = self.rounded_quotient(value, below) {
+            return q.clamp(self.first, self.last);
+        }
         let x = (value - self.min) / self.resolution;
         if x.is_nan() || x <= 0.0 {
             self.first
@@ -440,6 +478,55 @@ impl FixedPoint {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// What `quantize` and `nearest_step` computed before their fast path: the division.
+    fn divided(fp: &FixedPoint, value: f64) -> (Option<u64>, u64) {
+        let x = (value - fp.min) / fp.resolution;
+        let quantized = fp
+            .check(value)
+            .ok()
+            .map(|()| round_non_negative(x).clamp(fp.first, fp.last));
+        let nearest = if x.is_nan() || x <= 0.0 {
+            fp.first
+        } else if x >= fp.last as f64 {
+            fp.last
+        } else {
+            round_non_negative(x).clamp(fp.first, fp.last)
+        };
+        (quantized, nearest)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4096))]
+
+        /// The product by `1 / resolution` rounds as the quotient does: on steps, beside half
+        /// steps, anywhere, with up to 2^45 steps (past the fast path's 2^40).
+        #[test]
+        fn the_fast_path_rounds_as_the_division(
+            min in -1e6..1e6f64,
+            steps in 1u64..(1 << 45),
+            resolution in prop::sample::select(vec![1e-6, 0.001, 0.01, 0.02, 0.1, 0.25, 0.3, 1.0, 7.0]),
+            at in 0.0..1.0f64,
+            nudge in prop::sample::select(vec![0.0, 0.5, 0.4999999, 0.5000001, 0.4990234375, 1e-12, -1e-12]),
+            open in any::<bool>(),
+        ) {
+            let max = min + steps as f64 * resolution;
+            let Some(fp) = FixedPoint::with_ends(min, max, resolution, true, !open) else {
+                return Ok(());
+            };
+            let q = (at * fp.last as f64) as u64;
+            for value in [
+                fp.dequantize(q),
+                fp.min + (q as f64 + nudge) * resolution,
+                min + at * (max - min),
+            ] {
+                let (quantized, nearest) = divided(&fp, value);
+                prop_assert_eq!(fp.quantize(value).ok(), quantized, "quantize({})", value);
+                prop_assert_eq!(fp.nearest_step(value), nearest, "nearest_step({})", value);
+            }
+        }
+    }
 
     #[test]
     fn steps_reject_bad_parameters() {

@@ -37,31 +37,32 @@ fn main() -> Result<(), String> {
     );
     let mut rows = Vec::new();
     for population in [Population::Moving, Population::Idle, Population::Mixed] {
-        let one = run::<cc::MYENCODING1>(CHARACTERS, TICKS, population, LOSS, 0.0, 7)?;
-        let two = run::<cc::MYENCODING2>(CHARACTERS, TICKS, population, LOSS, 0.02, 7)?;
-        rows.push((one, two));
+        rows.push([
+            run::<cc::MYENCODING1>(CHARACTERS, TICKS, population, LOSS, 0.0, 7)?,
+            run::<cc::MYENCODING1_DIFF>(CHARACTERS, TICKS, population, LOSS, 0.0, 7)?,
+            run::<cc::MYENCODING2>(CHARACTERS, TICKS, population, LOSS, 0.02, 7)?,
+            run::<cc::MYENCODING2_DIFF>(CHARACTERS, TICKS, population, LOSS, 0.02, 7)?,
+        ]);
     }
-    let cell = |i: usize, second: bool| {
-        let (one, two) = rows[i];
-        if second { two } else { one }.bytes_per_character()
-    };
-    println!(
-        "{:<38} {:>8.2} {:>8.2} {:>8.2}",
+    let names = [
         "MYENCODING1, delta",
-        cell(0, false),
-        cell(1, false),
-        cell(2, false)
-    );
-    println!(
-        "{:<38} {:>8.2} {:>8.2} {:>8.2}",
+        "MYENCODING1_DIFF, delta with DIFF",
         "MYENCODING2, delta + dead reckoning",
-        cell(0, true),
-        cell(1, true),
-        cell(2, true)
-    );
+        "MYENCODING2_DIFF, the same with DIFF",
+    ];
+    for (column, name) in names.iter().enumerate() {
+        let cell = |population: usize| rows[population][column].bytes_per_character();
+        println!(
+            "{name:<38} {:>8.2} {:>8.2} {:>8.2}",
+            cell(0),
+            cell(1),
+            cell(2)
+        );
+    }
     let worst = rows
         .iter()
-        .map(|(a, b)| a.max_position_error.max(b.max_position_error))
+        .flatten()
+        .map(|report| report.max_position_error)
         .fold(0.0, f64::max);
     println!(
         "largest position error shown: {worst:.4} m; client state == server mirror every tick"

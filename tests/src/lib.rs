@@ -95,6 +95,11 @@ pub mod naval {
     generated!("naval");
 }
 
+/// DIFF on every rule with steps (schemas/rover.idl, rover.enc): RoverBits and RoverBytes.
+pub mod rover {
+    generated!("rover");
+}
+
 /// schemas/versions/squad_v1.idl: version 1 of a schema whose nested struct has an open FENCE.
 pub mod squad_v1 {
     generated!("squad_v1");

@@ -28,7 +28,7 @@ use idlc_runtime::{
 };
 use idlc_tests::{
     arena_builtin, arena_client, arena_server, character_builtin, character_client, derives, edge,
-    markers, mk48, naval, squad_v1, squad_v2, squad_v3,
+    markers, mk48, naval, rover, squad_v1, squad_v2, squad_v3,
 };
 
 /// Seeded values in full form, per type.
@@ -482,6 +482,23 @@ fn arena() {
         "Default",
         &arena_types!(arena_builtin::BuiltinEncoding, Vec3),
     );
+}
+
+#[test]
+fn rover_diff() {
+    let rover_ir = ir(&[schema("rover.idl")], &[schema("rover.enc")], None);
+    for (enc, types) in [
+        (
+            "RoverBits",
+            types!(rover::RoverBits, [], delta [Fleet, Rover]),
+        ),
+        (
+            "RoverBytes",
+            types!(rover::RoverBytes, [], delta [Fleet, Rover]),
+        ),
+    ] {
+        golden("rover", &rover_ir, enc, &types);
+    }
 }
 
 #[test]

@@ -761,6 +761,17 @@ mod delta {
         );
     }
 
+    /// DIFF on every rule with steps, in a bit stream and a byte stream.
+    #[test]
+    fn rover_diff_deltas_agree_with_generated_code() {
+        use idlc_tests::rover;
+        let ir = ir(&[schema("rover.idl")], &[schema("rover.enc")], None);
+        check::<rover::Rover, rover::RoverBits>(&ir, "Rover", "RoverBits", Bridge::Bytes);
+        check::<rover::Rover, rover::RoverBytes>(&ir, "Rover", "RoverBytes", Bridge::Bytes);
+        check::<rover::Fleet, rover::RoverBits>(&ir, "Fleet", "RoverBits", Bridge::Bytes);
+        check::<rover::Fleet, rover::RoverBytes>(&ir, "Fleet", "RoverBytes", Bridge::Bytes);
+    }
+
     #[test]
     fn naval_deltas_agree_with_generated_code() {
         let ir = ir(&[schema("naval.idl")], &[schema("naval.enc")], None);

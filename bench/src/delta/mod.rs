@@ -3,14 +3,17 @@
 //! sees the same baselines. Per tick every Character is encoded against the previous tick's
 //! state: idlc's MYENCODING1 (`encode_delta` against the previous mirror), MYENCODING2 (delta
 //! plus dead reckoning, `elapsed` one tick), each once per Character and once as one `World`
-//! (schemas/world.idl: the Characters as a DELTA SEQUENCE) per tick, and delta-pack 0.3 with its
-//! floats quantized at 0.01, once per tick and once per Character.
+//! (schemas/world.idl: the Characters as a DELTA SEQUENCE) per tick; MYENCODING1_DIFF and
+//! MYENCODING2_DIFF (the same with DIFF, schemas/myencoding{1,2}_diff.enc) once per Character;
+//! and delta-pack 0.3 with its floats quantized at 0.01, once per tick and once per Character.
 
 pub mod deltapack;
 pub mod idlc;
 pub mod model;
 
-use idlc_tests::character_client::{Character, MYENCODING1, MYENCODING2, World};
+use idlc_tests::character_client::{
+    Character, MYENCODING1, MYENCODING1_DIFF, MYENCODING2, MYENCODING2_DIFF, World,
+};
 use idlc_tests::simulation::{Population, trajectory};
 
 use crate::BenchError;
@@ -45,9 +48,11 @@ pub struct Row {
 }
 
 /// The rows' names, in order.
-pub const NAMES: [&str; 6] = [
+pub const NAMES: [&str; 8] = [
     "idlc MYENCODING1 (delta, one message per Character)",
     "idlc MYENCODING2 (delta + dead reckoning, one message per Character)",
+    "idlc MYENCODING1_DIFF (delta with DIFF, one message per Character)",
+    "idlc MYENCODING2_DIFF (delta + dead reckoning with DIFF, one message per Character)",
     "idlc MYENCODING1 (delta, one World per tick)",
     "idlc MYENCODING2 (delta + dead reckoning, one World per tick)",
     "delta-pack (one message per tick)",
@@ -67,7 +72,7 @@ pub struct Prepared {
     /// The same in delta-pack's model.
     pub states: States,
     /// Per codec of [`NAMES`], its packets (one per tick; per Character for the last).
-    pub encoded: [Encoded; 6],
+    pub encoded: [Encoded; 8],
 }
 
 impl Prepared {
@@ -101,6 +106,8 @@ impl Prepared {
         let encoded = [
             idlc::prepare::<MYENCODING1>(&truth, &start, Expect::Quantized)?,
             idlc::prepare::<MYENCODING2>(&truth, &start, dead_reckoning)?,
+            idlc::prepare::<MYENCODING1_DIFF>(&truth, &start, Expect::Quantized)?,
+            idlc::prepare::<MYENCODING2_DIFF>(&truth, &start, dead_reckoning)?,
             idlc::prepare_world::<MYENCODING1>(&worlds, &start_world, Expect::Quantized)?,
             idlc::prepare_world::<MYENCODING2>(&worlds, &start_world, dead_reckoning)?,
             deltapack::prepare_snapshots(&states)?,
@@ -118,11 +125,30 @@ impl Prepared {
 
     /// Per codec of [`NAMES`], its encode job and its decode job (units: ticks).
     pub fn jobs(&self) -> Vec<Job<'_>> {
-        let [one, two, world_one, world_two, snapshots, characters] = &self.encoded;
+        let [
+            one,
+            two,
+            one_diff,
+            two_diff,
+            world_one,
+            world_two,
+            snapshots,
+            characters,
+        ] = &self.encoded;
         let (worlds, start_world) = (&self.worlds, &self.start_world);
         let mut all = Vec::new();
         all.extend(idlc::jobs::<MYENCODING1>(&self.truth, &self.start, one));
         all.extend(idlc::jobs::<MYENCODING2>(&self.truth, &self.start, two));
+        all.extend(idlc::jobs::<MYENCODING1_DIFF>(
+            &self.truth,
+            &self.start,
+            one_diff,
+        ));
+        all.extend(idlc::jobs::<MYENCODING2_DIFF>(
+            &self.truth,
+            &self.start,
+            two_diff,
+        ));
         all.extend(idlc::world_jobs::<MYENCODING1>(
             worlds,
             start_world,
