@@ -1336,3 +1336,86 @@ fn decode_hex(idl: &str, enc: &str, ty: &str, hex: &str, extra: &[&str]) -> Out 
     args.extend_from_slice(extra);
     run(&args, None)
 }
+
+/// DIFF through the CLI (schemas/rover.idl, rover.enc): a delta against a JSON baseline
+/// (enumerators written as strings) takes its tiers and escapes, decodes back to the value,
+/// and `--format explain` shows each difference.
+#[test]
+fn diff_deltas_encode_decode_and_explain_against_a_json_baseline() {
+    let dir = TempDir::new();
+    let (idl, enc) = (schema("rover.idl"), schema("rover.enc"));
+    let base = dir.file(
+        "base.json",
+        r#"{"id": 3, "x": 1.0, "y": 2.0, "vx": 0.5, "vy": 0.0, "heading": 359.9, "charge": 10,
+            "odometer": 100, "ammo": 7, "score": -5, "gear": "Drive", "lights": true}"#,
+    );
+    let now = dir.file(
+        "now.json",
+        r#"{"id": 3, "x": 1.0, "y": 2.0, "vx": 0.5, "vy": 0.0, "heading": 0.2, "charge": 12,
+            "odometer": 101, "ammo": 7, "score": -5, "gear": "Sport", "lights": true}"#,
+    );
+    for encoding in ["RoverBits", "RoverBytes"] {
+        let out = run(
+            &[
+                "encode",
+                &idl,
+                "-e",
+                &enc,
+                "--encoding-name",
+                encoding,
+                "--type",
+                "Rover",
+                &now,
+                "--baseline",
+                &base,
+            ],
+            None,
+        );
+        assert_eq!(out.code, 0, "{encoding}: {}", out.stderr);
+        let hex = out.text().trim().to_string();
+        let decode = |format: &str| {
+            run(
+                &[
+                    "decode",
+                    &idl,
+                    "-e",
+                    &enc,
+                    "--encoding-name",
+                    encoding,
+                    "--type",
+                    "Rover",
+                    "--hex",
+                    &hex,
+                    "--baseline",
+                    &base,
+                    "--format",
+                    format,
+                ],
+                None,
+            )
+        };
+        let out = decode("json");
+        assert_eq!(out.code, 0, "{encoding}: {}", out.stderr);
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        assert_eq!(json["gear"], "Sport", "{encoding}: {json}");
+        assert_eq!(json["odometer"], 101, "{encoding}: {json}");
+        assert!(
+            (json["heading"].as_f64().unwrap() - 0.2).abs() < 1e-9,
+            "{json}"
+        );
+        let explained = decode("explain").text();
+        // 359.9 -> 0.2 the short way round: +3 steps of 0.1; Drive -> Sport needs the escape
+        // (DIFF(1) holds only -1..0, DIFF(2) in bytes holds it).
+        assert!(
+            explained.contains("0.2 (DIFF +3 steps)"),
+            "{encoding}: {explained}"
+        );
+        assert!(
+            explained.contains("101 (DIFF +1 steps)"),
+            "{encoding}: {explained}"
+        );
+        if encoding == "RoverBits" {
+            assert!(explained.contains("Rover.gear (DIFF)"), "{explained}");
+        }
+    }
+}

@@ -832,10 +832,15 @@ impl<'c, 'a> DeltaEncoder<'c, 'a> {
             return Ok(false);
         };
         let ctx = self.enc.ctx;
-        let now = step_of(ctx, encoded, &field.ty, candidate);
-        let reference = reference(ctx, encoded, &field.ty, velocity, pair.base, &self.dctx);
-        let (Some(now), Some(reference)) = (now, reference) else {
-            return Ok(false);
+        let now = match step_of(ctx, encoded, &field.ty, candidate) {
+            Ok(Some(now)) => now,
+            Ok(None) => return Ok(false),
+            Err(message) => return self.enc.shape(w, message),
+        };
+        let Some(reference) = reference(ctx, encoded, &field.ty, velocity, pair.base, &self.dctx)
+        else {
+            let message = format!("the baseline's `{}`: not a value for DIFF", encoded.field);
+            return self.enc.shape(w, message);
         };
         self.enc.path.push(format!(".{}", encoded.field));
         let written = diff_of(diff).write(w, now, reference);
@@ -1209,7 +1214,7 @@ impl<'c, 'a, 't> DeltaDecoder<'c, 'a, 't> {
             "escape".into(),
         );
         let value = self.dec.field(r, plan, &encoded.field, &encoded.rule)?;
-        if let Some(now) = step_of(ctx, encoded, ty, &value) {
+        if let Ok(Some(now)) = step_of(ctx, encoded, ty, &value) {
             self.dec.path.push(suffix);
             let checked = diff.check_escaped(now, reference, start);
             self.dec.wire(checked)?;

@@ -20,7 +20,7 @@ pub(super) fn diff_of(plan: &DiffPlan) -> Diff<'_> {
 /// of the wrong shape.
 fn integer(ctx: &Context<'_>, ty: &Type, value: &Value) -> Option<i128> {
     match (ty, value) {
-        (Type::Enum(name), Value::Enum(enumerator)) => ctx
+        (Type::Enum(name), Value::Enum(enumerator) | Value::Str(enumerator)) => ctx
             .ir
             .schema
             .enums
@@ -43,18 +43,31 @@ fn number(value: &Value) -> Option<f64> {
     }
 }
 
-/// The step the encoder sends for `value` (a value as sent), when it is one of the rule's
-/// steps; `None` sends the field in full, whose write gives the error.
+/// The step the encoder sends for `value` (a value as sent): `Ok(None)` when it is none of
+/// the rule's steps (the field's full write gives the error), `Err` when the value has the
+/// wrong shape.
 pub(super) fn step_of(
     ctx: &Context<'_>,
     field: &FieldStep,
     ty: &Type,
     value: &Value,
-) -> Option<u64> {
-    let plan = field.diff.as_ref()?;
+) -> Result<Option<u64>, String> {
+    let Some(plan) = field.diff.as_ref() else {
+        return Ok(None);
+    };
+    let shape = || format!("`{}`: {} for DIFF", field.field, expected(ty));
     match field.rule.fixed_point() {
-        Some(fp) => number(value).and_then(|v| fp.quantize(v).ok()),
-        None => integer(ctx, ty, value).and_then(|v| diff_of(plan).step(v)),
+        Some(fp) => Ok(fp.quantize(number(value).ok_or_else(shape)?).ok()),
+        None => Ok(diff_of(plan).step(integer(ctx, ty, value).ok_or_else(shape)?)),
+    }
+}
+
+/// What a DIFF field's value must be, for a message.
+fn expected(ty: &Type) -> &'static str {
+    match ty {
+        Type::Enum(_) => "expected an enumerator",
+        Type::Numeric { .. } => "expected a number",
+        _ => "expected an integer",
     }
 }
 
