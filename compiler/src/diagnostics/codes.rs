@@ -187,6 +187,8 @@ pub const ENC_TYPE_NAME_FOR_FIELD: &str = "W0301";
 pub const ENC_VLQ_GROUP_IN_BYTESTREAM: &str = "W0302";
 /// FLOAT32 for a NUMERIC whose range reaches past the largest `f32`: such values are sent as it.
 pub const ENC_FLOAT32_SATURATES: &str = "W0303";
+/// A DIFF tier no wider than an earlier one: the encoder never uses it.
+pub const ENC_DIFF_TIER_UNUSED: &str = "W0304";
 
 /// Brackets nested deeper than the front ends accept.
 pub const NESTING_TOO_DEEP: &str = "E0104";

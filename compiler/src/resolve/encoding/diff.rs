@@ -121,6 +121,27 @@ impl EncodingResolver<'_> {
                 }
             }
         }
+        let mut widest = 0;
+        for (number, &bits) in diff.tiers.iter().zip(&tiers) {
+            if bits <= widest {
+                self.diagnostics.push(
+                    CodespanDiagnostic::warning()
+                        .with_code(codes::ENC_DIFF_TIER_UNUSED)
+                        .with_message(format!(
+                            "this DIFF tier of {bits} bits on {} is never used",
+                            fref.what()
+                        ))
+                        .with_labels(vec![
+                            primary(file, number.span)
+                                .with_message(format!("an earlier tier holds {widest} bits")),
+                        ])
+                        .with_notes(vec![
+                            "a difference goes in the first tier that holds it: list the tiers from the narrowest to the widest".into(),
+                        ]),
+                );
+            }
+            widest = widest.max(bits);
+        }
         Some(tiers)
     }
 

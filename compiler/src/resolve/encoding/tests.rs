@@ -921,6 +921,19 @@ fn diff_diagnostics_say_the_fix() {
         );
         assert!(text.contains(fix), "{member}: {text}");
     }
+    let enc = "ENCODING(X) PUBLISHABLE_STRUCT P { DELTA DIFF(6, 4, 6, 8) hp; }";
+    let (encodings, diagnostics, sources) = compile(&[("p.idl", DIFF_IDL)], &[("p.enc", enc)]);
+    let text = sources.render_plain(&diagnostics);
+    assert_eq!(diagnostics.len(), 2, "{text}");
+    assert!(
+        diagnostics
+            .iter()
+            .all(|d| d.code.as_deref() == Some(codes::ENC_DIFF_TIER_UNUSED)),
+        "{text}"
+    );
+    assert!(text.contains("an earlier tier holds 6 bits"), "{text}");
+    let items = &encodings["X"].structs["P"].segments[0].items;
+    assert_eq!(diff_of(items, "hp"), Some(Some(vec![6, 4, 6, 8])));
     let widened = "PUBLISHABLE_STRUCT W { INT[0,10] n; FENCE EXTEND n TO INT[0,1000]; };";
     let enc = "ENCODING(X) PUBLISHABLE_STRUCT W { DELTA DIFF(2) n; }";
     let (_, diagnostics, sources) = compile(&[("w.idl", widened)], &[("w.enc", enc)]);
