@@ -29,7 +29,7 @@ use super::rules::{
 };
 use super::{CodegenError, Ctx};
 use crate::ir::cost::min_bits;
-use crate::ir::plan::{DeltaStep, FieldStep};
+use crate::ir::plan::{DeltaStep, FieldStep, dead_reckoning_fields};
 use crate::ir::{RustType, StructDef, StructMapping, Type, WireRule};
 
 /// The generator's state while it walks one struct's wire items.
@@ -504,11 +504,7 @@ impl<'a> Gen<'a, '_> {
                 DeltaStep::DeadReckoning { limit, axes } => {
                     let flag = self.unit();
                     let mut checks = Vec::new();
-                    for field in axes
-                        .iter()
-                        .map(|(p, _)| p)
-                        .chain(axes.iter().map(|(_, v)| v))
-                    {
+                    for field in dead_reckoning_fields(axes).map(|(field, _)| field) {
                         out.push(self.candidate_of(self.view(&field.field)?, &field.rule)?);
                     }
                     let limit = f64_lit(*limit);
@@ -1177,15 +1173,6 @@ struct DeltaSequence<'r, 'v> {
 }
 
 /// Whether `tokens` use the identifier `name`.
-/// The fields of a dead-reckoning block in wire order (positions, then velocities), each
-/// position with its velocity.
-fn dead_reckoning_fields(
-    axes: &[(FieldStep, FieldStep)],
-) -> impl Iterator<Item = (&FieldStep, Option<&FieldStep>)> {
-    let positions = axes.iter().map(|(p, v)| (p, Some(v)));
-    positions.chain(axes.iter().map(|(_, v)| (v, None)))
-}
-
 fn mentions(tokens: &TokenStream, name: &str) -> bool {
     tokens.clone().into_iter().any(|tree| match tree {
         proc_macro2::TokenTree::Ident(ident) => ident == name,

@@ -23,7 +23,9 @@ use super::sent::Sent;
 use super::types::cpp_type;
 use super::unsupported;
 use crate::codegen::CodegenError;
-use crate::ir::plan::{Carries, DeltaStep, FieldPlan, FieldStep, StructPlan};
+use crate::ir::plan::{
+    Carries, DeltaStep, FieldPlan, FieldStep, StructPlan, dead_reckoning_fields,
+};
 use crate::ir::{FieldMapping, Ir, RustType, StructMapping, Type, WireRule};
 
 /// The declaration of `DeltaCodec<T, E>` for one PUBLISHABLE_STRUCT.
@@ -320,11 +322,7 @@ impl<'a> Gen<'a> {
                 (Decision::Block(flag.clone(), decisions), flag)
             }
             DeltaStep::DeadReckoning { limit, axes } => {
-                for step in axes
-                    .iter()
-                    .map(|(p, _)| p)
-                    .chain(axes.iter().map(|(_, v)| v))
-                {
+                for step in dead_reckoning_fields(axes).map(|(field, _)| field) {
                     self.candidate(step, out)?;
                 }
                 let mut checks = Vec::new();
@@ -967,15 +965,6 @@ impl<'a> Gen<'a> {
              [&](Reader& r, std::size_t index, {elem}& slot) -> idlc::Status {{\n{read_new}return idlc::Status{{}};\n}}).in_field(\"{site}\")));\n{assign}}}\n"
         ))
     }
-}
-
-/// The fields of a dead-reckoning block in wire order (positions, then velocities), each
-/// position with its velocity.
-fn dead_reckoning_fields(
-    axes: &[(FieldStep, FieldStep)],
-) -> impl Iterator<Item = (&FieldStep, Option<&FieldStep>)> {
-    let positions = axes.iter().map(|(p, v)| (p, Some(v)));
-    positions.chain(axes.iter().map(|(_, v)| (v, None)))
 }
 
 /// A DELTA SEQUENCE field: its count rule and bound, its element's rule and types, its C++

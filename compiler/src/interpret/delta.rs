@@ -31,9 +31,10 @@ use super::decode::Decoder;
 use super::diff::{diff_of, reference, step_of, value_of};
 use super::encode::Encoder;
 use super::explain::Entry;
+use super::value::number;
 use super::{Context, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, Value};
 use crate::ir::cost::min_bits;
-use crate::ir::plan::{DeltaStep, FieldPlan, FieldStep, StructPlan};
+use crate::ir::plan::{DeltaStep, FieldPlan, FieldStep, StructPlan, dead_reckoning_fields};
 use crate::ir::{Ir, StructDef, StructKind, Style, Type, WireRule};
 
 /// Encodes `value`, a PUBLISHABLE_STRUCT `type_name`, as a delta against `baseline` (the state
@@ -130,19 +131,6 @@ fn delta_context<'a>(ir: &'a Ir, encoding: &str, type_name: &str) -> Result<Cont
         _ => Err(format!(
             "`{type_name}` is not a PUBLISHABLE_STRUCT: it has no delta form"
         )),
-    }
-}
-
-/// A value as a number, whatever its JSON form (`"NaN"`, `"inf"` and `"-inf"` included).
-fn number(value: &Value) -> Option<f64> {
-    match value {
-        Value::Float(v) => Some(*v),
-        Value::Float32(v) => Some(f64::from(*v)),
-        Value::Int(v) => Some(*v as f64),
-        Value::Str(s) if s == "NaN" => Some(f64::NAN),
-        Value::Str(s) if s == "inf" => Some(f64::INFINITY),
-        Value::Str(s) if s == "-inf" => Some(f64::NEG_INFINITY),
-        _ => None,
     }
 }
 
@@ -676,11 +664,7 @@ impl<'c, 'a> DeltaEncoder<'c, 'a> {
         pair: &Pair<'_>,
         candidates: &mut HashMap<&'a str, Value>,
     ) -> Step<bool> {
-        for encoded in axes
-            .iter()
-            .map(|(p, _)| p)
-            .chain(axes.iter().map(|(_, v)| v))
-        {
+        for encoded in dead_reckoning_fields(axes).map(|(field, _)| field) {
             let sent = self.sent_field(w, plan, encoded, pair.now)?;
             candidates.insert(&encoded.field, sent);
         }
@@ -826,10 +810,12 @@ impl<'c, 'a> DeltaEncoder<'c, 'a> {
         pair: &Pair<'_>,
         candidate: Option<&Value>,
     ) -> Step<bool> {
-        let (Some(diff), Some(field), Some(candidate)) =
-            (&encoded.diff, plan.field(&encoded.field), candidate)
-        else {
+        let Some(diff) = &encoded.diff else {
             return Ok(false);
+        };
+        let (Some(field), Some(candidate)) = (plan.field(&encoded.field), candidate) else {
+            let message = format!("internal: no candidate of `{}`", encoded.field);
+            return self.enc.shape(w, message);
         };
         let ctx = self.enc.ctx;
         let now = match step_of(ctx, encoded, &field.ty, candidate) {
@@ -1320,15 +1306,6 @@ impl<'c, 'a, 't> DeltaDecoder<'c, 'a, 't> {
         self.dec.path.pop();
         Ok(Item(value))
     }
-}
-
-/// The fields of a dead-reckoning block in wire order (positions, then velocities), each
-/// position with its velocity.
-fn dead_reckoning_fields(
-    axes: &[(FieldStep, FieldStep)],
-) -> impl Iterator<Item = (&FieldStep, Option<&FieldStep>)> {
-    let positions = axes.iter().map(|(p, v)| (p, Some(v)));
-    positions.chain(axes.iter().map(|(_, v)| (v, None)))
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 use idlc_runtime::{DeadReckoningAxis, DeltaContext, Diff};
 use indexmap::IndexMap;
 
+use super::value::number;
 use super::{Context, Value};
 use crate::ir::Type;
 use crate::ir::plan::{DiffPlan, FieldStep};
@@ -30,15 +31,6 @@ fn integer(ctx: &Context<'_>, ty: &Type, value: &Value) -> Option<i128> {
             .position(|e| e.name == *enumerator)
             .map(|i| i as i128),
         (_, Value::Int(v)) => Some(*v),
-        _ => None,
-    }
-}
-
-fn number(value: &Value) -> Option<f64> {
-    match value {
-        Value::Float(v) => Some(*v),
-        Value::Float32(v) => Some(f64::from(*v)),
-        Value::Int(v) => Some(*v as f64),
         _ => None,
     }
 }

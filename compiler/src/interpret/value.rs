@@ -213,6 +213,19 @@ impl<'de> Visitor<'de> for ValueVisitor {
     }
 }
 
+/// A value as a number, whatever its JSON form (`"NaN"`, `"inf"` and `"-inf"` included).
+pub(super) fn number(value: &Value) -> Option<f64> {
+    match value {
+        Value::Float(v) => Some(*v),
+        Value::Float32(v) => Some(f64::from(*v)),
+        Value::Int(v) => Some(*v as f64),
+        Value::Str(s) if s == "NaN" => Some(f64::NAN),
+        Value::Str(s) if s == "inf" => Some(f64::INFINITY),
+        Value::Str(s) if s == "-inf" => Some(f64::NEG_INFINITY),
+        _ => None,
+    }
+}
+
 /// The value a reader gives a field that was not sent, as generated code does: its DEFAULT if
 /// the IDL gives one, else the zero value if the field's range holds it, else the range's lower
 /// end (its middle when the lower end is open); a struct's fields each take theirs, an enum its

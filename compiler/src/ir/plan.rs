@@ -326,6 +326,16 @@ pub enum DeltaStep {
     Check,
 }
 
+/// The fields of a `DEAD_RECKONING` block's axes in wire order, every position then every
+/// velocity, each position with its velocity: a position's DIFF takes its difference to the
+/// extrapolation with that velocity, a velocity's to the baseline's (WIRE.md).
+pub fn dead_reckoning_fields(
+    axes: &[(FieldStep, FieldStep)],
+) -> impl Iterator<Item = (&FieldStep, Option<&FieldStep>)> {
+    let positions = axes.iter().map(|(p, v)| (p, Some(v)));
+    positions.chain(axes.iter().map(|(_, v)| (v, None)))
+}
+
 /// The plan of every encoding of `ir`.
 pub fn plan(ir: &Ir, options: PlanOptions) -> IndexMap<String, EncodingPlan> {
     let held = Held::of(ir);
