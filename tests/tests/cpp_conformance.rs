@@ -37,8 +37,8 @@ fn every_build_reencodes_every_golden_record() {
     for compiled in cpp::header_sets() {
         let set = compiled.set;
         for encoding in set.encodings {
-            let snapshot = format!("{}_{encoding}", set.golden);
-            for (ty, hex) in golden_records(&snapshot, set.types) {
+            let snapshot = set.snapshot(encoding);
+            for (ty, hex) in golden_records(snapshot.as_deref(), set.types) {
                 requests.push(request(set.namespace, encoding, &ty, &hex));
                 lossy.push(compiled.is_lossy(encoding));
             }
@@ -222,7 +222,7 @@ fn undelta_request(
 
 /// Every delta record of `types` in a golden snapshot: `(type, elapsed, baseline, value,
 /// delta, mirror)`, hex (the elapsed time as its bits).
-fn golden_deltas(snapshot: &str, types: &[&str]) -> Vec<[String; 6]> {
+fn golden_deltas(snapshot: Option<&str>, types: &[&str]) -> Vec<[String; 6]> {
     let heading = " delta (baseline, value, elapsed: delta, mirror)";
     golden_lines(snapshot, heading, types)
         .into_iter()
@@ -369,8 +369,9 @@ fn every_build_codes_deltas_as_the_interpreter() {
             .collect();
         for encoding in set.encodings {
             let lossy = compiled.is_lossy(encoding);
-            let snapshot = format!("{}_{encoding}", set.golden);
-            for [ty, elapsed, base, value, delta, mirror] in golden_deltas(&snapshot, &delta_types)
+            let snapshot = set.snapshot(encoding);
+            for [ty, elapsed, base, value, delta, mirror] in
+                golden_deltas(snapshot.as_deref(), &delta_types)
             {
                 let elapsed = f64::from_bits(u64::from_str_radix(&elapsed, 16).unwrap());
                 cases.push(Case {

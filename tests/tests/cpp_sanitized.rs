@@ -447,8 +447,8 @@ fn valid_encodings(
     values: u64,
     rng: &mut sample::Rng,
 ) -> Vec<Vec<u8>> {
-    let snapshot = format!("{}_{}", compiled.set.golden, codec.encoding);
-    let mut encodings: Vec<Vec<u8>> = golden_records(&snapshot, &[codec.ty])
+    let snapshot = compiled.set.snapshot(codec.encoding);
+    let mut encodings: Vec<Vec<u8>> = golden_records(snapshot.as_deref(), &[codec.ty])
         .iter()
         .map(|(_, hex)| bytes_of(hex))
         .collect();
@@ -482,9 +482,9 @@ fn valid_deltas(
     rng: &mut sample::Rng,
 ) -> Vec<Vec<u8>> {
     let (ir, encoding) = (&compiled.ir, codec.encoding);
-    let snapshot = format!("{}_{}", compiled.set.golden, encoding);
+    let snapshot = compiled.set.snapshot(encoding);
     let heading = " delta (baseline, value, elapsed: delta, mirror)";
-    let mut inputs: Vec<Vec<u8>> = golden_lines(&snapshot, heading, &[codec.ty])
+    let mut inputs: Vec<Vec<u8>> = golden_lines(snapshot.as_deref(), heading, &[codec.ty])
         .iter()
         .filter_map(|(_, words)| delta_input(&bytes_of(&words[1]), &bytes_of(&words[4])))
         .collect();
