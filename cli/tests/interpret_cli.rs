@@ -1419,3 +1419,186 @@ fn diff_deltas_encode_decode_and_explain_against_a_json_baseline() {
         }
     }
 }
+
+/// The number after `label` in `text` (`tuned: 1621 bytes`).
+fn number_after(text: &str, label: &str) -> usize {
+    let at = text
+        .find(label)
+        .unwrap_or_else(|| panic!("no {label:?} in:\n{text}"))
+        + label.len();
+    let digits: String = text[at..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.parse().expect("a number")
+}
+
+/// The `total bytes` of the first-ranked encoding of a `measure` table.
+fn first_total(text: &str) -> usize {
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("   1  "))
+        .unwrap_or_else(|| panic!("no rank 1 in:\n{text}"));
+    line.split_whitespace()
+        .nth(2)
+        .and_then(|t| t.parse().ok())
+        .expect("a total")
+}
+
+/// `measure --delta --suggest -o`: the tuned file, measured by `measure --delta` over the same
+/// link, costs exactly the bytes the tuner printed, and fewer than the encoding as given; it
+/// differs from the input only in DIFF clauses, and check-compat reports it as a new wire.
+#[test]
+fn the_tuner_writes_an_encoding_that_costs_what_it_printed() {
+    let dir = TempDir::new();
+    let trace = schema("traces/character.jsonl");
+    let (character, item) = (seed("character.idl"), schema("item.idl"));
+    let cases: [(&str, &[&str]); 3] = [
+        ("myencoding1.enc", &[]),
+        ("myencoding2.enc", &["--loss", "0.1", "--ack-delay", "4"]),
+        (
+            "myencoding2.enc",
+            &["--ack-delay", "2", "--loss", "0.3", "--loss-seed", "7"],
+        ),
+    ];
+    for (index, (enc, link)) in cases.iter().enumerate() {
+        let given = seed(enc);
+        let tuned = dir.path().join(format!("tuned{index}.enc"));
+        let tuned = tuned.to_str().expect("a UTF-8 path");
+        let common = [
+            "measure",
+            &character,
+            &item,
+            "--type",
+            "Character",
+            "--delta",
+            "--key",
+            "character_id",
+            "--tick-rate",
+            "20",
+            &trace,
+        ];
+        let mut args = common.to_vec();
+        args.extend(["-e", &given, "--suggest", "-o", tuned]);
+        args.extend(link.iter());
+        let out = run(&args, None);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        let text = out.text();
+        let printed = number_after(&text, "\ntuned: ");
+        let before = number_after(&text, "` as given: ");
+        assert!(printed < before, "{text}");
+        assert_eq!(number_after(&text, ".enc: "), printed, "{text}");
+        assert!(text.contains("is a new wire"), "{text}");
+        // Measured on its own, the written file costs what the tuner printed.
+        let mut args = common.to_vec();
+        args.extend(["-e", tuned]);
+        args.extend(link.iter());
+        let out = run(&args, None);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        assert_eq!(first_total(&out.text()), printed, "{}", out.text());
+        // Only DIFF clauses changed.
+        let strip = |text: &str| -> String {
+            let mut out = String::new();
+            let mut rest = text;
+            while let Some(at) = rest.find("DIFF(") {
+                out.push_str(&rest[..at]);
+                let close = rest[at..].find(") ").expect("a closed DIFF") + at;
+                rest = &rest[close + 2..];
+            }
+            out + rest
+        };
+        let written = std::fs::read_to_string(tuned).expect("the tuned file");
+        let original = std::fs::read_to_string(&given).expect("the seed");
+        assert_eq!(strip(&written), strip(&original));
+        // check-compat sees a new wire.
+        let out = run(
+            &[
+                "check-compat",
+                &character,
+                &character,
+                "--with",
+                &item,
+                "--encoding",
+                &given,
+                tuned,
+            ],
+            None,
+        );
+        assert_eq!(out.code, 1, "{}", out.stderr);
+        assert!(out.stderr.contains("wire-rule-changed"), "{}", out.stderr);
+        assert!(out.stderr.contains("DIFF("), "{}", out.stderr);
+    }
+}
+
+/// `--suggest` on an encoding without a baseline anywhere says so; on a tuned encoding it finds
+/// nothing better.
+#[test]
+fn the_tuner_says_when_there_is_nothing_to_tune() {
+    let trace = schema("traces/character.jsonl");
+    let (character, item) = (seed("character.idl"), schema("item.idl"));
+    let args = [
+        "measure",
+        &character,
+        &item,
+        "--type",
+        "Character",
+        "--delta",
+        "--suggest",
+        &trace,
+    ];
+    let out = run(&args, None);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.text().contains("No field of `Default` can take DIFF"),
+        "{}",
+        out.text()
+    );
+    let dir = TempDir::new();
+    let tuned = dir.path().join("tuned.enc");
+    let tuned = tuned.to_str().expect("a UTF-8 path");
+    let given = seed("myencoding1.enc");
+    let tune = |enc: &str, output: &[&str]| {
+        let mut args = vec![
+            "measure",
+            &character,
+            &item,
+            "-e",
+            enc,
+            "--type",
+            "Character",
+            "--delta",
+            "--key",
+            "character_id",
+            "--suggest",
+            &trace,
+        ];
+        args.extend(output.iter());
+        run(&args, None)
+    };
+    assert_eq!(tune(&given, &["-o", tuned]).code, 0);
+    let again = tune(tuned, &[]);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert!(
+        again
+            .text()
+            .contains("no tiers send this trace in fewer bytes"),
+        "{}",
+        again.text()
+    );
+    // --loss out of range and --ack-delay 0 are usage errors.
+    for bad in [["--loss", "1.5"], ["--ack-delay", "0"]] {
+        let mut args = vec![
+            "measure",
+            &character,
+            &item,
+            "-e",
+            &given,
+            "--type",
+            "Character",
+            "--delta",
+            &trace,
+        ];
+        args.extend(bad);
+        assert_eq!(run(&args, None).code, 2);
+    }
+}

@@ -30,6 +30,7 @@ pub mod ir;
 pub mod load;
 pub mod report;
 pub mod resolve;
+pub mod tune;
 
 use std::path::PathBuf;
 

@@ -2,21 +2,25 @@
 //! through the IR interpreter; a table ranks the encodings by size, with the bits each field
 //! costs and the largest error of each lossy field. With `--delta`, consecutive values are
 //! ticks of a PUBLISHABLE_STRUCT: the first sent in full, each next one as a delta against the
-//! previous one's mirror (the state the receiver holds).
+//! state the receiver acknowledged (the previous one's mirror, unless `--loss` and
+//! `--ack-delay` say otherwise). `--suggest` tunes DIFF's tiers for the trace (cli/suggest.rs).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::Write as _;
+use std::path::PathBuf;
 
 use clap::Args;
-use indexmap::IndexMap;
 
 use super::data::{InterpretInputs, read_data};
 use super::inputs::with_compilation;
+use super::suggest::Suggest;
+use super::trace::{Line, Measured, Run};
 use super::{Status, print_error, stderr, usage_error};
 use crate::Compilation;
-use crate::interpret::{self, Value, explain::Entry};
-use crate::ir::{Ir, StructKind};
+use crate::interpret::Value;
+use crate::ir::StructKind;
+use crate::tune::link::Link;
 
 /// Arguments of `idlc measure`.
 #[derive(Debug, Clone, Args)]
@@ -37,48 +41,29 @@ pub struct MeasureArgs {
     /// several entities interleaved: each entity's values are its own ticks.
     #[arg(long, value_name = "FIELD", requires = "delta")]
     pub key: Option<String>,
+    /// With `--delta`: the probability that a packet is lost (0 to below 1; default 0). A
+    /// lost tick is never a baseline.
+    #[arg(long, value_name = "P", requires = "delta")]
+    pub loss: Option<f64>,
+    /// With `--delta`: ticks until a packet's acknowledgement reaches the sender (default 1):
+    /// each tick is a delta against the newest acknowledged one, in full while there is none.
+    #[arg(long = "ack-delay", value_name = "TICKS", requires = "delta")]
+    pub ack_delay: Option<usize>,
+    /// With `--loss`: the seed of the losses (every encoding sees the same ones).
+    #[arg(long = "loss-seed", value_name = "SEED", requires = "loss")]
+    pub loss_seed: Option<u64>,
+    /// With `--delta`: tune the DIFF tiers of every field of the encoding (`--encoding-name`,
+    /// else the first) that can take DIFF for this trace, and print what each saves.
+    #[arg(long, requires = "delta")]
+    pub suggest: bool,
+    /// With `--suggest`: write the tuned encoding to FILE (the Encoding file it came from, with
+    /// only DIFF changed), and measure it.
+    #[arg(short, long, value_name = "FILE", requires = "suggest")]
+    pub output: Option<PathBuf>,
 }
 
 /// The tick rate of `--delta` without `--tick-rate`.
 pub const DEFAULT_TICK_RATE: f64 = 60.0;
-
-/// What one encoding made of the trace.
-#[derive(Debug, Default)]
-struct Measured {
-    sizes: Vec<usize>,
-    /// Bits per top-level field, summed over the trace.
-    bits: IndexMap<String, u64>,
-    /// The largest |sent - received| per top-level field, over its numbers.
-    errors: IndexMap<String, f64>,
-}
-
-impl Measured {
-    /// Records one value sent in `size` bytes, read as `received` (the reads in `entries`).
-    fn record(
-        &mut self,
-        type_name: &str,
-        size: usize,
-        entries: &[Entry],
-        sent: &Value,
-        received: &Value,
-    ) {
-        self.sizes.push(size);
-        for entry in entries {
-            let field = top_field(&entry.path, type_name);
-            *self.bits.entry(field).or_default() += entry.end.saturating_sub(entry.start);
-        }
-        if let (Value::Struct(sent), Value::Struct(received)) = (sent, received) {
-            for (name, sent) in sent {
-                let error = received.get(name).map_or(0.0, |r| max_error(sent, r));
-                let slot = self.errors.entry(name.clone()).or_insert(0.0);
-                *slot = slot.max(error);
-            }
-        }
-    }
-}
-
-/// One value of the trace, with its line number.
-type Line = (usize, Value);
 
 impl MeasureArgs {
     /// Reads the trace, encodes it in each encoding and prints the table; exit 1 when a line is
@@ -90,6 +75,13 @@ impl MeasureArgs {
                 "measure",
                 "--tick-rate must be a positive number of ticks per second",
             );
+        }
+        let link = self.link();
+        if !(0.0..1.0).contains(&link.loss) {
+            return usage_error("measure", "--loss must be a probability from 0 to below 1");
+        }
+        if link.ack_delay == 0 {
+            return usage_error("measure", "--ack-delay must be at least 1 tick");
         }
         let files = self.inputs.data_files();
         let [path] = files.as_slice() else {
@@ -131,6 +123,16 @@ impl MeasureArgs {
         self.tick_rate.unwrap_or(DEFAULT_TICK_RATE)
     }
 
+    /// The link of `--loss`, `--ack-delay` and `--loss-seed`.
+    fn link(&self) -> Link {
+        let default = Link::default();
+        Link {
+            loss: self.loss.unwrap_or(default.loss),
+            ack_delay: self.ack_delay.unwrap_or(default.ack_delay),
+            seed: self.loss_seed.unwrap_or(default.seed),
+        }
+    }
+
     fn measure(&self, compilation: &Compilation, values: &[Line], trace: &str) -> Status {
         let ir = &compilation.ir;
         let type_name = &self.inputs.type_name;
@@ -145,6 +147,24 @@ impl MeasureArgs {
                 );
             }
         }
+        let link = self.link();
+        if self.suggest {
+            let Some(encoding) = self.inputs.encoding(compilation) else {
+                return usage_error("measure", "--suggest: the inputs define no encoding");
+            };
+            let suggest = Suggest {
+                inputs: self.inputs.input_args(),
+                type_name,
+                encoding,
+                trace,
+                values,
+                tick: 1.0 / self.tick_rate(),
+                key: self.key.as_deref(),
+                link,
+                output: self.output.clone(),
+            };
+            return suggest.run(compilation);
+        }
         let encodings: Vec<&str> = match &self.inputs.encoding_name {
             Some(name) => vec![name.as_str()],
             None => ir.encodings.keys().map(String::as_str).collect(),
@@ -156,9 +176,10 @@ impl MeasureArgs {
                 type_name,
                 encoding,
                 trace,
+                sample: false,
             };
             let measured = if self.delta {
-                run.ticks(values, 1.0 / self.tick_rate(), self.key.as_deref())
+                run.ticks(values, 1.0 / self.tick_rate(), self.key.as_deref(), &link)
             } else {
                 run.values(values)
             };
@@ -174,6 +195,14 @@ impl MeasureArgs {
             if let Some(key) = &self.key {
                 let _ = write!(text, " per `{key}`");
             }
+            if link != Link::default() {
+                let _ = write!(
+                    text,
+                    ", acknowledged after {} tick(s), {}% lost",
+                    link.ack_delay,
+                    100.0 * link.loss
+                );
+            }
             text.push_str(": the first in full, then deltas (bytes per tick)");
         }
         text.push_str("\n\n");
@@ -181,168 +210,6 @@ impl MeasureArgs {
         // A closed stdout (`| head`) is not an error of ours.
         let _ = std::io::stdout().lock().write_all(text.as_bytes());
         Status::Success
-    }
-}
-
-/// One encoding's pass over the trace.
-struct Run<'r> {
-    ir: &'r Ir,
-    type_name: &'r str,
-    encoding: &'r str,
-    trace: &'r str,
-}
-
-impl Run<'_> {
-    /// Every value in full.
-    fn values(&self, values: &[Line]) -> Result<Measured, Status> {
-        let mut measured = Measured::default();
-        for (line, value) in values {
-            let (size, entries, received) = self.full(*line, value)?;
-            measured.record(self.type_name, size, &entries, value, &received);
-        }
-        Ok(measured)
-    }
-
-    /// Every value as a tick: the first of each entity (`key`) in full, each next one as a
-    /// delta against the state the receiver holds, `elapsed` seconds later.
-    fn ticks(&self, values: &[Line], elapsed: f64, key: Option<&str>) -> Result<Measured, Status> {
-        let mut measured = Measured::default();
-        let mut states: HashMap<String, Value> = HashMap::new();
-        for (line, value) in values {
-            let entity = self.entity(*line, value, key)?;
-            let (size, entries, received) = match states.get(&entity) {
-                None => self.full(*line, value)?,
-                Some(baseline) => self.delta(*line, value, baseline, elapsed)?,
-            };
-            measured.record(self.type_name, size, &entries, value, &received);
-            states.insert(entity, received);
-        }
-        Ok(measured)
-    }
-
-    /// The entity a value is of: its `key` field's JSON (all one without a key).
-    fn entity(&self, line: usize, value: &Value, key: Option<&str>) -> Result<String, Status> {
-        let Some(key) = key else {
-            return Ok(String::new());
-        };
-        match value {
-            Value::Struct(fields) if fields.contains_key(key) => Ok(fields[key].to_string()),
-            _ => Err(self.fail(line, format!("the value has no field `{key}` (--key)"))),
-        }
-    }
-
-    fn fail(&self, line: usize, message: String) -> Status {
-        print_error(&mut stderr(), format!("{}:{line}: {message}", self.trace));
-        Status::InputErrors
-    }
-
-    /// A value in full: its size, its reads, what the receiver gets.
-    fn full(&self, line: usize, value: &Value) -> Result<(usize, Vec<Entry>, Value), Status> {
-        let (ir, name, encoding) = (self.ir, self.type_name, self.encoding);
-        let bytes = interpret::encode(ir, encoding, name, value).map_err(|error| {
-            let status = self.fail(
-                line,
-                format!("cannot encode `{name}` in `{encoding}`: {error}"),
-            );
-            match error.kind {
-                interpret::EncodeErrorKind::Schema(_) => Status::Usage,
-                _ => status,
-            }
-        })?;
-        let mut entries = Vec::new();
-        let received = interpret::decode_traced(ir, encoding, name, &bytes, Some(&mut entries))
-            .map_err(|error| {
-                self.fail(
-                    line,
-                    format!("internal: the encoding of `{name}` in `{encoding}` does not decode: {error}"),
-                )
-            })?;
-        Ok((bytes.len(), entries, received))
-    }
-
-    /// A value as a delta against `baseline`: its size, its reads, what the receiver gets
-    /// (which is the sender's mirror).
-    fn delta(
-        &self,
-        line: usize,
-        value: &Value,
-        baseline: &Value,
-        elapsed: f64,
-    ) -> Result<(usize, Vec<Entry>, Value), Status> {
-        let (ir, name, encoding) = (self.ir, self.type_name, self.encoding);
-        let (bytes, mirror) = interpret::encode_delta(ir, encoding, name, value, baseline, elapsed)
-            .map_err(|error| {
-                let status = self.fail(
-                    line,
-                    format!("cannot encode `{name}` in `{encoding}` as a delta: {error}"),
-                );
-                match error.kind {
-                    interpret::EncodeErrorKind::Schema(_) => Status::Usage,
-                    _ => status,
-                }
-            })?;
-        let mut entries = Vec::new();
-        let received = interpret::decode_delta_traced(
-            ir,
-            encoding,
-            name,
-            &bytes,
-            baseline,
-            elapsed,
-            Some(&mut entries),
-        );
-        match received {
-            Ok(received) if received == mirror => Ok((bytes.len(), entries, received)),
-            _ => Err(self.fail(
-                line,
-                format!(
-                    "internal: the delta of `{name}` in `{encoding}` does not decode to its mirror"
-                ),
-            )),
-        }
-    }
-}
-
-/// The top-level field an explain entry belongs to (`Character.inventory[0].count` →
-/// `inventory`); the changed-bits of DELTA and DEAD_RECKONING blocks under `(block bits)`; the
-/// struct's own entries (fence bits, CHECK) under `(framing)`.
-fn top_field(path: &str, type_name: &str) -> String {
-    let rest = path.strip_prefix(type_name).unwrap_or(path);
-    if rest.starts_with(" (") && rest.ends_with(" block)") {
-        return "(block bits)".to_string();
-    }
-    match rest.strip_prefix('.') {
-        Some(rest) => rest
-            .split(['.', '[', ' '])
-            .next()
-            .unwrap_or(rest)
-            .to_string(),
-        None => "(framing)".to_string(),
-    }
-}
-
-/// The largest absolute difference between the numbers of two values of the same type.
-fn max_error(sent: &Value, received: &Value) -> f64 {
-    let number = |v: &Value| match v {
-        Value::Int(i) => Some(*i as f64),
-        Value::Float(f) => Some(*f),
-        Value::Float32(f) => Some(f64::from(*f)),
-        _ => None,
-    };
-    match (sent, received) {
-        (Value::List(a), Value::List(b)) => a
-            .iter()
-            .zip(b)
-            .map(|(a, b)| max_error(a, b))
-            .fold(0.0, f64::max),
-        (Value::Struct(a), Value::Struct(b)) => a
-            .iter()
-            .filter_map(|(k, a)| Some(max_error(a, b.get(k)?)))
-            .fold(0.0, f64::max),
-        _ => match (number(sent), number(received)) {
-            (Some(a), Some(b)) if (a - b).is_finite() => (a - b).abs(),
-            _ => 0.0,
-        },
     }
 }
 
@@ -465,13 +332,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn fields_and_percentiles() {
-        assert_eq!(top_field("C.inventory[0].count", "C"), "inventory");
-        assert_eq!(top_field("C.x", "C"), "x");
-        assert_eq!(top_field("C (segment 1)", "C"), "(framing)");
-        assert_eq!(top_field("C.x (changed-bit)", "C"), "x");
-        assert_eq!(top_field("C (DELTA block)", "C"), "(block bits)");
-        assert_eq!(top_field("C.s[2] (DEAD_RECKONING block)", "C"), "s");
+    fn percentiles() {
         assert_eq!(percentile(&[1, 2, 3, 4], 50), 2);
         assert_eq!(percentile(&[1, 2, 3, 4], 99), 4);
         assert_eq!(percentile(&[], 99), 0);

@@ -14,6 +14,8 @@ pub mod inputs;
 pub mod ir;
 pub mod measure;
 pub mod report;
+mod suggest;
+mod trace;
 
 use std::io::{self, IsTerminal};
 use std::process::ExitCode;

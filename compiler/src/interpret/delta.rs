@@ -52,6 +52,59 @@ pub fn encode_delta(
     baseline: &Value,
     elapsed: f64,
 ) -> Result<(Vec<u8>, Value), EncodeError> {
+    encode_delta_with(ir, encoding, type_name, value, baseline, elapsed, None)
+}
+
+/// A field with DIFF as [`encode_delta_sampled`] saw it: the difference of steps it sent (or
+/// escaped) and what the value costs in full, the two things its tiers' cost depends on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DiffSample {
+    /// The struct the field is of (a `DELTA SEQUENCE` element's own type for its fields).
+    pub structure: String,
+    /// The field's IDL name.
+    pub field: String,
+    /// The difference of steps to the reference (the shortest way around on a range that
+    /// wraps), as the encoder computes it.
+    pub difference: i128,
+    /// The bits of the value written by its own rule (what the escape's selector precedes).
+    pub full_bits: u64,
+}
+
+/// [`encode_delta`], also returning a [`DiffSample`] for every field with DIFF the delta sends:
+/// what `idlc measure --delta --suggest` searches tiers with.
+///
+/// # Errors
+/// As [`encode_delta`].
+pub fn encode_delta_sampled(
+    ir: &Ir,
+    encoding: &str,
+    type_name: &str,
+    value: &Value,
+    baseline: &Value,
+    elapsed: f64,
+) -> Result<(Vec<u8>, Value, Vec<DiffSample>), EncodeError> {
+    let mut samples = Vec::new();
+    let (bytes, mirror) = encode_delta_with(
+        ir,
+        encoding,
+        type_name,
+        value,
+        baseline,
+        elapsed,
+        Some(&mut samples),
+    )?;
+    Ok((bytes, mirror, samples))
+}
+
+fn encode_delta_with(
+    ir: &Ir,
+    encoding: &str,
+    type_name: &str,
+    value: &Value,
+    baseline: &Value,
+    elapsed: f64,
+    samples: Option<&mut Vec<DiffSample>>,
+) -> Result<(Vec<u8>, Value), EncodeError> {
     let ctx = delta_context(ir, encoding, type_name).map_err(|message| EncodeError {
         path: type_name.to_string(),
         kind: EncodeErrorKind::Schema(message),
@@ -64,12 +117,14 @@ pub fn encode_delta(
     match ctx.encoding.style {
         Style::Bitstream => {
             let mut w = BitWriter::new();
-            let mirror = DeltaEncoder::new(&ctx, dctx).top(&mut w, type_name, value, baseline)?;
+            let mirror =
+                DeltaEncoder::new(&ctx, dctx, samples).top(&mut w, type_name, value, baseline)?;
             Ok((w.into_bytes(), mirror))
         }
         Style::Bytestream => {
             let mut w = ByteWriter::new();
-            let mirror = DeltaEncoder::new(&ctx, dctx).top(&mut w, type_name, value, baseline)?;
+            let mirror =
+                DeltaEncoder::new(&ctx, dctx, samples).top(&mut w, type_name, value, baseline)?;
             Ok((w.into_bytes(), mirror))
         }
     }
@@ -459,9 +514,10 @@ type Step<T> = Result<T, rt::EncodeError>;
 
 /// One delta encoding run: the full-form encoder (for the writes, the path, the first failure)
 /// and the context.
-struct DeltaEncoder<'c, 'a> {
+struct DeltaEncoder<'c, 'a, 's> {
     enc: Encoder<'c, 'a>,
     dctx: DeltaContext,
+    samples: Option<&'s mut Vec<DiffSample>>,
 }
 
 /// The encoder's state of one struct: the candidates (values as sent) and the mirror.
@@ -477,11 +533,16 @@ struct Pair<'v> {
     base: &'v IndexMap<String, Value>,
 }
 
-impl<'c, 'a> DeltaEncoder<'c, 'a> {
-    fn new(ctx: &'c Context<'a>, dctx: DeltaContext) -> Self {
+impl<'c, 'a, 's> DeltaEncoder<'c, 'a, 's> {
+    fn new(
+        ctx: &'c Context<'a>,
+        dctx: DeltaContext,
+        samples: Option<&'s mut Vec<DiffSample>>,
+    ) -> Self {
         DeltaEncoder {
             enc: Encoder::new(ctx),
             dctx,
+            samples,
         }
     }
 
@@ -828,11 +889,44 @@ impl<'c, 'a> DeltaEncoder<'c, 'a> {
             let message = format!("the baseline's `{}`: not a value for DIFF", encoded.field);
             return self.enc.shape(w, message);
         };
+        if self.samples.is_some() {
+            let difference = diff_of(diff).difference(now, reference);
+            let value = pair.now.get(&encoded.field);
+            let full_bits = self.full_bits(W::BYTE_STREAM, plan, encoded, value);
+            if let Some(samples) = self.samples.as_deref_mut() {
+                samples.push(DiffSample {
+                    structure: plan.name.clone(),
+                    field: encoded.field.clone(),
+                    difference,
+                    full_bits,
+                });
+            }
+        }
         self.enc.path.push(format!(".{}", encoded.field));
         let written = diff_of(diff).write(w, now, reference);
         let carried = self.enc.wire(written)?;
         self.enc.path.pop();
         Ok(carried)
+    }
+
+    /// The bits of a field's value written by its own rule, in a scratch writer of the stream's
+    /// kind (the value was written as its candidate already: it cannot fail here).
+    fn full_bits(
+        &mut self,
+        byte_stream: bool,
+        plan: &StructPlan,
+        encoded: &FieldStep,
+        value: Option<&Value>,
+    ) -> u64 {
+        if byte_stream {
+            let mut scratch = ByteWriter::new();
+            let _ = self.enc.field(&mut scratch, plan, encoded, value);
+            scratch.bits_written()
+        } else {
+            let mut scratch = BitWriter::new();
+            let _ = self.enc.field(&mut scratch, plan, encoded, value);
+            scratch.bits_written()
+        }
     }
 
     fn unsent<W: WireWrite>(

@@ -40,7 +40,9 @@ use crate::ir::plan::{EncodingPlan, StructPlan};
 use crate::ir::{Encoding, Ir, StructDef, Style};
 
 pub use carried::decode_carried;
-pub use delta::{decode_delta, decode_delta_traced, encode_delta};
+pub use delta::{
+    DiffSample, decode_delta, decode_delta_traced, encode_delta, encode_delta_sampled,
+};
 pub use packet::decode_packet;
 pub use value::{Carried, Value, default_value, printable};
 

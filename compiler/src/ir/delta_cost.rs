@@ -370,31 +370,46 @@ impl<'a> Walk<'a> {
 /// `full`: tier i's selector (i + 1 bits, a byte in a BYTESTREAM) and its bits (the smallest
 /// of 1, 2, 4, 8 bytes in a BYTESTREAM), or the escape's selector and the value in full.
 pub fn diff_cost(style: Style, tiers: &[u32], full: Cost) -> Cost {
-    let byte_stream = style == Style::Bytestream;
-    let selector = |index: usize| {
-        if byte_stream {
-            8
-        } else {
-            // A tier's selector ends with a 0; the escape is `k` ones.
-            (index + usize::from(index < tiers.len())) as u64
-        }
-    };
-    let width = |bits: u32| {
-        if byte_stream {
-            8 * idlc_runtime::byte_width(bits) as u64
-        } else {
-            u64::from(bits)
-        }
-    };
-    let escape = Cost::fixed(selector(tiers.len())) + full;
+    let escape = Cost::fixed(diff_escape_bits(style, tiers.len())) + full;
     tiers
         .iter()
         .enumerate()
-        .map(|(i, &bits)| Cost::fixed(selector(i) + width(bits)))
+        .map(|(i, &bits)| Cost::fixed(diff_tier_bits(style, i, bits)))
         .fold(escape, |all, tier| Cost {
             min: all.min.min(tier.min),
             max: all.max.map(|m| m.max(tier.min)),
         })
+}
+
+/// The bits of a difference sent in tier `index` (from 0) of `bits` bits: its selector
+/// (`index` ones and a zero; a byte in a BYTESTREAM) and the difference (the smallest of 1, 2,
+/// 4, 8 bytes that holds `bits` in a BYTESTREAM).
+///
+/// ```
+/// use idlc::ir::{Style, delta_cost::diff_tier_bits};
+/// assert_eq!(diff_tier_bits(Style::Bitstream, 1, 5), 2 + 5);
+/// assert_eq!(diff_tier_bits(Style::Bytestream, 1, 5), 8 + 8);
+/// ```
+pub fn diff_tier_bits(style: Style, index: usize, bits: u32) -> u64 {
+    match style {
+        Style::Bitstream => index as u64 + 1 + u64::from(bits),
+        Style::Bytestream => 8 + 8 * idlc_runtime::byte_width(bits) as u64,
+    }
+}
+
+/// The bits of the escape's selector of `count` tiers (`count` ones; a byte in a BYTESTREAM),
+/// which the value in full follows.
+///
+/// ```
+/// use idlc::ir::{Style, delta_cost::diff_escape_bits};
+/// assert_eq!(diff_escape_bits(Style::Bitstream, 3), 3);
+/// assert_eq!(diff_escape_bits(Style::Bytestream, 3), 8);
+/// ```
+pub fn diff_escape_bits(style: Style, count: usize) -> u64 {
+    match style {
+        Style::Bitstream => count as u64,
+        Style::Bytestream => 8,
+    }
 }
 
 fn unit(kind: UnitKind, fields: Vec<String>, segment: usize) -> DeltaUnit {
