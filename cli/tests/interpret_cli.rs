@@ -1602,3 +1602,64 @@ fn the_tuner_says_when_there_is_nothing_to_tune() {
         assert_eq!(run(&args, None).code, 2);
     }
 }
+
+/// The tuner on a BYTESTREAM (a selector byte, differences of 1, 2, 4 or 8 bytes), a DEAD
+/// RECKONING block and an integer under VLQ, with the tuned file measured again.
+#[test]
+fn the_tuner_tunes_a_byte_stream() {
+    let dir = TempDir::new();
+    let idl = dir.file(
+        "drone.idl",
+        "PUBLISHABLE_STRUCT Drone { UINT16 id; NUMERIC[-1000,1000] x; NUMERIC[-50,50] vx; INT[0,100000] fuel; }\n",
+    );
+    let enc = dir.file(
+        "drone.enc",
+        "ENCODING(SERVER) BYTESTREAM;\n\
+         ENCODING(SERVER) PUBLISHABLE_STRUCT Drone {\n  id;\n  DEAD_RECKONING(0.05) { FIXED_POINT(0.001) x; FIXED_POINT(0.001) vx; }\n  DELTA VLQ fuel; // burns slowly\n};\n",
+    );
+    let mut trace = String::new();
+    for tick in 0..120u32 {
+        for id in 0..3u32 {
+            let t = f64::from(tick) / 30.0;
+            let vx = 3.0 * (t + f64::from(id)).sin();
+            let x = 100.0 * f64::from(id) + 3.0 * (1.0 - (t + f64::from(id)).cos());
+            let fuel = 100_000 - tick * (7 + id);
+            trace.push_str(&format!(
+                "{{\"id\": {id}, \"x\": {x:.3}, \"vx\": {vx:.3}, \"fuel\": {fuel}}}\n"
+            ));
+        }
+    }
+    let trace = dir.file("drone.jsonl", trace);
+    let tuned = dir.path().join("tuned.enc");
+    let tuned = tuned.to_str().expect("a UTF-8 path");
+    let common = [
+        "measure",
+        &idl,
+        "--type",
+        "Drone",
+        "--delta",
+        "--key",
+        "id",
+        "--tick-rate",
+        "30",
+        "--ack-delay",
+        "2",
+        &trace,
+    ];
+    let mut args = common.to_vec();
+    args.extend(["-e", &enc, "--suggest", "-o", tuned]);
+    let out = run(&args, None);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let text = out.text();
+    let printed = number_after(&text, "\ntuned: ");
+    assert!(printed < number_after(&text, "` as given: "), "{text}");
+    assert!(text.contains("Drone.fuel"), "{text}");
+    let mut args = common.to_vec();
+    args.extend(["-e", tuned]);
+    let out = run(&args, None);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(first_total(&out.text()), printed, "{}", out.text());
+    let written = std::fs::read_to_string(tuned).expect("the tuned file");
+    assert!(written.contains("DIFF("), "{written}");
+    assert!(written.contains("// burns slowly"), "{written}");
+}

@@ -77,7 +77,7 @@ fn zigzag_bits(d: i128) -> u32 {
 
 /// The tiers that send `histogram` in the fewest bits, each from 1 to `width` bits, increasing,
 /// at most [`MAX_TIERS`]; `None` when no tiers beat sending every value in full. Ties go to
-/// fewer tiers, then to narrower ones.
+/// fewer tiers, then to narrower ones; in a BYTESTREAM each tier is as wide as its bytes.
 pub fn best(style: Style, width: u32, histogram: &Histogram) -> (Option<Vec<u32>>, u64) {
     let mut best: (Option<Vec<u32>>, u64) = (None, histogram.cost(style, None));
     let width = width.min(64) as usize;
@@ -100,7 +100,7 @@ pub fn best(style: Style, width: u32, histogram: &Histogram) -> (Option<Vec<u32>
     for i in 0..MAX_TIERS {
         let mut next: Vec<Option<u64>> = vec![None; width + 1];
         let mut back = vec![0; width + 1];
-        for b in 1..=width {
+        for b in (1..=width).filter(|&b| whole_bytes(style, b, width)) {
             let tier = diff_tier_bits(style, i, b as u32);
             if i == 0 {
                 next[b] = Some(count_upto(b) * tier);
@@ -129,6 +129,13 @@ pub fn best(style: Style, width: u32, histogram: &Histogram) -> (Option<Vec<u32>
         cost = next;
     }
     best
+}
+
+/// Whether a tier of `b` bits is worth trying: any in a BITSTREAM; in a BYTESTREAM only the
+/// widest of its bytes (8, 16, 32 bits, or the field's width), which costs what a narrower
+/// one of the same bytes costs and holds more.
+fn whole_bytes(style: Style, b: usize, width: usize) -> bool {
+    style == Style::Bitstream || b == width || [8, 16, 32].contains(&b)
 }
 
 /// The tiers of the path ending with tier `i` of `b` bits.
