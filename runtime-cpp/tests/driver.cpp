@@ -282,7 +282,6 @@ Status write_op(W& w, const Op& op) {
         return idlc::write_bounded_length(w, u64(a[2]), u64(a[0]),
                                           static_cast<std::uint32_t>(u64(a[1])));
     }
-    if (n == "ws") return idlc::write_steps(w, u64(a[1]), u64(a[0]));
     if (n == "f32r") {
         float single = 0.0f;
         IDLC_TRY(idlc::check_numeric_f32(w, f64(a[4]), f64(a[0]), f64(a[1]), a[2] == "1",
@@ -460,9 +459,6 @@ Status read_op(R& r, const Op& op, std::string& out) {
         put(dec(u));
     } else if (n == "bl") {
         IDLC_TRY(idlc::read_bounded_length(r, u64(a[0]), static_cast<std::uint32_t>(u64(a[1])), u));
-        put(dec(u));
-    } else if (n == "ws") {
-        IDLC_TRY(idlc::read_steps(r, u64(a[0]), u));
         put(dec(u));
     } else if (n == "f32r") {
         IDLC_TRY(

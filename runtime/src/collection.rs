@@ -350,6 +350,55 @@ where
     <[T; N]>::try_from(items).map_err(|_| DecodeError::new(DecodeErrorKind::InvalidArgument, start))
 }
 
+impl DecodeError {
+    /// Adds the index of `item`, an element of `collection` found by its address (on the error
+    /// path only): the elements of a DELTA SEQUENCE, which the runtime visits in its own order.
+    /// An `item` that is not in `collection` adds nothing.
+    ///
+    /// ```
+    /// use idlc_runtime::{DecodeError, DecodeErrorKind};
+    /// let baseline = vec![10u8, 20, 30];
+    /// let e = DecodeError::new(DecodeErrorKind::ValueOutOfRange, 5)
+    ///     .at_item(&baseline, &baseline[2])
+    ///     .in_field("Squad.members");
+    /// assert_eq!(e.field.as_deref(), Some("Squad.members[2]"));
+    /// ```
+    #[inline(always)]
+    #[must_use]
+    pub fn at_item<C: Collection>(self, collection: &C, item: &C::Item) -> Self {
+        match position(collection, item) {
+            Some(index) => self.at_index(index),
+            None => self,
+        }
+    }
+}
+
+impl EncodeError {
+    /// Adds the index of `item`, an element of `collection`: see [`DecodeError::at_item`].
+    ///
+    /// ```
+    /// use idlc_runtime::{EncodeError, EncodeErrorKind};
+    /// let members = vec![1u8, 2, 3];
+    /// let e = EncodeError::new(EncodeErrorKind::ValueOutOfRange, 5).at_item(&members, &members[1]);
+    /// assert_eq!(e.field.as_deref(), Some("[1]"));
+    /// ```
+    #[inline(always)]
+    #[must_use]
+    pub fn at_item<C: Collection>(self, collection: &C, item: &C::Item) -> Self {
+        match position(collection, item) {
+            Some(index) => self.at_index(index),
+            None => self,
+        }
+    }
+}
+
+/// The index of `item` in `collection`, by address (built on the error path only).
+#[cold]
+#[inline(never)]
+fn position<C: Collection>(collection: &C, item: &C::Item) -> Option<usize> {
+    collection.iter().position(|x| core::ptr::eq(x, item))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,7 +8,7 @@
 //! angle in `[0, 360)`) the difference is taken the shortest way around.
 
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
-use crate::extend::WireInt;
+use crate::int::WireInt;
 use crate::wire::{WireRead, WireWrite};
 
 /// The tiers of a `DIFF(b1, ..., bk)` rule and the steps of the range it applies to.

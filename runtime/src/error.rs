@@ -14,8 +14,6 @@
 
 use core::fmt;
 
-use crate::collection::Collection;
-
 /// What went wrong while decoding.
 ///
 /// ```
@@ -157,18 +155,7 @@ impl DecodeError {
     #[inline(always)]
     #[must_use]
     pub fn in_field(self, at: &'static str) -> Self {
-        // Taken apart here, so that the caller's `Result` does not escape to the cold call and
-        // stays in registers on the success path; the text is built out of line.
-        let Self {
-            kind,
-            bit_offset,
-            field,
-        } = self;
-        Self {
-            kind,
-            bit_offset,
-            field: Some(path::named(field, at)),
-        }
+        self.map_field(|field| Some(path::named(field, at)))
     }
 
     /// Adds the index of the sequence or array element the error happened in (after the first
@@ -185,43 +172,7 @@ impl DecodeError {
     #[inline(always)]
     #[must_use]
     pub fn at_index(self, index: usize) -> Self {
-        let Self {
-            kind,
-            bit_offset,
-            field,
-        } = self;
-        Self {
-            kind,
-            bit_offset,
-            field: Some(path::indexed(field, index)),
-        }
-    }
-
-    /// Adds the index of `item`, an element of `collection` found by its address (on the error
-    /// path only): the elements of a DELTA SEQUENCE, which the runtime visits in its own order.
-    /// An `item` that is not in `collection` adds nothing.
-    ///
-    /// ```
-    /// use idlc_runtime::{DecodeError, DecodeErrorKind};
-    /// let baseline = vec![10u8, 20, 30];
-    /// let e = DecodeError::new(DecodeErrorKind::ValueOutOfRange, 5)
-    ///     .at_item(&baseline, &baseline[2])
-    ///     .in_field("Squad.members");
-    /// assert_eq!(e.field.as_deref(), Some("Squad.members[2]"));
-    /// ```
-    #[inline(always)]
-    #[must_use]
-    pub fn at_item<C: Collection>(self, collection: &C, item: &C::Item) -> Self {
-        let Self {
-            kind,
-            bit_offset,
-            field,
-        } = self;
-        Self {
-            kind,
-            bit_offset,
-            field: path::item(field, collection, item),
-        }
+        self.map_field(|field| Some(path::indexed(field, index)))
     }
 
     /// Moves the error to `bit_offset`: generated code reads a run of fixed-width fields as one
@@ -360,18 +311,7 @@ impl EncodeError {
     #[inline(always)]
     #[must_use]
     pub fn in_field(self, at: &'static str) -> Self {
-        // Taken apart here, so that the caller's `Result` does not escape to the cold call and
-        // stays in registers on the success path; the text is built out of line.
-        let Self {
-            kind,
-            bit_offset,
-            field,
-        } = self;
-        Self {
-            kind,
-            bit_offset,
-            field: Some(path::named(field, at)),
-        }
+        self.map_field(|field| Some(path::named(field, at)))
     }
 
     /// Adds the index of the element the error happened in: see [`DecodeError::at_index`].
@@ -387,39 +327,7 @@ impl EncodeError {
     #[inline(always)]
     #[must_use]
     pub fn at_index(self, index: usize) -> Self {
-        let Self {
-            kind,
-            bit_offset,
-            field,
-        } = self;
-        Self {
-            kind,
-            bit_offset,
-            field: Some(path::indexed(field, index)),
-        }
-    }
-
-    /// Adds the index of `item`, an element of `collection`: see [`DecodeError::at_item`].
-    ///
-    /// ```
-    /// use idlc_runtime::{EncodeError, EncodeErrorKind};
-    /// let members = vec![1u8, 2, 3];
-    /// let e = EncodeError::new(EncodeErrorKind::ValueOutOfRange, 5).at_item(&members, &members[1]);
-    /// assert_eq!(e.field.as_deref(), Some("[1]"));
-    /// ```
-    #[inline(always)]
-    #[must_use]
-    pub fn at_item<C: Collection>(self, collection: &C, item: &C::Item) -> Self {
-        let Self {
-            kind,
-            bit_offset,
-            field,
-        } = self;
-        Self {
-            kind,
-            bit_offset,
-            field: path::item(field, collection, item),
-        }
+        self.map_field(|field| Some(path::indexed(field, index)))
     }
 
     /// Moves the error to `bit_offset` (a field's place in a packed word, or the bit before which
@@ -500,25 +408,34 @@ impl<T> WithField for Result<T, EncodeError> {
     }
 }
 
+/// `map_field` of both error types, the one place their field path is taken apart and put
+/// back: taken apart in the (inlined) caller, so that the caller's `Result` does not escape to
+/// the cold call that builds the text and stays in registers on the success path.
+macro_rules! map_field {
+    ($error:ident) => {
+        impl $error {
+            #[inline(always)]
+            fn map_field(self, f: impl FnOnce(Option<Box<str>>) -> Option<Box<str>>) -> Self {
+                let $error {
+                    kind,
+                    bit_offset,
+                    field,
+                } = self;
+                $error {
+                    kind,
+                    bit_offset,
+                    field: f(field),
+                }
+            }
+        }
+    };
+}
+
+map_field!(DecodeError);
+map_field!(EncodeError);
+
 /// The text of field paths, built on the error path only.
 mod path {
-    use crate::collection::Collection;
-
-    /// `inner` with the index of `item` in `collection` (by address) after its first segment;
-    /// unchanged when `item` is not there.
-    #[cold]
-    #[inline(never)]
-    pub(super) fn item<C: Collection>(
-        inner: Option<Box<str>>,
-        collection: &C,
-        item: &C::Item,
-    ) -> Option<Box<str>> {
-        match collection.iter().position(|x| core::ptr::eq(x, item)) {
-            Some(index) => Some(indexed(inner, index)),
-            None => inner,
-        }
-    }
-
     /// Where the first segment of a path ends: the name of the struct whose codec began it
     /// (empty for an element of a sequence of non-structs: `[2]`).
     fn root_len(path: &str) -> usize {

@@ -4,63 +4,9 @@
 
 use crate::collection::Collection;
 use crate::error::{DecodeError, DecodeErrorKind};
-use crate::helpers::nearest_f32_inside;
-use crate::int::mask;
+use crate::int::{WireInt, mask};
+use crate::rule::float::nearest_f32_inside;
 use crate::wire::WireRead;
-
-/// The Rust integer types generated code maps IDL integers to: `u8`..`u64`, `i8`..`i64`,
-/// `usize`, `isize`. Gives their value as `i128` (exact) and their bit pattern (the type's own
-/// width in two's complement: `-1i16` is `0xffff`).
-///
-/// ```
-/// use idlc_runtime::WireInt;
-/// assert_eq!((-1i16).to_bit_pattern(), 0xffff);
-/// assert_eq!(i16::from_bit_pattern(0xffff), Some(-1));
-/// assert_eq!(u8::from_bit_pattern(0x100), None);
-/// assert_eq!(u64::MAX.to_i128(), u64::MAX as i128);
-/// assert_eq!(i8::from_i128(128), None);
-/// ```
-pub trait WireInt: Copy {
-    /// Width of the type in bits.
-    const BITS: u32;
-    /// The type's bits, zero-extended to 64.
-    fn to_bit_pattern(self) -> u64;
-    /// The value with bit pattern `bits`, or `None` if `bits` is wider than the type.
-    fn from_bit_pattern(bits: u64) -> Option<Self>;
-    /// The value, exactly.
-    fn to_i128(self) -> i128;
-    /// The value `v`, or `None` if the type cannot hold it.
-    fn from_i128(v: i128) -> Option<Self>;
-}
-
-macro_rules! wire_int {
-    ($($t:ty => $u:ty),*) => {$(
-        impl WireInt for $t {
-            const BITS: u32 = <$t>::BITS;
-            #[inline]
-            fn to_bit_pattern(self) -> u64 {
-                // Reinterpret as the unsigned type of the same width, then widen.
-                self as $u as u64
-            }
-            #[inline]
-            fn from_bit_pattern(bits: u64) -> Option<Self> {
-                <$u>::try_from(bits).ok().map(|u| u as $t)
-            }
-            #[inline]
-            fn to_i128(self) -> i128 {
-                // Every listed type fits i128 exactly.
-                self as i128
-            }
-            #[inline]
-            fn from_i128(v: i128) -> Option<Self> {
-                <$t>::try_from(v).ok()
-            }
-        }
-    )*};
-}
-
-wire_int!(u8 => u8, u16 => u16, u32 => u32, u64 => u64, usize => usize,
-    i8 => u8, i16 => u16, i32 => u32, i64 => u64, isize => usize);
 
 /// The value made of the low `bits` bits of `value` (the old slot of an unsigned widening
 /// `UINT16 TO UINT32` holds `low_bits(v, 16)`).

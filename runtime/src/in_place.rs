@@ -61,7 +61,7 @@ where
     F: FnMut(&mut R, usize, &mut T) -> Result<(), DecodeError>,
     G: FnMut(&mut R, usize) -> Result<T, DecodeError>,
 {
-    let count = crate::helpers::fitting_count(count, max, min_element_bits, r.bits_remaining())
+    let count = crate::int::fitting_count(count, max, min_element_bits, r.bits_remaining())
         .ok_or_else(|| r.error(crate::DecodeErrorKind::LengthOverBound))?;
     out.truncate(count);
     for (index, slot) in out.iter_mut().enumerate() {
@@ -98,7 +98,7 @@ pub fn read_bool_elements_in_place<'a, R: WireRead<'a>>(
     min_element_bits: u64,
 ) -> Result<(), DecodeError> {
     out.clear();
-    crate::helpers::push_bools(r, out, count, min_element_bits)
+    crate::rule::seq::push_bools(r, out, count, min_element_bits)
 }
 
 /// Replaces the bytes of `out` by `bytes`, keeping its memory.

@@ -131,6 +131,81 @@ pub const fn zigzag_decode(value: u64) -> i64 {
     ((value >> 1) as i64) ^ -((value & 1) as i64)
 }
 
+/// `count` as a `usize` when `count * min_element_bits` fits in `bits_remaining` (zero-size
+/// elements of an unbounded sequence counting one bit each, so that no count makes a reader loop
+/// past the input); `None` is [`DecodeErrorKind::LengthOverBound`] at the caller's offset.
+#[inline(always)]
+pub(crate) fn fitting_count(
+    count: u64,
+    max: Option<u64>,
+    min_element_bits: u64,
+    bits_remaining: u64,
+) -> Option<usize> {
+    let per = if max.is_none() {
+        min_element_bits.max(1)
+    } else {
+        min_element_bits
+    };
+    let fits = count
+        .checked_mul(per)
+        .is_some_and(|need| need <= bits_remaining);
+    usize::try_from(count).ok().filter(|_| fits)
+}
+
+/// The Rust integer types generated code maps IDL integers to: `u8`..`u64`, `i8`..`i64`,
+/// `usize`, `isize`. Gives their value as `i128` (exact) and their bit pattern (the type's own
+/// width in two's complement: `-1i16` is `0xffff`).
+///
+/// ```
+/// use idlc_runtime::WireInt;
+/// assert_eq!((-1i16).to_bit_pattern(), 0xffff);
+/// assert_eq!(i16::from_bit_pattern(0xffff), Some(-1));
+/// assert_eq!(u8::from_bit_pattern(0x100), None);
+/// assert_eq!(u64::MAX.to_i128(), u64::MAX as i128);
+/// assert_eq!(i8::from_i128(128), None);
+/// ```
+pub trait WireInt: Copy {
+    /// Width of the type in bits.
+    const BITS: u32;
+    /// The type's bits, zero-extended to 64.
+    fn to_bit_pattern(self) -> u64;
+    /// The value with bit pattern `bits`, or `None` if `bits` is wider than the type.
+    fn from_bit_pattern(bits: u64) -> Option<Self>;
+    /// The value, exactly.
+    fn to_i128(self) -> i128;
+    /// The value `v`, or `None` if the type cannot hold it.
+    fn from_i128(v: i128) -> Option<Self>;
+}
+
+macro_rules! wire_int {
+    ($($t:ty => $u:ty),*) => {$(
+        impl WireInt for $t {
+            const BITS: u32 = <$t>::BITS;
+            #[inline]
+            fn to_bit_pattern(self) -> u64 {
+                // Reinterpret as the unsigned type of the same width, then widen.
+                self as $u as u64
+            }
+            #[inline]
+            fn from_bit_pattern(bits: u64) -> Option<Self> {
+                <$u>::try_from(bits).ok().map(|u| u as $t)
+            }
+            #[inline]
+            fn to_i128(self) -> i128 {
+                // Every listed type fits i128 exactly.
+                self as i128
+            }
+            #[inline]
+            fn from_i128(v: i128) -> Option<Self> {
+                <$t>::try_from(v).ok()
+            }
+        }
+    )*};
+}
+
+wire_int!(u8 => u8, u16 => u16, u32 => u32, u64 => u64, usize => usize,
+    i8 => u8, i16 => u16, i32 => u32, i64 => u64, isize => usize);
+
 #[cfg(test)]
 mod tests {
     use super::*;

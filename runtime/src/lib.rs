@@ -10,49 +10,58 @@
 //! justify (counts are checked against the bits left before anything is reserved). The crate's
 //! one `unsafe` block is the prefetch hint ([`prefetch`]), whose safety argument is beside it.
 //!
-//! What generated code for a small struct looks like:
+//! What generated code for a small struct looks like (`idlc gen` of
+//! `STRUCT Player { UINT16 id; NUMERIC[-100,100] x; BOOL alive; STRING<32> name; }` with
+//! `VLQ id; FIXED_POINT(0.01) x;`, trimmed of its forwarding methods): an [`Encoding`] marker,
+//! a [`Codec`] per encoding, each field through the runtime function of its rule, its errors
+//! named `Struct.field`.
 //!
 //! ```
 //! use idlc_runtime::{
-//!     read_sequence, write_sequence, BitReader, BitWriter, DecodeError, EncodeError, WireRead,
-//!     WireWrite, WithField,
+//!     BitReader, BitStream, BitWriter, Codec, DecodeError, EncodeError, Encoding, FixedPoint,
+//!     VlqMode, WireRead, WireWrite, WithField, from_bytes, to_bytes,
 //! };
 //!
-//! #[derive(Debug, PartialEq)]
-//! struct Player { id: u16, x: f64, alive: bool, name: String, items: Vec<u8> }
+//! #[derive(Debug, Clone, Copy, Default)]
+//! pub struct Lean;
+//! impl Encoding for Lean {
+//!     const NAME: &'static str = "Lean";
+//!     type Style = BitStream;
+//! }
 //!
-//! impl Player {
-//!     fn encode<W: WireWrite>(&self, w: &mut W) -> Result<(), EncodeError> {
-//!         w.write_vlq(self.id.into(), 7).in_field("id")?;
-//!         w.write_fixed_point(self.x, -100.0, 100.0, 0.01).in_field("x")?;
-//!         w.write_bool(self.alive).in_field("alive")?;
-//!         w.write_str(&self.name, Some(32)).in_field("name")?;
-//!         write_sequence(w, &self.items, Some(16), |w, &i| w.write_uint_ranged(i.into(), 0, 99))
-//!             .in_field("items")
+//! const FIXED_POINT_0_01_ON_MINUS_100_TO_100: FixedPoint =
+//!     FixedPoint::constant(-100.0, 100.0, 0.01, true, true);
+//!
+//! #[derive(Debug, Clone, PartialEq, Default)]
+//! pub struct Player { pub id: u16, pub x: f64, pub alive: bool, pub name: String }
+//!
+//! impl Codec<Lean> for Player {
+//!     fn encode_to(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+//!         idlc_runtime::write_vlq_int(w, self.id, VlqMode::Plain, 0, 65535, 7)
+//!             .in_field("Player.id")?;
+//!         let q = idlc_runtime::quantize_fixed_point(&FIXED_POINT_0_01_ON_MINUS_100_TO_100, self.x)
+//!             .map_err(|e| e.in_field("Player.x").at_bit(w.bits_written()))?;
+//!         w.write_bits(q, FIXED_POINT_0_01_ON_MINUS_100_TO_100.bits()).in_field("Player.x")?;
+//!         w.write_bool(self.alive).in_field("Player.alive")?;
+//!         w.write_str(&self.name, Some(32)).in_field("Player.name")?;
+//!         Ok(())
 //!     }
-//!     fn decode<'a, R: WireRead<'a>>(r: &mut R) -> Result<Self, DecodeError> {
-//!         Ok(Player {
-//!             id: r.read_vlq_width(7, 16).in_field("id")? as u16,
-//!             x: r.read_fixed_point(-100.0, 100.0, 0.01).in_field("x")?,
-//!             alive: r.read_bool().in_field("alive")?,
-//!             name: r.read_str(Some(32)).in_field("name")?.to_owned(),
-//!             items: read_sequence(r, Some(16), R::width_bits(7), |r| {
-//!                 r.read_uint_ranged(0, 99).map(|v| v as u8)
-//!             })
-//!             .in_field("items")?,
-//!         })
+//!     fn decode_from(r: &mut BitReader<'_>) -> Result<Self, DecodeError> {
+//!         let id: u16 = idlc_runtime::read_vlq_int(r, VlqMode::Plain, 0, 65535, 7, 3)
+//!             .in_field("Player.id")?;
+//!         let x = r.read_dequantized(&FIXED_POINT_0_01_ON_MINUS_100_TO_100).in_field("Player.x")?;
+//!         let alive = r.read_bool().in_field("Player.alive")?;
+//!         let name = r.read_str(Some(32)).in_field("Player.name")?.to_owned();
+//!         Ok(Player { id, x, alive, name })
 //!     }
 //! }
 //!
-//! let p = Player { id: 7, x: 1.25, alive: true, name: "ann".into(), items: vec![1, 2] };
-//! let mut w = BitWriter::new();
-//! p.encode(&mut w).unwrap();
-//! let bytes = w.into_bytes();
-//! let mut r = BitReader::new(&bytes);
-//! assert_eq!(Player::decode(&mut r).unwrap(), p);
-//! r.expect_end().unwrap();
-//! // Hostile input: an error, never a panic.
-//! assert!(Player::decode(&mut BitReader::new(&[0xff; 3])).is_err());
+//! let p = Player { id: 7, x: 1.25, alive: true, name: "ann".into() };
+//! let bytes = to_bytes::<Lean, _>(&p).unwrap();
+//! assert_eq!(from_bytes::<Lean, Player>(&bytes).unwrap(), p);
+//! // Hostile input: an error naming the field, never a panic.
+//! let e = from_bytes::<Lean, Player>(&[0xff; 3]).unwrap_err();
+//! assert!(e.field.is_some());
 //! ```
 
 mod bit;
@@ -65,13 +74,14 @@ mod error;
 mod extend;
 mod fixed;
 mod framing;
-mod helpers;
 mod in_place;
 mod int;
 mod packed;
 mod packet;
 mod prefetch;
+mod prefetching;
 mod replication;
+mod rule;
 mod vlq;
 mod wire;
 
@@ -86,25 +96,17 @@ pub use delta::{
 pub use diff::Diff;
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, WithField};
 pub use extend::{
-    WireInt, bit_slice, low_bits, saturate, saturate_real, saturate_real_f32, truncate_utf8,
-    truncated, truncated_bytes, with_bit_slice,
+    bit_slice, low_bits, saturate, saturate_real, saturate_real_f32, truncate_utf8, truncated,
+    truncated_bytes, with_bit_slice,
 };
 pub use fixed::{FixedPoint, MAX_FIXED_POINT_STEPS, fixed_point_steps, real_of_f32};
 pub use framing::{FRAME_HEADER_BYTES, frame, frame_into, packet_crc, protocol_hash, unframe};
-pub use helpers::{
-    VlqMode, check_f32_in_range, check_numeric, check_numeric_f32, enumerator, float32_real,
-    nearest_f32_inside, numeric_in_range, read_aligned_bytes, read_aligned_str, read_bool_elements,
-    read_bounded_length, read_elements, read_enum, read_f32_in_range, read_f32_real_in_range,
-    read_f64_in_range, read_fixed, read_huffman, read_ranged, read_vlq_int, read_wide_bool, utf8,
-    write_aligned_bytes, write_bounded_length, write_enum, write_fixed, write_huffman,
-    write_ranged, write_vlq_int, write_wide_bool,
-};
 pub use in_place::{
     assign_bytes, assign_text, from_bytes_in_place, read_bool_elements_in_place,
     read_elements_in_place,
 };
 pub use int::{
-    bits_required, bits_required_i128, bits_required_signed, byte_width, zigzag_decode,
+    WireInt, bits_required, bits_required_i128, bits_required_signed, byte_width, zigzag_decode,
     zigzag_encode,
 };
 pub use packed::{
@@ -116,13 +118,25 @@ pub use packet::{
     PacketWriter, Pending, Protocol, Replies, RequestId, ResponseError, Responses, SendError,
     negotiate, read_packet, read_responses,
 };
-pub use prefetch::{PREFETCH_BATCH, Prefetching, iter_prefetching, prefetch};
+pub use prefetch::{PREFETCH_BATCH, prefetch};
+pub use prefetching::{Prefetching, iter_prefetching};
 pub use replication::{
     DeltaCodec, ReaderOf, WriterOf, check_fixed_point, from_delta_bytes, quantize_fixed_point,
     read_delta_sequence, read_delta_sequence_into, sent_array, sent_collection, sent_elements_eq,
     sent_fixed_point, sent_float32, to_delta_bytes, write_delta_sequence,
     write_delta_sequence_into,
 };
+pub use rule::boolean::{read_wide_bool, write_wide_bool};
+pub use rule::bytes::{read_aligned_bytes, read_aligned_str, utf8, write_aligned_bytes};
+pub use rule::enums::{enumerator, read_enum, write_enum};
+pub use rule::float::{
+    check_f32_in_range, check_numeric, check_numeric_f32, float32_real, nearest_f32_inside,
+    numeric_in_range, read_f32_in_range, read_f32_real_in_range, read_f64_in_range,
+};
+pub use rule::huffman::{read_huffman, write_huffman};
+pub use rule::ranged::{read_fixed, read_ranged, write_fixed, write_ranged};
+pub use rule::seq::{read_bool_elements, read_bounded_length, read_elements, write_bounded_length};
+pub use rule::vlq::{VlqMode, read_vlq_int, write_vlq_int};
 pub use vlq::{
     DEFAULT_VLQ_GROUP_BITS, MAX_VLQ_GROUP_BITS, valid_vlq_group_bits, vlq_bits, vlq_groups,
     vlq_max_groups,

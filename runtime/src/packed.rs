@@ -4,10 +4,10 @@
 //! field by field). These functions check one field's value and give its bits, or the reverse.
 
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
-use crate::extend::WireInt;
 use crate::fixed::FixedPoint;
-use crate::helpers::{check_f32_in_range, check_numeric_f32, float32_real};
+use crate::int::WireInt;
 use crate::int::mask;
+use crate::rule::float::{check_f32_in_range, check_numeric_f32, float32_real};
 use crate::wire::{WireRead, WireWrite};
 
 /// The bits of a ranged integer in a packed word: `value - min`, after checking the range.

@@ -7,8 +7,8 @@ use crate::collection::Collection;
 use crate::delta::{DeltaContext, read_index_gap, write_index_gap};
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
 use crate::fixed::{FixedPoint, real_of_f32};
-use crate::helpers::numeric_as_f32;
 use crate::int::bits_required;
+use crate::rule::float::numeric_as_f32;
 use crate::wire::{Style, WireRead, WireWrite};
 
 /// The writer of encoding `E`.

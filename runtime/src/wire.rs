@@ -392,21 +392,6 @@ pub trait WireWrite: Default {
         }
     }
 
-    /// Writes a step index `q` (already quantized, `q <= steps`) in `bits_required(0, steps)`
-    /// bits: what [`WireWrite::write_quantized`] writes, for delta and dead-reckoning code that
-    /// works on steps.
-    ///
-    /// ```
-    /// use idlc_runtime::{BitWriter, WireWrite};
-    /// let mut w = BitWriter::new();
-    /// w.write_steps(3, 4).unwrap();
-    /// assert!(w.write_steps(5, 4).is_err());
-    /// ```
-    #[inline]
-    fn write_steps(&mut self, q: u64, steps: u64) -> Result<(), EncodeError> {
-        self.write_uint_ranged(q, 0, steps)
-    }
-
     /// Writes an enumerator's index among `count` declared enumerators in
     /// `bits_required(0, count - 1)` bits. `index >= count` is [`EncodeErrorKind::BadEnumerator`].
     ///
@@ -1013,18 +998,6 @@ pub trait WireRead<'a>: Sized {
         self.read_quantized(fp).map(|q| fp.dequantize(q))
     }
 
-    /// Reads a step index in `0..=steps` (see [`WireWrite::write_steps`]).
-    ///
-    /// ```
-    /// use idlc_runtime::{BitReader, WireRead};
-    /// let mut r = BitReader::new(&[3]);
-    /// assert_eq!(r.read_steps(4).unwrap(), 3);
-    /// ```
-    #[inline]
-    fn read_steps(&mut self, steps: u64) -> Result<u64, DecodeError> {
-        self.read_uint_ranged(0, steps)
-    }
-
     /// Reads an enumerator index among `count` enumerators; `>= count` is
     /// [`DecodeErrorKind::BadEnumerator`] (also for `count == 0`).
     ///
@@ -1126,7 +1099,7 @@ pub trait WireRead<'a>: Sized {
     ) -> Result<usize, DecodeError> {
         let start = self.bits_read();
         let count = self.read_length(max)?;
-        crate::helpers::fitting_count(count, max, min_element_bits, self.bits_remaining())
+        crate::int::fitting_count(count, max, min_element_bits, self.bits_remaining())
             .ok_or_else(|| DecodeError::new(DecodeErrorKind::LengthOverBound, start))
     }
 

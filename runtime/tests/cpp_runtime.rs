@@ -198,7 +198,6 @@ fn write_op<W: WireWrite>(w: &mut W, op: &Op) -> Result<(), EncodeError> {
         "wb" => write_wide_bool(w, flag(&a[1]), n32(&a[0])),
         "gap" => write_index_gap(w, u(&a[0])),
         "bl" => write_bounded_length(w, u(&a[2]), u(&a[0]), n32(&a[1])),
-        "ws" => w.write_steps(u(&a[1]), u(&a[0])),
         "f32r" => {
             let single =
                 check_numeric_f32(w, f(&a[4]), f(&a[0]), f(&a[1]), flag(&a[2]), flag(&a[3]))?;
@@ -302,7 +301,6 @@ fn read_op<'a, R: WireRead<'a>>(r: &mut R, op: &Op, out: &mut String) -> Result<
         "wb" => u8::from(read_wide_bool(r, n32(&a[0]))?).to_string(),
         "gap" => read_index_gap(r)?.to_string(),
         "bl" => read_bounded_length(r, u(&a[0]), n32(&a[1]))?.to_string(),
-        "ws" => r.read_steps(u(&a[0]))?.to_string(),
         "f32r" => fx(read_f32_real_in_range(
             r,
             f(&a[0]),
@@ -847,27 +845,19 @@ impl Gen {
                 )
             }
             _ => {
-                if self.chance(0.5) {
-                    let steps = self.any_u64();
-                    (
-                        "ws",
-                        vec![s(&steps), s(&self.within(0, steps, Self::any_u64))],
-                    )
+                let count = if self.chance(0.03) {
+                    65
                 } else {
-                    let count = if self.chance(0.03) {
-                        65
-                    } else {
-                        self.rng.random_range(0..=64u32)
-                    };
-                    (
-                        "bb",
-                        vec![
-                            s(&count),
-                            s(&(self.rng.random::<u64>()
-                                & u64::MAX.checked_shr(64 - count.min(64)).unwrap_or(0))),
-                        ],
-                    )
-                }
+                    self.rng.random_range(0..=64u32)
+                };
+                (
+                    "bb",
+                    vec![
+                        s(&count),
+                        s(&(self.rng.random::<u64>()
+                            & u64::MAX.checked_shr(64 - count.min(64)).unwrap_or(0))),
+                    ],
+                )
             }
         };
         Op::Leaf(name, args)

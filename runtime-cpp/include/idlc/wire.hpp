@@ -169,12 +169,6 @@ Status write_fixed_point(W& w, double value, double min, double max, double reso
     return write_quantized(w, fp, value);
 }
 
-/// A step index `q <= steps` in `bits_required(0, steps)` bits.
-template <class W>
-Status write_steps(W& w, std::uint64_t q, std::uint64_t steps) {
-    return write_uint_ranged(w, q, 0, steps);
-}
-
 /// An enumerator index in `bits_required(0, count - 1)` bits (BadEnumerator when >= count).
 template <class W>
 Status write_enum_index(W& w, std::uint64_t index, std::uint64_t count) {
@@ -365,12 +359,6 @@ Status read_fixed_point(R& r, double min, double max, double resolution, double&
         return r.error(ErrorKind::InvalidArgument);
     }
     return read_dequantized(r, fp, out);
-}
-
-/// A step index in `bits_required(0, steps)` bits.
-template <class R>
-Status read_steps(R& r, std::uint64_t steps, std::uint64_t& out) {
-    return read_uint_ranged(r, 0, steps, out);
 }
 
 /// An enumerator's index in `bits` bits: BadEnumerator when `>= count` (and for bits a
