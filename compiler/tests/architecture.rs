@@ -4,7 +4,9 @@
 //!   the interpreter) are defined in `ir/` alone;
 //! - no import cycle among the files of one directory of the compiler (`codegen/`, `cli/`,
 //!   `interpret/`, ...): a file names a sibling through `super::sibling`, and those references
-//!   form no cycle.
+//!   form no cycle;
+//! - no import cycle among the modules of the runtime (runtime/src): they name each other through
+//!   `crate::module`, and those references form no cycle.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -194,6 +196,56 @@ fn no_import_cycle_among_the_files_of_a_directory() {
         }
     }
     assert!(cycles.is_empty(), "import cycles:\n{}", cycles.join("\n"));
+}
+
+/// The top-level modules of the runtime a file's code (not its comments, not its tests) names
+/// through `crate::module`.
+fn crate_references(text: &str, modules: &BTreeSet<String>) -> BTreeSet<String> {
+    let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+    let mut out = BTreeSet::new();
+    for line in code.lines().filter(|l| !l.trim_start().starts_with("//")) {
+        let mut rest = line;
+        while let Some(at) = rest.find("crate::") {
+            rest = &rest[at + "crate::".len()..];
+            let end = rest
+                .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .unwrap_or(rest.len());
+            if modules.contains(&rest[..end]) {
+                out.insert(rest[..end].to_string());
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn no_import_cycle_among_the_runtime_modules() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../runtime/src");
+    let mut files = Vec::new();
+    rust_files(&root, &mut files);
+    // A file's module: its stem at the top, its directory's name below (rule/vlq.rs is `rule`).
+    let module = |f: &PathBuf| -> String {
+        let relative = f.strip_prefix(&root).expect("under runtime/src");
+        let first = relative.components().next().expect("a path");
+        let first = first.as_os_str().to_str().unwrap_or_default();
+        first.strip_suffix(".rs").unwrap_or(first).to_string()
+    };
+    let modules: BTreeSet<String> = files.iter().map(module).filter(|m| m != "lib").collect();
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for file in &files {
+        let name = module(file);
+        if name == "lib" {
+            continue;
+        }
+        let text = std::fs::read_to_string(file).expect("a readable source file");
+        let mut names = crate_references(&text, &modules);
+        names.remove(&name);
+        graph.entry(name).or_default().extend(names);
+    }
+    assert!(graph.len() > 10, "the runtime's modules: {graph:?}");
+    if let Some(cycle) = find_cycle(&graph) {
+        panic!("an import cycle in runtime/src: {}", cycle.join(" -> "));
+    }
 }
 
 #[test]

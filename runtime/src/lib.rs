@@ -110,8 +110,8 @@ pub use int::{
     zigzag_encode,
 };
 pub use packed::{
-    enum_offset, f32_in_range_bits, fixed_bits, fixed_from_bits, fixed_point_from_offset,
-    fixed_point_offset, float32_bits, float32_from_bits, ranged_from_offset, ranged_offset,
+    enum_offset, f32_in_range_bits, fixed_point_from_offset, fixed_point_offset, float32_bits,
+    float32_from_bits, ranged_from_offset, ranged_offset,
 };
 pub use packet::{
     DispatchError, Dispatched, Incoming, ItemHeader, ItemKind, Messages, PacketReader,
@@ -134,7 +134,9 @@ pub use rule::float::{
     numeric_in_range, read_f32_in_range, read_f32_real_in_range, read_f64_in_range,
 };
 pub use rule::huffman::{read_huffman, write_huffman};
-pub use rule::ranged::{read_fixed, read_ranged, write_fixed, write_ranged};
+pub use rule::ranged::{
+    fixed_bits, fixed_from_bits, read_fixed, read_ranged, write_fixed, write_ranged,
+};
 pub use rule::seq::{read_bool_elements, read_bounded_length, read_elements, write_bounded_length};
 pub use rule::vlq::{VlqMode, read_vlq_int, write_vlq_int};
 pub use vlq::{

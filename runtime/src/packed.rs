@@ -6,7 +6,6 @@
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 use crate::fixed::FixedPoint;
 use crate::int::WireInt;
-use crate::int::mask;
 use crate::rule::float::{check_f32_in_range, check_numeric_f32, float32_real};
 use crate::wire::{WireRead, WireWrite};
 
@@ -110,84 +109,6 @@ pub fn fixed_point_from_offset<'a, R: WireRead<'a>>(
     } else {
         Err(r.error(DecodeErrorKind::ValueOutOfRange))
     }
-}
-
-/// The bits of a fixed-width integer (`UINT16`, `INT8`, ...: `bits` wide, two's complement
-/// when `signed`) in a packed word, after checking `min..=max` and the width, as
-/// [`write_fixed`](crate::write_fixed) writes it.
-///
-/// ```
-/// use idlc_runtime::{BitWriter, fixed_bits};
-/// let w = BitWriter::new();
-/// assert_eq!(fixed_bits(&w, -2i16, -32768, 32767, 16, true), Ok(0xfffe));
-/// assert!(fixed_bits(&w, 300u16, 0, 255, 8, false).is_err());
-/// ```
-#[inline]
-pub fn fixed_bits<W: WireWrite, T: WireInt>(
-    w: &W,
-    value: T,
-    min: i128,
-    max: i128,
-    bits: u32,
-    signed: bool,
-) -> Result<u64, EncodeError> {
-    if bits > 64 {
-        return Err(w.error(EncodeErrorKind::InvalidArgument));
-    }
-    let v = value.to_i128();
-    let fits = if signed {
-        bits > 0 && v >= -(1i128 << (bits - 1)) && v < (1i128 << (bits - 1)) || bits == 0 && v == 0
-    } else {
-        v >= 0 && v <= i128::from(mask(bits))
-    };
-    if v < min || v > max || !fits {
-        return Err(w.error(EncodeErrorKind::ValueOutOfRange));
-    }
-    // v fits `bits` (<= 64) bits: its low 64 bits are its pattern.
-    Ok((v as u64) & mask(bits))
-}
-
-/// The fixed-width integer whose `bits` a packed word carried (sign-extended when `signed`),
-/// checked against `min..=max` and the Rust type.
-///
-/// ```
-/// use idlc_runtime::{BitReader, fixed_from_bits};
-/// let r = BitReader::new(&[]);
-/// assert_eq!(fixed_from_bits::<_, i16>(&r, 0xfffe, -32768, 32767, 16, true), Ok(-2));
-/// assert!(fixed_from_bits::<_, u8>(&r, 0xff, 0, 200, 8, false).is_err());
-/// ```
-#[inline]
-pub fn fixed_from_bits<'a, R: WireRead<'a>, T: WireInt>(
-    r: &R,
-    raw: u64,
-    min: i128,
-    max: i128,
-    bits: u32,
-    signed: bool,
-) -> Result<T, DecodeError> {
-    fixed_value(raw, min, max, bits, signed)
-        .ok_or_else(|| r.error(DecodeErrorKind::ValueOutOfRange))
-}
-
-/// `raw` (`bits` wide) as an integer of `min..=max` and of `T`, or `None`.
-#[inline(always)]
-pub(crate) fn fixed_value<T: WireInt>(
-    raw: u64,
-    min: i128,
-    max: i128,
-    bits: u32,
-    signed: bool,
-) -> Option<T> {
-    let v = if signed && bits > 0 && bits <= 64 {
-        let shift = 64 - bits;
-        i128::from(((raw << shift) as i64) >> shift)
-    } else {
-        i128::from(raw)
-    };
-    if v < min || v > max {
-        return None;
-    }
-    T::from_i128(v)
 }
 
 /// The bits of a FLOAT32 of a `NUMERIC` range in a packed word: the IEEE-754 pattern of
