@@ -179,6 +179,20 @@ fn an_enum_is_broken_over_lines_when_it_is_long_or_holds_a_comment() {
 }
 
 #[test]
+fn a_long_rpc_or_one_with_a_comment_gets_one_parameter_per_line() {
+    check(
+        Language::Idl,
+        "PROTOCOL P {\n  RPC short(UINT8 a, FENCE, BOOL b DEFAULT = true,) -> UINT8;\n  \
+         RPC commented(UINT8 a, // the first\n BOOL b) -> UINT8;\n  \
+         RPC long(UINT32 client_tick, WeaponKind weapon, Vec3 origin, Vec3 direction, INT(0, 8] shots, BOOL x);\n}\n",
+        "PROTOCOL P {\n  RPC short(UINT8 a, FENCE, BOOL b DEFAULT = true) -> UINT8;\n  \
+         RPC commented(\n    UINT8 a,  // the first\n    BOOL b,\n  ) -> UINT8;\n  RPC long(\n    \
+         UINT32 client_tick,\n    WeaponKind weapon,\n    Vec3 origin,\n    Vec3 direction,\n    \
+         INT(0, 8] shots,\n    BOOL x,\n  );\n}\n",
+    );
+}
+
+#[test]
 fn encoding_blocks_nest() {
     check(
         Language::Encoding,

@@ -11,8 +11,9 @@ use crate::front::span::Span;
 pub struct Hints {
     /// Where the tokens that begin a line start: items, members, enumerators of a broken list.
     pub line_starts: HashSet<usize>,
-    /// Comma-separated lists (enum bodies): the end of the token before their `{` (the enum's
-    /// name), with the end of their last element (`None` when empty).
+    /// Comma-separated lists (enum bodies, an RPC's parameters): the end of the token before
+    /// their `{` or `(` (the enum's or the RPC's name), with the end of their last element
+    /// (`None` when empty).
     pub lists: HashMap<usize, Option<usize>>,
     /// The ends of the tokens after which a `;` belongs (a `FENCE` member written without one).
     pub semicolon_after: HashSet<usize>,
@@ -32,12 +33,16 @@ impl Hints {
 
     /// An enum's body: a list whose enumerators begin lines when it does not fit on one.
     pub fn enum_list(&mut self, decl: &EnumDecl) {
-        self.lists.insert(
-            decl.name.span.end,
-            decl.enumerators.last().map(|last| last.span.end),
-        );
-        for enumerator in &decl.enumerators {
-            self.line(enumerator.span);
+        self.list(decl.name.span, decl.enumerators.iter().map(|e| e.span));
+    }
+
+    /// A list after `name`, whose elements begin lines when it does not fit on one.
+    pub fn list(&mut self, name: Span, elements: impl IntoIterator<Item = Span>) {
+        let mut last = None;
+        for element in elements {
+            self.line(element);
+            last = Some(element.end);
         }
+        self.lists.insert(name.end, last);
     }
 }

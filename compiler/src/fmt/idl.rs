@@ -1,7 +1,8 @@
 //! The IDL's layout: items and members one per line, enum bodies as lists.
 
 use super::hints::Hints;
-use crate::front::idl::ast::{FieldType, IdlFile, Item, Member, ProtocolItem, StructDecl};
+use crate::front::idl::ast::{FieldType, IdlFile, Item, Member, Param, ProtocolItem, StructDecl};
+use crate::front::span::Span;
 
 /// The layout facts of an IDL file.
 pub fn hints(file: &IdlFile) -> Hints {
@@ -21,7 +22,10 @@ pub fn hints(file: &IdlFile) -> Hints {
                 for item in &protocol.items {
                     match item {
                         ProtocolItem::Struct(decl) => structure(&mut hints, decl),
-                        ProtocolItem::Rpc(rpc) => hints.line(rpc.span),
+                        ProtocolItem::Rpc(rpc) => {
+                            hints.line(rpc.span);
+                            hints.list(rpc.name.span, rpc.params.iter().map(param_span));
+                        }
                         ProtocolItem::Fence(span) => hints.fence(*span),
                     }
                 }
@@ -44,5 +48,12 @@ fn structure(hints: &mut Hints, decl: &StructDecl) {
             Member::Fence(span) => hints.fence(*span),
             Member::Extend(extend) => hints.line(extend.span),
         }
+    }
+}
+
+fn param_span(param: &Param) -> Span {
+    match param {
+        Param::Field(field) => field.span,
+        Param::Fence(span) => *span,
     }
 }

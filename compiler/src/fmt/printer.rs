@@ -144,16 +144,16 @@ impl<'s, 'e> Printer<'s, 'e> {
         // A list that fits on a line has no trailing comma.
         if token == Token::Comma
             && matches!(innermost, Some(Frame::List { broken: false, .. }))
-            && self.next_token(index) == Some(&Token::RBrace)
+            && self.next_token(index).is_some_and(is_close)
         {
             return;
         }
-        let closing = token == Token::RBrace;
+        let closing = is_close(&token);
         let popped = if closing { self.stack.pop() } else { None };
         let depth = self.depth();
-        let empty_block = closing && self.prev == Prev::Token(Token::LBrace);
+        let empty = closing && matches!(self.prev, Prev::Token(ref prev) if is_open(prev));
         let begins_line = if closing {
-            !empty_block && popped.is_none_or(Frame::breaks)
+            !empty && popped.is_some_and(Frame::breaks)
         } else {
             innermost.is_none_or(Frame::breaks) && self.hints.line_starts.contains(&start)
         };
@@ -172,13 +172,8 @@ impl<'s, 'e> Printer<'s, 'e> {
         }
         self.code.push_str(&self.source[start..end]);
         self.prev = Prev::Token(token.clone());
-        match token {
-            Token::LBrace => self.open_brace(index),
-            Token::LParen | Token::LBracket | Token::Lt => self.stack.push(Frame::Inline),
-            Token::RParen | Token::RBracket | Token::Gt if innermost == Some(Frame::Inline) => {
-                self.stack.pop();
-            }
-            _ => {}
+        if is_open(&token) {
+            self.open(index, &token);
         }
         let next = self.next_token(index);
         if self.hints.semicolon_after.contains(&end) && next != Some(&Token::Semi) {
@@ -197,22 +192,27 @@ impl<'s, 'e> Printer<'s, 'e> {
         }
     }
 
-    /// After a `{`: a block, or a list, broken or on this line.
-    fn open_brace(&mut self, index: usize) {
+    /// After an opening bracket: a block, a list (broken or on this line), or inline.
+    fn open(&mut self, index: usize, token: &Token<'s>) {
         let before = index
             .checked_sub(1)
             .and_then(|i| self.elements[..=i].iter().rev().find(|e| e.token.is_some()))
             .map(|e| e.end);
-        let frame = match before.and_then(|end| self.hints.lists.get(&end)) {
-            Some(&last) => Frame::List {
+        let list = before.and_then(|end| self.hints.lists.get(&end));
+        let frame = match (token, list) {
+            (Token::LBrace | Token::LParen, Some(&last)) => Frame::List {
                 broken: !self.list_fits(index),
                 last,
             },
-            None => Frame::Block,
+            (Token::LBrace, None) => Frame::Block,
+            _ => Frame::Inline,
         };
         self.stack.push(frame);
-        let empty =
-            self.elements.get(index + 1).and_then(|e| e.token.as_ref()) == Some(&Token::RBrace);
+        let empty = self
+            .elements
+            .get(index + 1)
+            .and_then(|e| e.token.as_ref())
+            .is_some_and(is_close);
         if frame.breaks() && !empty {
             self.need_break = true;
         }
@@ -222,31 +222,34 @@ impl<'s, 'e> Printer<'s, 'e> {
     /// line: no comment inside, at most [`MAX_WIDTH`] wide.
     fn list_fits(&self, index: usize) -> bool {
         let mut width = self.indent * INDENT + self.code.chars().count();
-        let mut prev = Token::LBrace;
+        let mut prev = self.elements[index].token.clone();
         let mut depth = 1usize;
         for (i, element) in self.elements.iter().enumerate().skip(index + 1) {
             let Some(token) = &element.token else {
                 // A comment inside the list breaks it; one after it ends the line.
                 return depth == 0 && width <= MAX_WIDTH;
             };
-            if depth == 0
-                && (self.hints.line_starts.contains(&element.start) || *token == Token::RBrace)
-            {
+            if depth == 0 && (self.hints.line_starts.contains(&element.start) || is_close(token)) {
                 break;
             }
-            match token {
-                Token::LBrace => depth += 1,
-                Token::RBrace => depth -= 1,
-                Token::Comma if depth == 1 && self.next_token(i) == Some(&Token::RBrace) => {
-                    continue;
-                }
-                _ => {}
+            if is_open(token) {
+                depth += 1;
+            } else if is_close(token) {
+                depth -= 1;
+            } else if *token == Token::Comma
+                && depth == 1
+                && self.next_token(i).is_some_and(is_close)
+            {
+                continue;
             }
-            if space(&Prev::Token(prev.clone()), token) {
+            if prev
+                .as_ref()
+                .is_none_or(|prev| space(&Prev::Token(prev.clone()), token))
+            {
                 width += 1;
             }
             width += self.source[element.start..element.end].chars().count();
-            prev = token.clone();
+            prev = Some(token.clone());
         }
         width <= MAX_WIDTH
     }
@@ -294,7 +297,7 @@ impl<'s, 'e> Printer<'s, 'e> {
         let between = match next {
             None => true,
             Some(next) => {
-                next.token == Some(Token::RBrace)
+                next.token.as_ref().is_some_and(is_close)
                     || (self.stack.last().copied().is_none_or(Frame::breaks)
                         && self.hints.line_starts.contains(&next.start))
             }
@@ -362,6 +365,22 @@ impl<'s, 'e> Printer<'s, 'e> {
 fn column(source: &str, offset: usize) -> usize {
     let line_start = source[..offset].rfind('\n').map_or(0, |i| i + 1);
     source[line_start..offset].chars().count()
+}
+
+/// `{`, `(`, `[` or `<`.
+fn is_open(token: &Token<'_>) -> bool {
+    matches!(
+        token,
+        Token::LBrace | Token::LParen | Token::LBracket | Token::Lt
+    )
+}
+
+/// `}`, `)`, `]` or `>`.
+fn is_close(token: &Token<'_>) -> bool {
+    matches!(
+        token,
+        Token::RBrace | Token::RParen | Token::RBracket | Token::Gt
+    )
 }
 
 /// Whether a space separates `prev` and `next` on one line.
