@@ -118,3 +118,22 @@ fn usage_errors_exit_2() {
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("cannot read `missing.idl`"), "{stderr}");
 }
+
+/// CI's check (`cargo test --workspace`, which .ci/run runs): `idlc fmt --check` on the project's
+/// schemas finds nothing to change.
+#[test]
+fn the_bundled_schemas_pass_fmt_check() {
+    let output = Command::cargo_bin("idlc")
+        .expect("the idlc binary is built")
+        .args(["fmt", "--check", SCHEMAS])
+        .output()
+        .expect("run idlc");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "run `cargo run -p idlc-cli -- fmt schemas`:\n{stdout}{stderr}"
+    );
+    assert_eq!((stdout.as_ref(), stderr.as_ref()), ("", ""));
+}

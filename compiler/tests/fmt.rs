@@ -124,6 +124,25 @@ fn every_bundled_file_keeps_its_meaning_and_comments_and_is_a_fixed_point() {
     assert!(formatted > 100, "formatted only {formatted} files");
 }
 
+/// What CI's `idlc fmt --check schemas` would say: every schema of the project is formatted.
+#[test]
+fn the_bundled_schemas_are_formatted() {
+    let mut stale = Vec::new();
+    for path in bundled() {
+        if !path.starts_with(common::SCHEMAS) {
+            continue;
+        }
+        let (source, language) = read(&path);
+        if fmt(&source, language) != source {
+            stale.push(path.display().to_string());
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "not formatted (run `cargo run -p idlc-cli -- fmt schemas`): {stale:?}"
+    );
+}
+
 #[test]
 fn a_file_with_syntax_errors_is_not_formatted() {
     let diagnostics = format(0, "STRUCT A { UINT8 a }\n", Language::Idl).unwrap_err();
