@@ -24,6 +24,7 @@ pub mod compat;
 pub mod config;
 pub mod cppgen;
 pub mod diagnostics;
+pub mod fmt;
 pub mod front;
 pub mod interpret;
 pub mod ir;

@@ -9,6 +9,7 @@ pub mod compat;
 pub mod data;
 pub mod decode;
 pub mod encode;
+pub mod fmt;
 pub mod r#gen;
 pub mod inputs;
 pub mod ir;
@@ -57,6 +58,8 @@ pub enum Command {
     Encode(encode::EncodeArgs),
     /// Encode a trace of values (JSON lines) in each encoding; rank them by size.
     Measure(measure::MeasureArgs),
+    /// Rewrite IDL, Encoding and Mapping files in their canonical layout; `--check` for CI.
+    Fmt(fmt::FmtArgs),
 }
 
 /// How a command ended; its exit code.
@@ -98,6 +101,7 @@ pub fn run(cli: &Cli) -> Status {
         Command::Decode(args) => args.run(),
         Command::Encode(args) => args.run(),
         Command::Measure(args) => args.run(),
+        Command::Fmt(args) => args.run(),
     }
 }
 

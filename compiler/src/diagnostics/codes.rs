@@ -10,6 +10,8 @@ pub const LEX_ERROR: &str = "E0101";
 pub const UNEXPECTED_TOKEN: &str = "E0102";
 /// The file ends in the middle of an item.
 pub const UNEXPECTED_EOF: &str = "E0103";
+/// `idlc fmt` would change what a file says: a bug of idlc; the file is left as it is.
+pub const FORMAT_CHANGES_MEANING: &str = "E0104";
 
 /// A name declared twice (types, CONSTs, protocols share one namespace).
 pub const DUPLICATE_NAME: &str = "E0201";

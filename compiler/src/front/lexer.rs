@@ -48,9 +48,13 @@ impl fmt::Display for LexError {
 /// The raw tokens, before words are sorted into keywords and identifiers.
 #[derive(Logos, Debug, Clone, PartialEq)]
 #[logos(skip r"[ \t\r\n\f]+")]
-#[logos(skip(r"//[^\n]*", allow_greedy = true))]
-#[logos(skip r"/\*([^*]|\*+[^*/])*\*+/")]
 enum Raw<'a> {
+    /// `// ...` to the end of the line: trivia, which only the formatter reads.
+    #[regex(r"//[^\n]*", allow_greedy = true)]
+    LineComment,
+    /// `/* ... */`: trivia, which only the formatter reads.
+    #[regex(r"/\*([^*]|\*+[^*/])*\*+/")]
+    BlockComment,
     #[regex(r"[A-Za-z_][A-Za-z0-9_]*")]
     Word(&'a str),
     #[regex(r"-?[0-9][0-9_]*", |lex| parse_int(lex.slice()))]
@@ -371,14 +375,44 @@ fn punctuation(token: &Token<'_>) -> &'static str {
 /// A token with its byte span, in the triple form lalrpop's external lexers use.
 pub type Spanned<'a> = Result<(usize, Token<'a>, usize), LexError>;
 
+/// What the lexer reads: a token, or a comment (trivia: the parsers never see it).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Lexeme<'a> {
+    /// A token the parsers read.
+    Token(Token<'a>),
+    /// A comment; `line` is true for `// ...`, false for `/* ... */`.
+    Comment {
+        /// Whether it is a `//` comment (it ends at the end of its line).
+        line: bool,
+    },
+}
+
 /// Splits `source` into tokens of `language`. Never fails: unreadable text becomes
-/// [`Token::Error`].
+/// [`Token::Error`]. Comments are left out: see [`lexemes`] for them.
 pub fn tokens(source: &str, language: Language) -> impl Iterator<Item = Spanned<'_>> {
+    lexemes(source, language).filter_map(|(start, lexeme, end)| match lexeme {
+        Lexeme::Token(token) => Some(Ok((start, token, end))),
+        Lexeme::Comment { .. } => None,
+    })
+}
+
+/// Splits `source` into tokens and comments of `language`, each with its byte span, in source
+/// order; whitespace is all that is left out. Never fails, as [`tokens`].
+pub fn lexemes(
+    source: &str,
+    language: Language,
+) -> impl Iterator<Item = (usize, Lexeme<'_>, usize)> {
     let mut lexer = Raw::lexer(source);
     std::iter::from_fn(move || {
         let raw = lexer.next()?;
         let span = lexer.span();
         let token = match raw {
+            Ok(Raw::LineComment) => {
+                return Some((span.start, Lexeme::Comment { line: true }, span.end));
+            }
+            Ok(Raw::BlockComment) => {
+                return Some((span.start, Lexeme::Comment { line: false }, span.end));
+            }
             Ok(Raw::Word(word)) => match language.keyword(word) {
                 Some(keyword) => Token::Keyword(keyword),
                 None => Token::Ident(word),
@@ -412,6 +446,6 @@ pub fn tokens(source: &str, language: Language) -> impl Iterator<Item = Spanned<
             Ok(Raw::Minus) => Token::Minus,
             Err(()) => Token::Error(LexError::UnexpectedCharacter),
         };
-        Some(Ok((span.start, token, span.end)))
+        Some((span.start, Lexeme::Token(token), span.end))
     })
 }
