@@ -71,6 +71,7 @@ mod int;
 mod packed;
 mod packet;
 mod prefetch;
+mod quat;
 mod replication;
 mod vlq;
 mod wire;
@@ -117,6 +118,10 @@ pub use packet::{
     negotiate, read_packet, read_responses,
 };
 pub use prefetch::{PREFETCH_BATCH, Prefetching, iter_prefetching, prefetch};
+pub use quat::{
+    Quaternion, SMALLEST_THREE_BITS, SmallestThree, SmallestThreeCode, UNIT_TOLERANCE,
+    read_quaternion_f32, write_quaternion_f32,
+};
 pub use replication::{
     DeltaCodec, ReaderOf, WriterOf, check_fixed_point, from_delta_bytes, quantize_fixed_point,
     read_delta_sequence, read_delta_sequence_into, sent_array, sent_collection, sent_elements_eq,
