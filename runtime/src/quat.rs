@@ -599,3 +599,19 @@ impl SmallestThree {
         self.decode(&code).map_err(|k| DecodeError::new(k, start))
     }
 }
+
+#[cfg(all(test, feature = "glam"))]
+mod glam_tests {
+    use super::Quaternion;
+
+    #[test]
+    fn glam_quat_round_trips() {
+        let q = glam::Quat::from_rotation_y(0.5);
+        let ours = Quaternion::from(q);
+        assert_eq!(glam::Quat::from(ours), q);
+        assert_eq!(
+            glam::Quat::from(Quaternion::default()),
+            glam::Quat::IDENTITY
+        );
+    }
+}

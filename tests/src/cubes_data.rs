@@ -24,7 +24,7 @@ pub const SEED: u64 = 0x6375_6265;
 pub const TICKS: usize = 600;
 
 /// The chance per tick that a resting cube is kicked.
-const KICK: f64 = 0.002;
+const KICK: f64 = 0.0005;
 const GRAVITY: f64 = 9.81;
 const HALF: f64 = 0.5; // a cube's half size, in metres: its centre rests at z = 0.5
 
