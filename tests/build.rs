@@ -104,6 +104,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .encoding(schemas("rover.enc"))
         .file_name("rover.rs")
         .compile(&[schemas("rover.idl")])?;
+    idlc::Builder::new()
+        .encoding(schemas("cubes.enc"))
+        .file_name("cubes.rs")
+        .compile(&[schemas("cubes.idl")])?;
+    idlc::Builder::new()
+        .file_name("cubes_builtin.rs")
+        .compile(&[schemas("cubes.idl")])?;
     // One schema in three versions, each a fenced extension of the one before: the built-in
     // encoding (a bit stream) and SquadBytes (a byte stream).
     for version in ["squad_v1", "squad_v2", "squad_v3"] {

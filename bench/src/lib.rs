@@ -12,6 +12,7 @@
 //! `benches/` time the same operations.
 
 pub mod character;
+pub mod cubes;
 pub mod delta;
 pub mod error;
 pub mod format;

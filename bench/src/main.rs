@@ -1,20 +1,28 @@
 //! `bench-table`: measures the mk48 serializers, the Character codecs and the delta codecs in
 //! one process (`std::time::Instant`, medians of several rounds) and prints one markdown
-//! document to stdout. `cargo run --release -p idlc-bench --bin bench-table`.
+//! document to stdout. `cargo run --release -p idlc-bench --bin bench-table`; with the argument
+//! `cubes`, only the tumbling cubes' section.
 
 use std::process::ExitCode;
 
 use idlc_bench::measure::thousands;
-use idlc_bench::{BenchError, character, delta, mk48, report};
+use idlc_bench::{BenchError, character, cubes, delta, mk48, report};
 use idlc_tests::simulation::Population;
 
 /// Rounds per comparison: more for the short jobs.
 const MK48_ROUNDS: usize = 21;
 const CHARACTER_ROUNDS: usize = 201;
 const DELTA_ROUNDS: usize = 21;
+const CUBES_ROUNDS: usize = 11;
 
 fn main() -> ExitCode {
-    match document() {
+    let only_cubes = std::env::args().nth(1).as_deref() == Some("cubes");
+    let text = if only_cubes {
+        cubes::run(CUBES_ROUNDS).map(|rows| cubes::report(&rows))
+    } else {
+        document()
+    };
+    match text {
         Ok(text) => {
             print!("{text}");
             ExitCode::SUCCESS
@@ -36,6 +44,8 @@ fn document() -> Result<String, BenchError> {
         eprintln!("delta, {population:?} ...");
         deltas.push((population, delta::run(population, DELTA_ROUNDS)?));
     }
+    eprintln!("cubes ...");
+    let cubes = cubes::run(CUBES_ROUNDS)?;
     let eq = character.equivalence;
     Ok(format!(
         "# idlc against the Rust serializers games use\n\n\
@@ -65,7 +75,13 @@ fn document() -> Result<String, BenchError> {
          `encode_diff` returns a new buffer, `decode_diff` a new value): f32 fields at \
          `precision = 0.01` (it has no f64), the receiver applies each diff to its previous \
          state (checked equal to the quantized truth); per Character \
-         its sizes leave out the framing a packet of such messages needs.\n\n{}",
+         its sizes leave out the framing a packet of such messages needs.\n\n{}\n\
+         ## Tumbling cubes ({} cubes, {} ticks at 60 Hz, no loss, {CUBES_ROUNDS} rounds)\n\n\
+         `idlc_tests::cubes_data` (after Glenn Fiedler's networked physics: most cubes rest, \
+         some slide, bounce and spin), schemas/cubes.enc: positions to 2 mm, orientations \
+         SMALLEST_THREE(9). Per tick one `Cubes` delta (a DELTA SEQUENCE) against the previous \
+         tick's mirror, the receiver checked equal to it. Fiedler's target: 256 kbps for 901 \
+         cubes at 60 Hz, {:.3} bytes per cube per tick (his data differ: docs/PERFORMANCE.md).\n\n{}",
         report::mk48(&mk48),
         thousands(character.with_items as u64),
         thousands(eq.damaged as u64),
@@ -74,5 +90,9 @@ fn document() -> Result<String, BenchError> {
         delta::CHARACTERS,
         delta::TICKS,
         report::delta(&deltas),
+        idlc_tests::cubes_data::CUBES,
+        idlc_tests::cubes_data::TICKS,
+        cubes::TARGET,
+        cubes::report(&cubes),
     ))
 }

@@ -291,6 +291,8 @@ pub fn describe_rule(rule: &WireRule) -> String {
         WireRule::FixedPoint { resolution, .. } => format!("FIXED_POINT({resolution})"),
         WireRule::Float32 => "FLOAT32".into(),
         WireRule::Float64 => "FLOAT64".into(),
+        WireRule::Quaternion => "4 x FLOAT32".into(),
+        WireRule::SmallestThree { bits } => format!("SMALLEST_THREE({bits})"),
         WireRule::Bytes { length, utf8, .. } => format!(
             "{} length {}",
             if *utf8 { "STRING" } else { "BYTES" },

@@ -391,6 +391,8 @@ const DEAD_RECKONING: &[&str] = &[
     "rover::Fleet in RoverBits",
     "rover::Rover in RoverBytes",
     "rover::Fleet in RoverBytes",
+    "cubes::Cube in CubesDr",
+    "cubes::Cubes in CubesDr",
 ];
 
 /// Whether the delta case `name` is exact: it has no dead reckoning ([`DEAD_RECKONING`]).
@@ -623,6 +625,9 @@ pub static DELTA: Target = Target {
                 // DIFF: the seed encodings with tiers, and every rule with steps in both streams.
                 delta_cases!(cases, character_client: [MYENCODING1_DIFF, MYENCODING2_DIFF] x [Character, Item, World]);
                 delta_cases!(cases, rover: [RoverBits, RoverBytes] x [Rover, Fleet]);
+                // QUATERNION: SMALLEST_THREE(9), its DIFF form, and four raw FLOAT32s.
+                delta_cases!(cases, cubes: [CubesBits, CubesBytes, CubesDiff, CubesDiffBytes, CubesDr] x [Cube, Cubes]);
+                delta_cases!(cases, cubes_builtin: [BuiltinEncoding] x [Cube, Cubes]);
                 cases
             })
         }
@@ -792,7 +797,16 @@ pub static PROTOCOLS: Target = Target {
     },
 };
 
+target! {
+    /// schemas/cubes.idl in cubes.enc (QUATERNION under SMALLEST_THREE(9), in both streams)
+    /// and in the built-in encoding (four raw FLOAT32s).
+    CUBES = "cubes" {
+        cubes: [CubesBits, CubesBytes, CubesDiff, CubesDiffBytes, CubesDr] x [Cube, Cubes];
+        cubes_builtin: [BuiltinEncoding] x [Cube, Cubes];
+    }
+}
+
 /// Every schema target.
-pub static TARGETS: [&Target; 7] = [
-    &ARENA, &EDGE, &CHARACTER, &NAVAL, &VERSIONS, &PROTOCOLS, &DELTA,
+pub static TARGETS: [&Target; 8] = [
+    &ARENA, &EDGE, &CHARACTER, &NAVAL, &VERSIONS, &PROTOCOLS, &DELTA, &CUBES,
 ];

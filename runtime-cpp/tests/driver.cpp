@@ -30,6 +30,14 @@
 //                                   (on the escape the step of `now` in 64 bits)
 //   J <bit|byte> <tiers> <first> <last> <wraps> <skip> <origin> <type> <reference> <hex>
 //                                   read_int of the bytes, as `G`
+//   K <bit|byte> <n> <tiers> <q> <ref>
+//                                   SMALLEST_THREE(n) of the quaternion q (`x/y/z/w`, f32 bit
+//                                   patterns in hex) against the baseline ref (or `-`):
+//                                   `<code|ERR Kind> W <write> D <write_diff> R <read of W> RD
+//                                   <read_diff of D>`; a write `OK <hex>` or `ERR <Kind> <bit>`,
+//                                   a read `OK <x/y/z/w> <bits read>` or `ERR <Kind> <bit>`
+//   L <bit|byte> <n> <tiers> <ref> <hex>
+//                                   the read and the read_diff (against ref) of the bytes
 //   V                               the runtime version
 //
 // Floats travel as hex bit patterns, so NaN payloads and -0.0 compare exactly. An op is
@@ -778,6 +786,83 @@ std::string run_int_read(const std::vector<std::string>& t) {
     return read;
 }
 
+/// A quaternion of `x/y/z/w` f32 bit patterns in hex.
+idlc::Quaternion quaternion_of(const std::string& s) {
+    std::vector<std::string> c = split(s, '/');
+    auto f = [&](std::size_t i) { return idlc::f32_from_bits(static_cast<std::uint32_t>(hex64(c[i]))); };
+    return idlc::Quaternion{f(0), f(1), f(2), f(3)};
+}
+
+std::string quaternion_text(const idlc::Quaternion& q) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%08x/%08x/%08x/%08x", idlc::f32_to_bits(q.x),
+                  idlc::f32_to_bits(q.y), idlc::f32_to_bits(q.z), idlc::f32_to_bits(q.w));
+    return buf;
+}
+
+/// The read (`diff` false) or the read_diff of `bytes`.
+template <class R>
+std::string quaternion_read(const idlc::SmallestThree& rule, const idlc::Diff& diff, bool has_ref,
+                            const idlc::SmallestThreeCode& ref, const std::vector<std::uint8_t>& bytes,
+                            bool with_diff) {
+    R r(bytes.data(), bytes.size());
+    idlc::Quaternion q;
+    Status s = with_diff ? rule.read_diff(r, diff, has_ref, ref, q) : rule.read(r, q);
+    return s.ok() ? "OK " + quaternion_text(q) + " " + dec(r.bits_read()) : error_text(s);
+}
+
+/// The rule, tiers, DIFF and reference of a `K` or `L` case (ref at t[ref_at]).
+struct QuaternionCase {
+    idlc::SmallestThree rule{2};
+    std::vector<std::uint32_t> tiers;
+    bool has_ref = false;
+    idlc::SmallestThreeCode ref;
+
+    QuaternionCase(const std::vector<std::string>& t, std::size_t ref_at)
+        : rule(static_cast<std::uint32_t>(u64(t[2]))) {
+        for (const std::string& bits : split(t[3], '/')) {
+            tiers.push_back(static_cast<std::uint32_t>(u64(bits)));
+        }
+        has_ref = t[ref_at] != "-" && rule.reference(quaternion_of(t[ref_at]), ref);
+    }
+
+    idlc::Diff diff() const {
+        return idlc::Diff(tiers.data(), tiers.size(), 0, rule.last_step(), false);
+    }
+};
+
+template <class W, class R>
+std::string run_quaternion_write(const std::vector<std::string>& t) {
+    QuaternionCase c(t, 5);
+    idlc::Quaternion q = quaternion_of(t[4]);
+    idlc::SmallestThreeCode code;
+    idlc::ErrorKind kind = c.rule.encode(q, code);
+    std::string out = kind == idlc::ErrorKind::Ok
+                          ? dec(code.index) + "/" + dec(code.steps[0]) + "/" + dec(code.steps[1]) +
+                                "/" + dec(code.steps[2])
+                          : std::string("ERR ") + idlc::error_kind_name(kind);
+    W w;
+    Status s = c.rule.write(w, q);
+    std::vector<std::uint8_t> full = w.finish();
+    out += " W " + (s.ok() ? "OK " + hex(full.data(), full.size()) : error_text(s));
+    W wd;
+    idlc::Diff diff = c.diff();
+    Status sd = c.rule.write_diff(wd, diff, q, c.has_ref, c.ref);
+    std::vector<std::uint8_t> delta = wd.finish();
+    out += " D " + (sd.ok() ? "OK " + hex(delta.data(), delta.size()) : error_text(sd));
+    out += " R " + quaternion_read<R>(c.rule, diff, c.has_ref, c.ref, full, false);
+    return out + " RD " + quaternion_read<R>(c.rule, diff, c.has_ref, c.ref, delta, true);
+}
+
+template <class R>
+std::string run_quaternion_read(const std::vector<std::string>& t) {
+    QuaternionCase c(t, 4);
+    std::vector<std::uint8_t> bytes = unhex(t[5]);
+    idlc::Diff diff = c.diff();
+    return quaternion_read<R>(c.rule, diff, c.has_ref, c.ref, bytes, false) + " " +
+           quaternion_read<R>(c.rule, diff, c.has_ref, c.ref, bytes, true);
+}
+
 std::string run_line(const std::string& line) {
     std::vector<std::string> t = split(line, ' ');
     const std::string& kind = t[0];
@@ -807,6 +892,14 @@ std::string run_line(const std::string& line) {
     if (kind == "I") {
         return bit ? run_int_write<idlc::BitWriter, idlc::BitReader>(t)
                    : run_int_write<idlc::ByteWriter, idlc::ByteReader>(t);
+    }
+    if (kind == "K") {
+        return bit ? run_quaternion_write<idlc::BitWriter, idlc::BitReader>(t)
+                   : run_quaternion_write<idlc::ByteWriter, idlc::ByteReader>(t);
+    }
+    if (kind == "L") {
+        return bit ? run_quaternion_read<idlc::BitReader>(t)
+                   : run_quaternion_read<idlc::ByteReader>(t);
     }
     if (kind == "J") {
         return bit ? run_int_read<idlc::BitReader>(t) : run_int_read<idlc::ByteReader>(t);

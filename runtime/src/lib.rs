@@ -80,6 +80,7 @@ mod packed;
 mod packet;
 mod prefetch;
 mod prefetching;
+mod quat;
 mod replication;
 mod rule;
 mod vlq;
@@ -120,6 +121,10 @@ pub use packet::{
 };
 pub use prefetch::{PREFETCH_BATCH, prefetch};
 pub use prefetching::{Prefetching, iter_prefetching};
+pub use quat::{
+    Quaternion, SMALLEST_THREE_BITS, SmallestThree, SmallestThreeCode, UNIT_TOLERANCE,
+    read_quaternion_f32, write_quaternion_f32,
+};
 pub use replication::{
     DeltaCodec, ReaderOf, WriterOf, check_fixed_point, from_delta_bytes, quantize_fixed_point,
     read_delta_sequence, read_delta_sequence_into, sent_array, sent_collection, sent_elements_eq,

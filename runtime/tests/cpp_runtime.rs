@@ -11,7 +11,9 @@
 //! the test says why on stderr and passes. Binaries are cached under `CARGO_TARGET_TMPDIR`,
 //! keyed by the sources and flags. `IDLC_CPP_RUNTIME_DUMP=FILE` writes the driver's input to
 //! FILE, to replay a mismatch by hand. `cpp_diff_matches_rust_diff` does the same for `Diff`
-//! (`DIFF(b1, ..., bk)`) with the same drivers, its input to FILE.diff.
+//! (`DIFF(b1, ..., bk)`) with the same drivers, its input to FILE.diff;
+//! `cpp_smallest_three_matches_rust` for QUATERNION's `SmallestThree` (its full and DIFF forms,
+//! hostile bytes included), its input to FILE.quat.
 
 use std::collections::hash_map::DefaultHasher;
 use std::fmt::Write as _;
@@ -30,6 +32,7 @@ use idlc_runtime::{
     saturate_real_f32, with_bit_slice, write_aligned_bytes, write_bounded_length, write_fixed,
     write_huffman, write_index_gap, write_ranged, write_vlq_int, write_wide_bool,
 };
+use idlc_runtime::{Quaternion, SmallestThree};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -1777,4 +1780,194 @@ fn cpp_runtime_matches_rust_runtime() {
 #[test]
 fn cpp_diff_matches_rust_diff() {
     check_cases(&diff_cases(), ".diff");
+}
+
+/// `x/y/z/w`: a quaternion's f32 bit patterns in hex, as the driver reads and prints them.
+fn quaternion_text(q: &Quaternion) -> String {
+    let [x, y, z, w] = q.to_array().map(f32::to_bits);
+    format!("{x:08x}/{y:08x}/{z:08x}/{w:08x}")
+}
+
+/// What the driver prints for a read (`with_diff` false) or a read_diff of `bytes`.
+fn quaternion_read<'a, R: WireRead<'a>>(
+    rule: SmallestThree,
+    tiers: &[u32],
+    reference: Option<&idlc_runtime::SmallestThreeCode>,
+    bytes: &'a [u8],
+    with_diff: bool,
+) -> String {
+    let mut r = R::from_bytes(bytes);
+    let read = if with_diff {
+        rule.read_diff(&mut r, tiers, reference)
+    } else {
+        rule.read(&mut r)
+    };
+    match read {
+        Ok(q) => format!("OK {} {}", quaternion_text(&q), r.bits_read()),
+        Err(e) => format!("ERR {:?} {}", e.kind, e.bit_offset),
+    }
+}
+
+/// A `K` case's answer and the bytes of its two writes.
+fn quaternion_write<'a, W: WireWrite, R: WireRead<'a>>(
+    rule: SmallestThree,
+    tiers: &[u32],
+    q: &Quaternion,
+    reference: Option<&idlc_runtime::SmallestThreeCode>,
+    store: &'a mut [Vec<u8>; 2],
+) -> String {
+    let mut out = match rule.encode(q) {
+        Ok(c) => format!("{}/{}/{}/{}", c.index, c.steps[0], c.steps[1], c.steps[2]),
+        Err(kind) => format!("ERR {kind:?}"),
+    };
+    let text = |result: Result<(), EncodeError>, bytes: &[u8]| match result {
+        Ok(()) => format!("OK {}", hex(bytes)),
+        Err(e) => format!("ERR {:?} {}", e.kind, e.bit_offset),
+    };
+    let mut w = W::default();
+    let full = rule.write(&mut w, q);
+    store[0] = w.finish().to_vec();
+    write!(out, " W {}", text(full, &store[0])).unwrap();
+    let mut w = W::default();
+    let delta = rule.write_diff(&mut w, tiers, q, reference);
+    store[1] = w.finish().to_vec();
+    write!(out, " D {}", text(delta, &store[1])).unwrap();
+    let [full, delta] = &*store;
+    write!(
+        out,
+        " R {} RD {}",
+        quaternion_read::<R>(rule, tiers, reference, full, false),
+        quaternion_read::<R>(rule, tiers, reference, delta, true)
+    )
+    .unwrap();
+    out
+}
+
+impl Gen {
+    /// A quaternion: usually a unit one, sometimes two or four components of one size, near
+    /// unit length or far from it, a NaN or an infinity; near `near` when given.
+    fn quaternion(&mut self, near: Option<&Quaternion>) -> Quaternion {
+        let unit = |c: [f64; 4]| {
+            let length = c.iter().map(|v| v * v).sum::<f64>().sqrt().max(1e-12);
+            Quaternion::from_array(c.map(|v| (v / length) as f32))
+        };
+        if let Some(near) = near.filter(|_| self.chance(0.6)) {
+            let scale = [1e-4, 1e-3, 1e-2][self.rng.random_range(0..3)];
+            let c = near
+                .to_array()
+                .map(|v| f64::from(v) + self.rng.random_range(-scale..scale));
+            return unit(c);
+        }
+        match self.below(10) {
+            0 => {
+                let h = self.rng.random_range(0.3..0.7072f64);
+                let i = self.rng.random_range(0..4usize);
+                let j = (i + self.rng.random_range(1..4usize)) % 4;
+                let mut c = [0.0; 4].map(|_: f64| self.rng.random_range(-0.3..0.3));
+                c[i] = h;
+                c[j] = if self.chance(0.5) { h } else { -h };
+                unit(c)
+            }
+            1 => Quaternion::new(0.5, -0.5, 0.5, 0.5),
+            2 => {
+                let mut q = unit([0.0; 4].map(|_: f64| self.rng.random_range(-1.0..1.0)));
+                let s = [1.0004f32, 1.01, 0.0, 0.9996][self.rng.random_range(0..4)];
+                q = Quaternion::from_array(q.to_array().map(|v| v * s));
+                q
+            }
+            3 => Quaternion::new(f32::NAN, 0.0, 0.0, 1.0),
+            4 => Quaternion::new(0.0, f32::INFINITY, 0.0, 0.0),
+            _ => unit([0.0; 4].map(|_: f64| self.rng.random_range(-1.0..1.0))),
+        }
+    }
+}
+
+fn smallest_three_cases() -> Vec<(String, String)> {
+    let mut g = Gen {
+        rng: ChaCha8Rng::seed_from_u64(0x5e3),
+    };
+    let mut cases = Vec::new();
+    for _ in 0..3000 {
+        let bits = if g.chance(0.02) {
+            [1, 25][g.rng.random_range(0..2)]
+        } else if g.chance(0.5) {
+            9
+        } else {
+            g.rng.random_range(2..=24)
+        };
+        let rule = SmallestThree::new(bits);
+        let tiers: Vec<u32> = (0..g.rng.random_range(1..=3))
+            .map(|_| g.rng.random_range(1..=bits.clamp(1, 24)))
+            .collect();
+        let tiers_text = tiers
+            .iter()
+            .map(u32::to_string)
+            .collect::<Vec<_>>()
+            .join("/");
+        let base = g.quaternion(None);
+        let with_base = g.chance(0.9);
+        let reference = rule.reference(&base).filter(|_| with_base);
+        let base_text = if with_base {
+            quaternion_text(&base)
+        } else {
+            "-".into()
+        };
+        let q = g.quaternion(Some(&base));
+        let stream = if g.chance(0.5) { "bit" } else { "byte" };
+        let mut store = [Vec::new(), Vec::new()];
+        let answer = if stream == "bit" {
+            quaternion_write::<BitWriter, BitReader>(
+                rule,
+                &tiers,
+                &q,
+                reference.as_ref(),
+                &mut store,
+            )
+        } else {
+            quaternion_write::<ByteWriter, ByteReader>(
+                rule,
+                &tiers,
+                &q,
+                reference.as_ref(),
+                &mut store,
+            )
+        };
+        let head = format!("{stream} {bits} {tiers_text}");
+        cases.push((
+            format!("K {head} {} {base_text}", quaternion_text(&q)),
+            answer,
+        ));
+        let [full, delta] = store;
+        for bytes in [g.mutate(&full), g.mutate(&delta), g.bytes(12), full, delta] {
+            let read = |with_diff| {
+                if stream == "bit" {
+                    quaternion_read::<BitReader>(
+                        rule,
+                        &tiers,
+                        reference.as_ref(),
+                        &bytes,
+                        with_diff,
+                    )
+                } else {
+                    quaternion_read::<ByteReader>(
+                        rule,
+                        &tiers,
+                        reference.as_ref(),
+                        &bytes,
+                        with_diff,
+                    )
+                }
+            };
+            cases.push((
+                format!("L {head} {base_text} {}", hex(&bytes)),
+                format!("{} {}", read(false), read(true)),
+            ));
+        }
+    }
+    cases
+}
+
+#[test]
+fn cpp_smallest_three_matches_rust() {
+    check_cases(&smallest_three_cases(), ".quat");
 }

@@ -14,6 +14,7 @@ macro_rules! generated {
 
 pub mod collections;
 pub mod compat_cross;
+pub mod cubes_data;
 pub mod mk48_data;
 pub mod simulation;
 
@@ -98,6 +99,16 @@ pub mod naval {
 /// DIFF on every rule with steps (schemas/rover.idl, rover.enc): RoverBits and RoverBytes.
 pub mod rover {
     generated!("rover");
+}
+
+/// QUATERNION (schemas/cubes.idl): SMALLEST_THREE(9) in CubesBits and CubesBytes (cubes.enc).
+pub mod cubes {
+    generated!("cubes");
+}
+
+/// QUATERNION without a rule: four raw FLOAT32s (schemas/cubes.idl, no encoding).
+pub mod cubes_builtin {
+    generated!("cubes_builtin");
 }
 
 /// schemas/versions/squad_v1.idl: version 1 of a schema whose nested struct has an open FENCE.

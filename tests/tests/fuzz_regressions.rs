@@ -27,7 +27,8 @@ use dispatch::{Target, hex};
 // The modules that the dispatch tables name as `crate::<module>`.
 use idlc_tests::{
     arena_builtin, arena_client, arena_server, character_builtin, character_client,
-    character_server, character_v2_client, edge, naval, rover, squad_v1, squad_v2, squad_v3,
+    character_server, character_v2_client, cubes, cubes_builtin, edge, naval, rover, squad_v1,
+    squad_v2, squad_v3,
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

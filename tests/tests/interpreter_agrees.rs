@@ -19,8 +19,8 @@ use idlc::interpret::{self, sample};
 use idlc::ir::Ir;
 use idlc_runtime::{Codec, Encoding, from_bytes, to_bytes};
 use idlc_tests::{
-    arena_builtin, arena_client, character_builtin, character_client, character_v2_client, edge,
-    mk48, naval, squad_v1, squad_v2, squad_v3,
+    arena_builtin, arena_client, character_builtin, character_client, character_v2_client, cubes,
+    cubes_builtin, edge, mk48, naval, squad_v1, squad_v2, squad_v3,
 };
 
 /// Random values per type and encoding.
@@ -145,6 +145,27 @@ fn character() {
         Some(("Client", schema("client.map"))),
     );
     agree!(lossy v2, character_v2_client::MYENCODINGA = "MYENCODINGA", [Character, Item]);
+}
+
+/// QUATERNION: SMALLEST_THREE(9) in both streams, four raw FLOAT32s without a rule.
+#[test]
+fn cubes() {
+    let encoded = ir(&[schema("cubes.idl")], &[schema("cubes.enc")], None);
+    agree!(encoded, cubes::CubesBits = "CubesBits", [Cube, Cubes]);
+    agree!(encoded, cubes::CubesBytes = "CubesBytes", [Cube, Cubes]);
+    agree!(encoded, cubes::CubesDiff = "CubesDiff", [Cube, Cubes]);
+    agree!(
+        encoded,
+        cubes::CubesDiffBytes = "CubesDiffBytes",
+        [Cube, Cubes]
+    );
+    agree!(encoded, cubes::CubesDr = "CubesDr", [Cube, Cubes]);
+    let builtin = ir(&[schema("cubes.idl")], &[], None);
+    agree!(
+        builtin,
+        cubes_builtin::BuiltinEncoding = "Default",
+        [Cube, Cubes]
+    );
 }
 
 #[test]
@@ -430,7 +451,16 @@ mod delta {
     /// from `fresh`, or (a number) moved a little towards it, which keeps it inside its range;
     /// a sequence keeps its length or takes `fresh`'s.
     fn mix(previous: &Value, fresh: &Value, rng: &mut sample::Rng) -> Value {
+        let quaternion = |v: &Value| matches!(v, Value::Struct(c) if c.keys().map(String::as_str).eq(["x", "y", "z", "w"]));
         match (previous, fresh) {
+            // A rotation changes whole: its components mixed would be no unit quaternion.
+            (p, f) if quaternion(p) => {
+                if rng.one_in(3) {
+                    f.clone()
+                } else {
+                    p.clone()
+                }
+            }
             (Value::Struct(p), Value::Struct(f)) => Value::Struct(
                 p.iter()
                     .map(|(name, p)| {
@@ -770,6 +800,29 @@ mod delta {
         check::<rover::Rover, rover::RoverBytes>(&ir, "Rover", "RoverBytes", Bridge::Bytes);
         check::<rover::Fleet, rover::RoverBits>(&ir, "Fleet", "RoverBits", Bridge::Bytes);
         check::<rover::Fleet, rover::RoverBytes>(&ir, "Fleet", "RoverBytes", Bridge::Bytes);
+    }
+
+    /// QUATERNION deltas: SMALLEST_THREE(9) in both streams, raw FLOAT32s without a rule.
+    #[test]
+    fn cube_deltas_agree_with_generated_code() {
+        use idlc_tests::{cubes, cubes_builtin};
+        let enc = ir(&[schema("cubes.idl")], &[schema("cubes.enc")], None);
+        check::<cubes::Cube, cubes::CubesBits>(&enc, "Cube", "CubesBits", Bridge::Bytes);
+        check::<cubes::Cube, cubes::CubesBytes>(&enc, "Cube", "CubesBytes", Bridge::Bytes);
+        check::<cubes::Cubes, cubes::CubesBits>(&enc, "Cubes", "CubesBits", Bridge::Bytes);
+        check::<cubes::Cubes, cubes::CubesBytes>(&enc, "Cubes", "CubesBytes", Bridge::Bytes);
+        check::<cubes::Cube, cubes::CubesDiff>(&enc, "Cube", "CubesDiff", Bridge::Bytes);
+        check::<cubes::Cube, cubes::CubesDiffBytes>(&enc, "Cube", "CubesDiffBytes", Bridge::Bytes);
+        check::<cubes::Cube, cubes::CubesDr>(&enc, "Cube", "CubesDr", Bridge::Bytes);
+        check::<cubes::Cubes, cubes::CubesDiff>(&enc, "Cubes", "CubesDiff", Bridge::Bytes);
+        check::<cubes::Cubes, cubes::CubesDr>(&enc, "Cubes", "CubesDr", Bridge::Bytes);
+        let builtin = ir(&[schema("cubes.idl")], &[], None);
+        check::<cubes_builtin::Cube, cubes_builtin::BuiltinEncoding>(
+            &builtin,
+            "Cube",
+            "Default",
+            Bridge::Bytes,
+        );
     }
 
     #[test]

@@ -12,6 +12,7 @@
 //! or DEAD_RECKONING block names the struct.
 
 mod diff;
+mod quat;
 
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
@@ -709,7 +710,9 @@ impl<'a> Gen<'a, '_> {
             }
             None => encode_field(self.ctx, view, field)?,
         };
-        if let Some(plan) = &field.diff {
+        if let (Some(plan), WireRule::SmallestThree { bits }) = (&field.diff, rule) {
+            write = Self::quaternion_diff(view, plan, *bits, true);
+        } else if let Some(plan) = &field.diff {
             write = self.write_diff(view, field, plan, velocity, write)?;
         }
         let (place, candidate) = (Self::place(view, Target::Mirror), Self::candidate(view));
@@ -1045,6 +1048,9 @@ impl<'a> Gen<'a, '_> {
         field: &FieldStep,
         velocity: Option<&FieldStep>,
     ) -> Result<TokenStream, CodegenError> {
+        if let (Some(plan), WireRule::SmallestThree { bits }) = (&field.diff, &field.rule) {
+            return Ok(Self::quaternion_diff(view, plan, *bits, false));
+        }
         if let Some(plan) = &field.diff {
             return self.read_diff(view, field, plan, velocity);
         }

@@ -190,6 +190,7 @@ impl Prelude {
                 quote!(#boxed<#inner>)
             }
             RustType::Named(path) => rust_type(path)?,
+            RustType::Quaternion => quote!(::idlc_runtime::Quaternion),
         })
     }
 }

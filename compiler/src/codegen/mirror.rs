@@ -16,7 +16,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::fields::{RustField, views};
-use super::idents::f64_lit;
+use super::idents::{f64_lit, u32_lit};
 use super::rules::{
     Site, Val, as_f64, closure_result, fixed_point_const, fixed_point_input, from_f64,
 };
@@ -36,6 +36,7 @@ pub fn is_copy(idl: &Type, rust: &RustType) -> bool {
                 | Type::IntRange { .. }
                 | Type::Numeric { .. }
                 | Type::Enum(_)
+                | Type::Quaternion
         )
 }
 
@@ -68,7 +69,7 @@ pub fn sent_value(
 /// values as sent compare by their bits ([`same_sent`]) rather than with `==`.
 fn holds_raw_float<'a>(ctx: &Ctx<'a>, rule: &'a WireRule, seen: &mut HashSet<&'a str>) -> bool {
     match rule {
-        WireRule::Float32 | WireRule::Float64 => true,
+        WireRule::Float32 | WireRule::Float64 | WireRule::Quaternion => true,
         WireRule::Sequence { element, .. } | WireRule::Array { element, .. } => {
             holds_raw_float(ctx, element, seen)
         }
@@ -100,6 +101,10 @@ fn sent_bits(rule: &WireRule, rust: &RustType, v: &Val) -> Option<TokenStream> {
         }
         (WireRule::Float32, RustType::F64) => quote!((#value as f32).to_bits()),
         (WireRule::Float64, RustType::F32) => quote!(f64::from(#value).to_bits()),
+        (WireRule::Quaternion, RustType::Quaternion) => {
+            let receiver = v.receiver();
+            quote!(#receiver.to_array().map(f32::to_bits))
+        }
         _ => return None,
     })
 }
@@ -343,6 +348,10 @@ pub fn sent_element(
             let value = v.by_val();
             quote!(f64::from(#value as f32))
         }
+        (WireRule::SmallestThree { bits }, _, _) => {
+            let (bits, reference) = (u32_lit(*bits), v.by_ref());
+            quote!(#rt::SmallestThree::new(#bits).sent(#reference)#q)
+        }
         (WireRule::Sequence { element, .. } | WireRule::Array { element, .. }, _, _) => {
             let (element_idl, element_rust) = element_parts(idl, rust)?;
             // The closure counts the elements in `next` to name the one that fails.
@@ -413,7 +422,7 @@ fn is_lossless<'a>(
         other => other,
     };
     match rule {
-        WireRule::FixedPoint { .. } => false,
+        WireRule::FixedPoint { .. } | WireRule::SmallestThree { .. } => false,
         WireRule::Float32 => matches!(rust, RustType::F32),
         WireRule::Sequence { element, .. } | WireRule::Array { element, .. } => {
             is_lossless(ctx, element, element_of(rust), seen)

@@ -247,6 +247,11 @@ pub fn encode(
             quote!(w.write_quantized(&#fp, #value)#q;)
         }
         WireRule::Float32 | WireRule::Float64 => encode_float(rule, idl, rust, &c, &q),
+        WireRule::Quaternion => quote!(#rt::write_quaternion_f32(w, #r)#q;),
+        WireRule::SmallestThree { bits } => {
+            let bits = u32_lit(*bits);
+            quote!(#rt::SmallestThree::new(#bits).write(w, #r)#q;)
+        }
         WireRule::Bytes { length, utf8, max } => {
             encode_bytes(ctx, length, *utf8, *max, &v.receiver(), site)?
         }
@@ -452,6 +457,11 @@ pub fn decode(
             from_f64(rust, quote!(r.read_dequantized(&#fp)#q))
         }
         WireRule::Float32 | WireRule::Float64 => decode_float(rule, idl, rust, &q),
+        WireRule::Quaternion => quote!(#rt::read_quaternion_f32(r)#q),
+        WireRule::SmallestThree { bits } => {
+            let bits = u32_lit(*bits);
+            quote!(#rt::SmallestThree::new(#bits).read(r)#q)
+        }
         WireRule::Bytes { length, utf8, max } => decode_bytes(ctx, length, *utf8, *max, site)?,
         WireRule::Sequence {
             count,

@@ -168,6 +168,8 @@ fn describe_rule_at(rule: &WireRule, depth: u32) -> String {
         } => format!("FIXED_POINT({resolution}) in {bits} bits"),
         WireRule::Float32 => "FLOAT32".into(),
         WireRule::Float64 => "FLOAT64".into(),
+        WireRule::Quaternion => "4 x FLOAT32".into(),
+        WireRule::SmallestThree { bits } => format!("SMALLEST_THREE({bits})"),
         WireRule::Bytes { length, utf8, max } => format!(
             "{}{} length {}",
             if *utf8 { "STRING" } else { "BYTES" },

@@ -8,6 +8,7 @@
 //! baseline's value, a dead-reckoned position is extrapolated.
 
 mod diff;
+mod quat;
 
 use std::fmt::Write as _;
 
@@ -508,9 +509,12 @@ impl<'a> Gen<'a> {
                 &named,
             )?
         };
-        let write = match &step.diff {
-            Some(plan) => self.write_diff(step, plan, velocity, &write)?,
-            None => write,
+        let write = match (&step.diff, &step.rule) {
+            (Some(plan), WireRule::SmallestThree { bits }) => {
+                self.quaternion_diff(step, plan, *bits, quat::Side::Write)?
+            }
+            (Some(plan), _) => self.write_diff(step, plan, velocity, &write)?,
+            (None, _) => write,
         };
         Ok(format!(
             "{write}mirror.{0} = c_{0};\n{1}",
@@ -719,9 +723,12 @@ impl<'a> Gen<'a> {
             &format!("state.{}", rust.rust_name),
             &named,
         )?;
-        let read = match &step.diff {
-            Some(plan) => self.read_diff(step, plan, velocity, &read)?,
-            None => read,
+        let read = match (&step.diff, &step.rule) {
+            (Some(plan), WireRule::SmallestThree { bits }) => {
+                self.quaternion_diff(step, plan, *bits, quat::Side::Read)?
+            }
+            (Some(plan), _) => self.read_diff(step, plan, velocity, &read)?,
+            (None, _) => read,
         };
         Ok(format!("{read}{}", Self::sent_flag(field, rust, true)))
     }

@@ -112,6 +112,10 @@ impl<'a> Body<'a> {
             )),
             WireRule::Float64 => self.write_f64(idl, ty, v, &try_)?,
             WireRule::Float32 => self.write_f32(idl, ty, v, &try_)?,
+            WireRule::Quaternion => try_(format!("idlc::write_quaternion_f32(w, {v})")),
+            WireRule::SmallestThree { bits } => {
+                try_(format!("idlc::SmallestThree{{{bits}}}.write(w, {v})"))
+            }
             WireRule::Sequence {
                 count,
                 max,
@@ -372,6 +376,10 @@ impl<'a> Body<'a> {
             }
             WireRule::Float64 => self.read_f64(idl, ty, target, &try_)?,
             WireRule::Float32 => self.read_f32(idl, ty, target, &try_)?,
+            WireRule::Quaternion => try_(format!("idlc::read_quaternion_f32(r, {target})")),
+            WireRule::SmallestThree { bits } => {
+                try_(format!("idlc::SmallestThree{{{bits}}}.read(r, {target})"))
+            }
             WireRule::Sequence {
                 count,
                 max,

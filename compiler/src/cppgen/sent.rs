@@ -37,7 +37,7 @@ impl Sent<'_> {
             other => other,
         };
         match rule {
-            WireRule::FixedPoint { .. } => false,
+            WireRule::FixedPoint { .. } | WireRule::SmallestThree { .. } => false,
             WireRule::Float32 => matches!(ty, RustType::F32),
             WireRule::Sequence { element, .. } | WireRule::Array { element, .. } => {
                 self.lossless(element, element_of(ty), seen)
@@ -83,6 +83,7 @@ impl Sent<'_> {
             (WireRule::Float64, _) => format!(
                 "idlc::f64_to_bits(static_cast<double>({a})) == idlc::f64_to_bits(static_cast<double>({b}))"
             ),
+            (WireRule::Quaternion, _) => format!("({a}).same_bits({b})"),
             (
                 WireRule::Sequence { element, .. } | WireRule::Array { element, .. },
                 Type::Sequence {

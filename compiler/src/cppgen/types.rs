@@ -33,6 +33,7 @@ pub(super) fn cpp_type(ty: &RustType) -> Result<String, CodegenError> {
         },
         RustType::Boxed(inner) => format!("std::unique_ptr<{}>", cpp_type(inner)?),
         RustType::Named(name) => name.clone(),
+        RustType::Quaternion => "idlc::Quaternion".into(),
     })
 }
 

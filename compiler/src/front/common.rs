@@ -162,6 +162,8 @@ pub enum TypeKind {
     Array(Box<TypeExpr>, NumberRef),
     /// `OPTIONAL<T>`.
     Optional(Box<TypeExpr>),
+    /// `QUATERNION`: a unit quaternion, a rotation.
+    Quaternion,
     /// A struct, enum or typedef, by name.
     Named(Ident),
 }

@@ -184,6 +184,7 @@ pub enum Keyword {
     Sequence,
     Array,
     Optional,
+    Quaternion,
     True,
     False,
     Encoding,
@@ -198,6 +199,7 @@ pub enum Keyword {
     Bit,
     FixedPoint,
     Huffman,
+    SmallestThree,
     Diff,
     Mapping,
     Derive,
@@ -226,6 +228,7 @@ const TYPE_KEYWORDS: &[(&str, Keyword)] = &[
     ("SEQUENCE", Keyword::Sequence),
     ("ARRAY", Keyword::Array),
     ("OPTIONAL", Keyword::Optional),
+    ("QUATERNION", Keyword::Quaternion),
 ];
 
 const IDL_KEYWORDS: &[(&str, Keyword)] = &[
@@ -270,6 +273,7 @@ const ENCODING_KEYWORDS: &[(&str, Keyword)] = &[
     ("BIT", Keyword::Bit),
     ("FIXED_POINT", Keyword::FixedPoint),
     ("HUFFMAN", Keyword::Huffman),
+    ("SMALLEST_THREE", Keyword::SmallestThree),
     ("DIFF", Keyword::Diff),
     ("true", Keyword::True),
     ("false", Keyword::False),

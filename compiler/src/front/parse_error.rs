@@ -141,9 +141,12 @@ fn expected_message(expected: &[String]) -> String {
     }
 }
 
+// One line per kind of type, as the IDL's type grammar lists them.
+#[rustfmt::skip]
 const TYPE_KEYWORDS: &[&str] = &[
-    "BOOL", "UINT8", "UINT16", "UINT32", "UINT64", "INT8", "INT16", "INT32", "INT64", "FLOAT32",
-    "FLOAT64", "INT", "NUMERIC", "STRING", "BYTES", "SEQUENCE", "ARRAY", "OPTIONAL",
+    "BOOL", "UINT8", "UINT16", "UINT32", "UINT64", "INT8", "INT16", "INT32", "INT64",
+    "FLOAT32", "FLOAT64", "INT", "NUMERIC", "STRING", "BYTES", "SEQUENCE", "ARRAY", "OPTIONAL",
+    "QUATERNION",
 ];
 
 fn readable(terminal: &str) -> String {

@@ -435,6 +435,10 @@ impl<'c, 'a, 't> Decoder<'c, 'a, 't> {
                 Some(fp) => r.read_dequantized(&fp).map(Value::Float),
                 None => Err(r.error(RtKind::InvalidArgument)),
             },
+            WireRule::Quaternion => rt::read_quaternion_f32(r).map(|q| super::quat::value_of(&q)),
+            WireRule::SmallestThree { bits } => rt::SmallestThree::new(*bits)
+                .read(r)
+                .map(|q| super::quat::value_of(&q)),
             WireRule::Float32 | WireRule::Float64 => {
                 let raw = if matches!(rule, WireRule::Float32) {
                     r.read_f32().map(Value::Float32)

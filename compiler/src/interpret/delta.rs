@@ -253,6 +253,17 @@ fn same_sent(ctx: &Context<'_>, rule: &WireRule, ty: &Type, a: &Value, b: &Value
             (Some(x), Some(y)) => x.to_bits() == y.to_bits(),
             _ => same(a, b),
         },
+        // Four raw FLOAT32s: by their bits, as generated code compares `to_array`'s.
+        (WireRule::Quaternion, _) => match (a, b) {
+            (Value::Struct(x), Value::Struct(y)) => {
+                x.len() == y.len()
+                    && x.iter().all(|(axis, x)| {
+                        y.get(axis)
+                            .is_some_and(|y| f32_bits(x).is_some() && f32_bits(x) == f32_bits(y))
+                    })
+            }
+            _ => same(a, b),
+        },
         (WireRule::Sequence { .. }, Type::Sequence { element, .. })
         | (WireRule::Array { .. }, Type::Array { element, .. }) => parts(element),
         (WireRule::Optional(inner), Type::Optional(inner_ty)) => match (a, b) {
@@ -380,7 +391,10 @@ fn read_back<'d, R: WireRead<'d>>(
 /// FLOAT32 counts as lossy).
 fn keeps_every_value<'a>(ctx: &Context<'a>, rule: &'a WireRule, seen: &mut Vec<&'a str>) -> bool {
     match rule {
-        WireRule::FixedPoint { .. } | WireRule::Float32 => false,
+        WireRule::FixedPoint { .. }
+        | WireRule::Float32
+        | WireRule::Quaternion
+        | WireRule::SmallestThree { .. } => false,
         WireRule::Sequence { element, .. } | WireRule::Array { element, .. } => {
             keeps_every_value(ctx, element, seen)
         }
@@ -874,6 +888,23 @@ impl<'c, 'a, 's> DeltaEncoder<'c, 'a, 's> {
         let Some(diff) = &encoded.diff else {
             return Ok(false);
         };
+        if let WireRule::SmallestThree { bits } = encoded.rule {
+            let now = candidate.or_else(|| pair.now.get(&encoded.field));
+            let base = pair.base.get(&encoded.field);
+            let Some(now) = now else {
+                return self
+                    .enc
+                    .shape(w, format!("no value of `{}`", encoded.field));
+            };
+            self.enc.path.push(format!(".{}", encoded.field));
+            let written = match super::quat::write_diff(w, bits, &diff.tiers, now, base) {
+                Ok(written) => written,
+                Err(message) => return self.enc.shape(w, message),
+            };
+            self.enc.wire(written)?;
+            self.enc.path.pop();
+            return Ok(true);
+        }
         let (Some(field), Some(candidate)) = (plan.field(&encoded.field), candidate) else {
             let message = format!("internal: no candidate of `{}`", encoded.field);
             return self.enc.shape(w, message);
@@ -1261,6 +1292,18 @@ impl<'c, 'a, 't> DeltaDecoder<'c, 'a, 't> {
         let Some(diff) = &encoded.diff else {
             return self.dec.field(r, plan, &encoded.field, &encoded.rule);
         };
+        if let WireRule::SmallestThree { bits } = encoded.rule {
+            let reference = super::quat::reference(bits, base.get(&encoded.field));
+            let suffix = format!(".{}", encoded.field);
+            self.dec.path.push(suffix.clone());
+            let start = r.bits_read();
+            let read = rt::SmallestThree::new(bits).read_diff(r, &diff.tiers, reference.as_ref());
+            let q = self.dec.wire(read)?;
+            self.dec.path.pop();
+            let value = super::quat::value_of(&q);
+            self.dec.note(&suffix, start, r.bits_read(), value.brief());
+            return Ok(value);
+        }
         let ctx = self.dec.ctx;
         let Some(field) = plan.field(&encoded.field) else {
             return self.invalid(r);

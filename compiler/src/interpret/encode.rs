@@ -545,6 +545,17 @@ impl<'c, 'a> Encoder<'c, 'a> {
                 let written = w.write_quantized(&fp, v);
                 self.wire(written)
             }
+            WireRule::Quaternion | WireRule::SmallestThree { .. } => {
+                let q = match super::quat::quaternion_of(value) {
+                    Ok(q) => q,
+                    Err(message) => return self.shape(w, message),
+                };
+                let written = match rule {
+                    WireRule::SmallestThree { bits } => rt::SmallestThree::new(*bits).write(w, &q),
+                    _ => rt::write_quaternion_f32(w, &q),
+                };
+                self.wire(written)
+            }
             WireRule::Float32 | WireRule::Float64 => {
                 if let (WireRule::Float32, Value::Float32(raw)) = (rule, value) {
                     if !matches!(ty, Type::Numeric { .. }) {

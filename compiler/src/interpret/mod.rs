@@ -29,6 +29,7 @@ mod diff;
 mod encode;
 pub mod explain;
 mod packet;
+mod quat;
 pub mod sample;
 mod value;
 

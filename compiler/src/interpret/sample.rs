@@ -115,6 +115,15 @@ fn random_at(ir: &Ir, ty: &Type, rng: &mut Rng, depth: u32) -> Value {
             };
             Value::Float(f64::from(v))
         }
+        Type::Quaternion => {
+            // A rotation about a random axis by a random angle: a unit quaternion.
+            let axis = [rng.unit() - 0.5, rng.unit() - 0.5, rng.unit() - 0.5];
+            let length = axis.iter().map(|v| v * v).sum::<f64>().sqrt().max(1e-9);
+            let half = rng.unit() * std::f64::consts::PI;
+            let [x, y, z] = axis.map(|v| (v / length * half.sin()) as f32);
+            let q = idlc_runtime::Quaternion::new(x, y, z, half.cos() as f32);
+            super::quat::value_of(&q)
+        }
         Type::Float64 => Value::Float(match rng.below(10) {
             0 => -0.0,
             1 => f64::MAX,

@@ -213,6 +213,20 @@ impl<'de> Visitor<'de> for ValueVisitor {
     }
 }
 
+/// A QUATERNION's components' keys, in wire order.
+pub(super) const AXES: [&str; 4] = ["x", "y", "z", "w"];
+
+/// A quaternion as a value: an object of four FLOAT32s, x, y, z, w (kept as `f32`, every bit
+/// pattern).
+pub(super) fn quaternion_value(q: &idlc_runtime::Quaternion) -> Value {
+    let fields: IndexMap<String, Value> = AXES
+        .iter()
+        .zip(q.to_array())
+        .map(|(axis, v)| ((*axis).to_string(), Value::Float32(v)))
+        .collect();
+    Value::Struct(fields)
+}
+
 /// A value as a number, whatever its JSON form (`"NaN"`, `"inf"` and `"-inf"` included).
 pub(super) fn number(value: &Value) -> Option<f64> {
     match value {
@@ -247,6 +261,7 @@ fn default_guarded(ir: &Ir, ty: &Type, default: Option<&ir::Value>, depth: u32) 
             None => Value::Float(0.0),
         },
         Type::Float32 | Type::Float64 => Value::Float(0.0),
+        Type::Quaternion => quaternion_value(&idlc_runtime::Quaternion::IDENTITY),
         Type::String { .. } => Value::Str(String::new()),
         Type::Bytes { .. } => Value::Bytes(Vec::new()),
         Type::Sequence { .. } => Value::List(Vec::new()),

@@ -43,6 +43,10 @@ fn min_bits_guarded(ir: &Ir, encoding: &Encoding, rule: &WireRule, depth: u32) -
             .unwrap_or(0),
         WireRule::Float32 => 32,
         WireRule::Float64 => 64,
+        WireRule::Quaternion => 128,
+        WireRule::SmallestThree { bits } => {
+            super::smallest_three_bits(*bits, super::Style::Bitstream)
+        }
         WireRule::Bytes { length, .. } | WireRule::Sequence { count: length, .. } => {
             min_bits_guarded(ir, encoding, length, depth + 1)
         }
@@ -284,6 +288,10 @@ impl<'a> Walk<'a> {
             }
             WireRule::Float32 => Cost::fixed(32),
             WireRule::Float64 => Cost::fixed(64),
+            WireRule::Quaternion => Cost::fixed(128),
+            WireRule::SmallestThree { bits } => {
+                Cost::fixed(super::smallest_three_bits(*bits, self.encoding.style))
+            }
             WireRule::Bytes { length, max, .. } => {
                 let length = self.rule(length);
                 let align = align_cost(self.encoding.style);

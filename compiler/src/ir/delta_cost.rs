@@ -280,9 +280,12 @@ impl<'a> Walk<'a> {
     /// value in full ([`diff_cost`]); else its rule's bits.
     fn field(self, f: &FieldEncoding) -> Cost {
         let full = cost::cost(self.ir, self.encoding, &f.rule);
-        match &f.diff {
-            Some(tiers) => diff_cost(self.encoding.style, tiers, full),
-            None => full,
+        match (&f.diff, &f.rule) {
+            (Some(tiers), WireRule::SmallestThree { bits }) => {
+                smallest_three_diff_cost(self.encoding.style, tiers, *bits, full)
+            }
+            (Some(tiers), _) => diff_cost(self.encoding.style, tiers, full),
+            (None, _) => full,
         }
     }
 
@@ -409,6 +412,25 @@ pub fn diff_escape_bits(style: Style, count: usize) -> u64 {
     match style {
         Style::Bitstream => count as u64,
         Style::Bytestream => 8,
+    }
+}
+
+/// What `DIFF(tiers) SMALLEST_THREE(bits)` costs after its changed-bit, whose code in full
+/// costs `full`: the same-index bit (a byte in a BYTESTREAM), then the three components each
+/// by [`diff_cost`] of its n bits, or the whole code.
+pub fn smallest_three_diff_cost(style: Style, tiers: &[u32], bits: u32, full: Cost) -> Cost {
+    let flag = Cost::fixed(if style == Style::Bytestream { 8 } else { 1 });
+    let width = if style == Style::Bytestream {
+        8 * idlc_runtime::byte_width(bits) as u64
+    } else {
+        u64::from(bits)
+    };
+    let component = diff_cost(style, tiers, Cost::fixed(width));
+    let same = component + component + component;
+    let (whole, same) = (flag + full, flag + same);
+    Cost {
+        min: whole.min.min(same.min),
+        max: whole.max.zip(same.max).map(|(a, b)| a.max(b)),
     }
 }
 

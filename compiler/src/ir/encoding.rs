@@ -249,8 +249,30 @@ pub enum WireRule {
     },
     /// A presence bit, then the value.
     Optional(Box<WireRule>),
+    /// A QUATERNION without a rule: four raw FLOAT32s, x, y, z, w.
+    Quaternion,
+    /// `SMALLEST_THREE(n)` of a QUATERNION ([`idlc_runtime::SmallestThree`]): the index of
+    /// the largest component in 2 bits, the other three in `bits` bits each (WIRE.md).
+    SmallestThree {
+        /// Bits per component, 2..=24.
+        bits: u32,
+    },
     /// A nested struct, in the same encoding.
     Struct(String),
+}
+
+/// The bits `SMALLEST_THREE(bits)` takes in a stream of `style`: `2 + 3 * bits` in a
+/// BITSTREAM; in a BYTESTREAM that rounded to 1, 2, 4 or 8 bytes when it fits 64 bits, else the
+/// index with the first component and the other two, each so rounded
+/// ([`idlc_runtime::SmallestThree::write`]).
+pub fn smallest_three_bits(bits: u32, style: Style) -> u64 {
+    let whole = 2 + 3 * bits;
+    let rounded = |b: u32| idlc_runtime::byte_width(b) as u64 * 8;
+    match style {
+        Style::Bitstream => u64::from(whole),
+        Style::Bytestream if whole <= 64 => rounded(whole),
+        Style::Bytestream => rounded(2 + bits) + rounded(2 * bits),
+    }
 }
 
 /// Whether both ends of `NUMERIC[min,max]` are `f32` values. When one is not, an `f32` field
@@ -286,8 +308,8 @@ impl DiffSteps {
 impl WireRule {
     /// The steps of a rule DIFF can take differences of, for a field of type `ty`: ranged,
     /// fixed-width (over `ty`'s range) and VLQ integers (and enums under them), enum indexes,
-    /// FIXED_POINT. `None` for a rule without integer steps: BOOL, HUFFMAN, floats, text,
-    /// bytes, containers, structs.
+    /// FIXED_POINT; SMALLEST_THREE's components. `None` for a rule without integer steps:
+    /// BOOL, HUFFMAN, floats, text, bytes, containers, structs.
     pub fn diff_steps(&self, ty: &super::Type) -> Option<DiffSteps> {
         let integer = |min: i128, max: i128| {
             Some(DiffSteps {
@@ -316,6 +338,14 @@ impl WireRule {
                 first: *first,
                 last: *steps,
                 wraps: !max_inclusive,
+            }),
+            // Each of the three components sent: `DELTA DIFF(..) SMALLEST_THREE(n)` takes their
+            // differences while the largest component's index stays the same.
+            WireRule::SmallestThree { bits } => Some(DiffSteps {
+                origin: 0,
+                first: 0,
+                last: idlc_runtime::SmallestThree::new(*bits).last_step(),
+                wraps: false,
             }),
             _ => None,
         }

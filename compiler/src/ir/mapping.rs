@@ -132,6 +132,8 @@ pub enum RustType {
     Boxed(Box<RustType>),
     /// A generated struct or enum, or an existing type: its Rust name or path.
     Named(String),
+    /// A QUATERNION: `idlc_runtime::Quaternion` (C++: `idlc::Quaternion`).
+    Quaternion,
 }
 
 impl std::fmt::Display for RustType {
@@ -149,6 +151,7 @@ impl std::fmt::Display for RustType {
             RustType::Array(element, len) => write!(f, "[{element}; {len}]"),
             RustType::Option(inner) => write!(f, "Option<{inner}>"),
             RustType::Boxed(inner) => write!(f, "Box<{inner}>"),
+            RustType::Quaternion => f.write_str("idlc_runtime::Quaternion"),
         }
     }
 }

@@ -216,6 +216,8 @@ pub enum Type {
     },
     /// `OPTIONAL<T>`.
     Optional(Box<Type>),
+    /// `QUATERNION`: a unit quaternion `(x, y, z, w)`, a rotation.
+    Quaternion,
     /// A struct, by name.
     Struct(String),
     /// An enum, by name.
@@ -298,6 +300,7 @@ impl Type {
             } => format!("SEQUENCE<{},{n}>", element.describe()),
             Type::Array { element, len } => format!("ARRAY<{},{len}>", element.describe()),
             Type::Optional(inner) => format!("OPTIONAL<{}>", inner.describe()),
+            Type::Quaternion => "QUATERNION".into(),
             Type::Struct(name) | Type::Enum(name) => name.clone(),
         }
     }

@@ -99,9 +99,9 @@ impl HeaderSet {
 /// lossy) and in MYENCODING1_DIFF and MYENCODING2_DIFF, every bundled schema of the golden
 /// snapshots: with its C++ mapping (schemas/*.cpp.map, mirroring the Rust mapping the snapshots
 /// were recorded with) or, where the snapshots have the built-in types, a one-item C++ mapping
-/// that makes the side C++; and schemas/diff_edge.idl, DIFF's corner cases (no golden
-/// snapshot: the interpreter's random and hostile cases only).
-pub const HEADER_SETS: [HeaderSet; 17] = [
+/// that makes the side C++; schemas/diff_edge.idl, DIFF's corner cases, and schemas/cubes.idl,
+/// QUATERNION's (no golden snapshot: the interpreter's random and hostile cases only).
+pub const HEADER_SETS: [HeaderSet; 19] = [
     character("character_client", "client.cpp.map", "Client"),
     character("character_server", "server.cpp.map", "Server"),
     builtin(
@@ -285,6 +285,36 @@ pub const HEADER_SETS: [HeaderSet; 17] = [
         side: "Client",
         encodings: &["DiffBits", "DiffBytes"],
         types: &["Probe", "Swarm"],
+    },
+    // QUATERNION (no golden snapshot: the interpreter is its reference): SMALLEST_THREE(9)
+    // and its DIFF form in both streams, and four raw FLOAT32s in the built-in encoding.
+    HeaderSet {
+        golden: None,
+        ..builtin(
+            "cubes",
+            &[Source::Schema("cubes.idl")],
+            &[Source::Schema("cubes.enc")],
+            "PUBLISHABLE_STRUCT Cube {}",
+            &[
+                "CubesBits",
+                "CubesBytes",
+                "CubesDiff",
+                "CubesDiffBytes",
+                "CubesDr",
+            ],
+            &["Cube", "Cubes"],
+        )
+    },
+    HeaderSet {
+        golden: None,
+        ..builtin(
+            "cubes_builtin",
+            &[Source::Schema("cubes.idl")],
+            &[],
+            "PUBLISHABLE_STRUCT Cube {}",
+            &["Default"],
+            &["Cube", "Cubes"],
+        )
     },
 ];
 

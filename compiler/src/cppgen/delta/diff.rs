@@ -20,7 +20,7 @@ use crate::ir::plan::{DeltaStep, DiffPlan, FieldStep, StructPlan};
 /// The name of a DIFF rule's `idlc::Diff`, an `inline constexpr` of the header ([`diffs`]),
 /// after its tiers and steps: `DIFF_2_5_9_ON_0_TO_2000000`, `..._WRAPPING` when the range
 /// wraps, `..._FROM_MINUS_100` for an integer's origin.
-fn diff_name(plan: &DiffPlan) -> String {
+pub(super) fn diff_name(plan: &DiffPlan) -> String {
     let steps = &plan.steps;
     let mut name = format!("{}_ON_{}_TO_{}", tiers_stem(plan), steps.first, steps.last);
     if steps.wraps {

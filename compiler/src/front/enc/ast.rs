@@ -179,4 +179,7 @@ pub enum RuleKind {
     Sequence(Ident),
     /// `HUFFMAN(name = weight, ...)`: a static code from enumerator weights.
     Huffman(Vec<(Ident, Number)>),
+    /// `SMALLEST_THREE(n)`: a QUATERNION as the index of its largest component and the other
+    /// three in n bits each.
+    SmallestThree(Number),
 }

@@ -945,6 +945,7 @@ impl<'a> EncodingResolver<'a> {
                 len: bound(Some(len))??,
             },
             TypeKind::Optional(inner) => Type::Optional(Box::new(self.type_of(inner)?)),
+            TypeKind::Quaternion => Type::Quaternion,
             TypeKind::Named(name) => {
                 if schema.structs.contains_key(&name.name) {
                     Type::Struct(name.name.clone())

@@ -173,6 +173,7 @@ impl<'a> Resolver<'a> {
                 }
             }
             TypeKind::Optional(inner) => Type::Optional(Box::new(self.resolve_type(file, inner)?)),
+            TypeKind::Quaternion => Type::Quaternion,
             TypeKind::Named(name) => self.named_type(file, name)?,
         })
     }

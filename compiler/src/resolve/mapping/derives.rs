@@ -48,12 +48,17 @@ pub(super) fn check(mapping: &SideMapping, derives: &[(String, FileId, Span)]) -
             .find_map(|(name, s)| {
                 s.fields.iter().find_map(|(field, f)| {
                     let mut seen = HashSet::new();
-                    (!satisfies(mapping, &f.ty, need, &mut seen))
-                        .then(|| (name.clone(), field.clone(), f.ty.to_string()))
+                    (!satisfies(mapping, &f.ty, need, &mut seen)).then(|| {
+                        let quaternion = holds_quaternion(&f.ty);
+                        (name.clone(), field.clone(), f.ty.to_string(), quaternion)
+                    })
                 })
             });
-        if let Some((name, field, ty)) = blocker {
+        if let Some((name, field, ty, quaternion)) = blocker {
             let why = match need {
+                Need::Serde if quaternion => {
+                    ": idlc_runtime::Quaternion does not implement serde's traits"
+                }
                 Need::Copy => ", which holds heap data",
                 Need::Total => ": a float has no total equality or order",
                 Need::Serde => ": serde implements arrays of at most 32 elements",
@@ -77,6 +82,19 @@ pub(super) fn check(mapping: &SideMapping, derives: &[(String, FileId, Span)]) -
     out
 }
 
+/// Whether `ty` is or holds a QUATERNION.
+fn holds_quaternion(ty: &RustType) -> bool {
+    match ty {
+        RustType::Quaternion => true,
+        RustType::Vec(inner)
+        | RustType::Collection { element: inner, .. }
+        | RustType::Boxed(inner)
+        | RustType::Array(inner, _)
+        | RustType::Option(inner) => holds_quaternion(inner),
+        _ => false,
+    }
+}
+
 /// Whether a field of type `ty` allows the derive.
 fn satisfies<'m>(
     mapping: &'m SideMapping,
@@ -87,6 +105,7 @@ fn satisfies<'m>(
     match ty {
         RustType::Bool | RustType::Int(_) => true,
         RustType::F32 | RustType::F64 => need != Need::Total,
+        RustType::Quaternion => need != Need::Total && need != Need::Serde,
         RustType::Array(_, len) if need == Need::Serde && *len > 32 => false,
         RustType::String
         | RustType::Bytes

@@ -246,6 +246,7 @@ impl Resolver<'_> {
             Type::Optional(inner) => RustType::Option(Box::new(self.default_type(side, inner))),
             Type::Struct(name) => RustType::Named(self.struct_rust_name(side, name)),
             Type::Enum(name) => RustType::Named(self.type_name(name)),
+            Type::Quaternion => RustType::Quaternion,
         }
     }
 
@@ -456,6 +457,7 @@ impl Resolver<'_> {
                 None => "an integer takes a Rust integer type".to_owned(),
             },
             Type::Float32 => "a FLOAT32 is `f32` (the default) or `f64`".to_owned(),
+            Type::Quaternion => "a QUATERNION is `idlc_runtime::Quaternion`".to_owned(),
             Type::Float64 => "a FLOAT64 is `f64`".to_owned(),
             Type::Numeric { .. } => "a NUMERIC is `f64` (the default) or `f32`".to_owned(),
             Type::String { .. } => "a STRING is `String`".to_owned(),
@@ -533,6 +535,7 @@ fn cpp_accepted(idl: &Type) -> String {
             None => "an integer takes a fixed-width type (`uint8_t`..`int64_t`)".to_owned(),
         },
         Type::Float32 => "a FLOAT32 is `float` (the default) or `double`".to_owned(),
+        Type::Quaternion => "a QUATERNION is `idlc::Quaternion`".to_owned(),
         Type::Float64 => "a FLOAT64 is `double`".to_owned(),
         Type::Numeric { .. } => "a NUMERIC is `double` (the default) or `float`".to_owned(),
         Type::String { .. } => "a STRING is `std::string`".to_owned(),

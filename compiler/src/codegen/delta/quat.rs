@@ -1,0 +1,39 @@
+//! `DELTA DIFF(b1, ..., bk) SMALLEST_THREE(n)` in the delta form: a bit that says whether the
+//! largest component's index is the baseline's; if it is, the three components as tiered
+//! differences to the baseline's, else the whole code (the runtime's
+//! `SmallestThree::write_diff` and `read_diff`; WIRE.md).
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::super::fields::RustField;
+use super::super::idents::{ident, u32_lit};
+use super::{Gen, Target};
+use crate::ir::plan::DiffPlan;
+
+impl Gen<'_, '_> {
+    /// The encoder's write of the field's candidate (`write`), or the decoder's read into its
+    /// place, against the baseline's code.
+    pub(super) fn quaternion_diff(
+        view: &RustField<'_>,
+        plan: &DiffPlan,
+        bits: u32,
+        write: bool,
+    ) -> TokenStream {
+        let tiers = plan.tiers.iter().map(|&b| u32_lit(b));
+        let (bits, name, q) = (u32_lit(bits), ident(&view.rust.rust_name), view.site().q());
+        let tiers = quote!(&[#(#tiers),*]);
+        let reference = quote!(rule.reference(&baseline.#name).as_ref());
+        let call = if write {
+            let candidate = Self::candidate(view);
+            quote!(rule.write_diff(w, #tiers, &#candidate, #reference)#q;)
+        } else {
+            let place = Self::place(view, Target::State);
+            quote!(#place = rule.read_diff(r, #tiers, #reference)#q;)
+        };
+        quote! {{
+            let rule = ::idlc_runtime::SmallestThree::new(#bits);
+            #call
+        }}
+    }
+}

@@ -1,0 +1,617 @@
+//! QUATERNION: the rotation type ([`Quaternion`]), its default encoding (four raw FLOAT32s)
+//! and `SMALLEST_THREE(n)` ([`SmallestThree`], Glenn Fiedler's "smallest three": the index of
+//! the largest component in 2 bits, the other three in n bits each; WIRE.md).
+//!
+//! The decoder accepts only what re-encodes to the same bits: a code is valid when the
+//! quaternion it decodes to is encoded to that code again. The encoder sends the nearest code
+//! when it is valid; when it is not (two components of nearly equal size, so that the rebuilt
+//! largest is no longer the largest), the valid code nearest the rotation among the codes of
+//! every index with each component rounded down or up.
+
+use std::f64::consts::FRAC_1_SQRT_2;
+
+use crate::diff::Diff;
+use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
+use crate::wire::{WireRead, WireWrite};
+
+/// A rotation as a unit quaternion `(x, y, z, w)`: the Rust type of the IDL's `QUATERNION`.
+/// The default is the identity. A Mapping may name any type convertible to and from it (with
+/// the feature `glam`, `glam::Quat` is).
+///
+/// ```
+/// use idlc_runtime::Quaternion;
+/// assert_eq!(Quaternion::default(), Quaternion::new(0.0, 0.0, 0.0, 1.0));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Quaternion {
+    /// The x component (the rotation axis's x times the sine of half the angle).
+    pub x: f32,
+    /// The y component.
+    pub y: f32,
+    /// The z component.
+    pub z: f32,
+    /// The w component (the cosine of half the angle).
+    pub w: f32,
+}
+
+impl Quaternion {
+    /// The identity: no rotation.
+    pub const IDENTITY: Self = Self::new(0.0, 0.0, 0.0, 1.0);
+
+    /// The quaternion `(x, y, z, w)`.
+    #[must_use]
+    pub const fn new(x: f32, y: f32, z: f32, w: f32) -> Self {
+        Self { x, y, z, w }
+    }
+
+    /// The components in wire order: x, y, z, w.
+    #[must_use]
+    pub const fn to_array(self) -> [f32; 4] {
+        [self.x, self.y, self.z, self.w]
+    }
+
+    /// The quaternion of components in wire order: x, y, z, w.
+    #[must_use]
+    pub const fn from_array([x, y, z, w]: [f32; 4]) -> Self {
+        Self::new(x, y, z, w)
+    }
+
+    /// Whether every component has the same bits as `other`'s (what a changed-bit of the raw
+    /// FLOAT32 encoding compares: -0.0 and NaNs are kept).
+    #[must_use]
+    pub fn same_bits(&self, other: &Self) -> bool {
+        self.to_array()
+            .iter()
+            .zip(other.to_array())
+            .all(|(a, b)| a.to_bits() == b.to_bits())
+    }
+
+    /// The rotation angle between `self` and `other` in radians (0 to pi): `q` and `-q` are
+    /// one rotation. Both should be unit quaternions.
+    ///
+    /// ```
+    /// use idlc_runtime::Quaternion;
+    /// let q = Quaternion::new(0.0, 0.0, 0.0, -1.0);
+    /// assert_eq!(q.angle_to(&Quaternion::IDENTITY), 0.0);
+    /// ```
+    #[must_use]
+    pub fn angle_to(&self, other: &Self) -> f64 {
+        // 2 atan2(|a - b|, |a + b|) of the normalized pair, b on a's side: accurate for small
+        // angles, where acos of the dot product is not.
+        let unit = |q: &Self| {
+            let c = q.to_array().map(f64::from);
+            let length = c.iter().map(|v| v * v).sum::<f64>().sqrt();
+            c.map(|v| v / length)
+        };
+        let (a, mut b) = (unit(self), unit(other));
+        if a.iter().zip(b).map(|(x, y)| x * y).sum::<f64>() < 0.0 {
+            b = b.map(|v| -v);
+        }
+        let norm = |f: &dyn Fn(f64, f64) -> f64| {
+            a.iter()
+                .zip(b)
+                .map(|(&x, y)| f(x, y).powi(2))
+                .sum::<f64>()
+                .sqrt()
+        };
+        2.0 * norm(&|x, y| x - y).atan2(norm(&|x, y| x + y))
+    }
+}
+
+impl Default for Quaternion {
+    fn default() -> Self {
+        Self::IDENTITY
+    }
+}
+
+#[cfg(feature = "glam")]
+impl From<glam::Quat> for Quaternion {
+    fn from(q: glam::Quat) -> Self {
+        Self::new(q.x, q.y, q.z, q.w)
+    }
+}
+
+#[cfg(feature = "glam")]
+impl From<Quaternion> for glam::Quat {
+    fn from(q: Quaternion) -> Self {
+        glam::Quat::from_xyzw(q.x, q.y, q.z, q.w)
+    }
+}
+
+/// Writes a QUATERNION without a rule: four raw FLOAT32s, x, y, z, w (every bit pattern kept).
+///
+/// # Errors
+/// What the writer returns.
+///
+/// ```
+/// use idlc_runtime::{BitReader, BitWriter, Quaternion, WireWrite, read_quaternion_f32, write_quaternion_f32};
+/// let mut w = BitWriter::new();
+/// write_quaternion_f32(&mut w, &Quaternion::IDENTITY).unwrap();
+/// assert_eq!(w.bits_written(), 128);
+/// let bytes = w.into_bytes();
+/// assert_eq!(read_quaternion_f32(&mut BitReader::new(&bytes)), Ok(Quaternion::IDENTITY));
+/// ```
+#[inline]
+pub fn write_quaternion_f32<W: WireWrite>(w: &mut W, q: &Quaternion) -> Result<(), EncodeError> {
+    for c in q.to_array() {
+        w.write_f32(c)?;
+    }
+    Ok(())
+}
+
+/// Reads what [`write_quaternion_f32`] wrote.
+///
+/// # Errors
+/// What the reader returns.
+#[inline]
+pub fn read_quaternion_f32<'a, R: WireRead<'a>>(r: &mut R) -> Result<Quaternion, DecodeError> {
+    Ok(Quaternion::new(
+        r.read_f32()?,
+        r.read_f32()?,
+        r.read_f32()?,
+        r.read_f32()?,
+    ))
+}
+
+/// How far from unit length a quaternion the encoder takes may be: `|x² + y² + z² + w² - 1|`
+/// at most this (the length within about 0.05% of 1). The encoder normalizes what it takes; a
+/// quaternion farther from unit length (or of zero length) is `ValueOutOfRange`, one with a
+/// NaN or an infinity `NotANumber`.
+pub const UNIT_TOLERANCE: f64 = 1e-3;
+
+/// Below this `|length² - 1|` the encoder takes the components as they are, unnormalized: an
+/// `f32` quaternion decoded from a code is this close to unit length (its components rounded
+/// to `f32`), and re-encoding it must give the code's steps even at 24 bits.
+const NORMALIZE_ABOVE: f64 = 1.0 / (1u64 << 20) as f64;
+
+/// `v0² + v1² + ...` as fused multiply-adds in order: the C++ runtime computes the same bits
+/// whether or not its compiler contracts `a * b + c` (a decoder's verdict depends on them).
+fn sum_squares(v: &[f64]) -> f64 {
+    v.iter().fold(0.0, |acc, x| x.mul_add(*x, acc))
+}
+
+/// What rounding a decoded quaternion's components to `f32` may add to its angle, in radians.
+const F32_ROUNDING: f64 = 1.0 / (1u64 << 21) as f64;
+
+/// The fewest and most bits per component of `SMALLEST_THREE(n)`.
+pub const SMALLEST_THREE_BITS: std::ops::RangeInclusive<u32> = 2..=24;
+
+/// What `SMALLEST_THREE(n)` sends of a quaternion: the index (0..=3 for x, y, z, w) of its
+/// largest component, and the steps (`0..=2^n - 1`) of the other three, in x, y, z, w order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct SmallestThreeCode {
+    /// The index of the largest component.
+    pub index: u8,
+    /// The steps of the other three components, in order.
+    pub steps: [u64; 3],
+}
+
+/// `SMALLEST_THREE(n)`: a unit quaternion as the index of its largest component (made
+/// positive: `q` and `-q` are one rotation) in 2 bits, then the other three, each in
+/// `[-1/sqrt(2), 1/sqrt(2)]`, as one of `2^n` steps (WIRE.md).
+///
+/// The rotation a decoder returns is within [`SmallestThree::max_angle`] of the one encoded.
+///
+/// ```
+/// use idlc_runtime::{BitReader, BitWriter, Quaternion, SmallestThree, WireWrite};
+/// const ORIENTATION: SmallestThree = SmallestThree::new(9);
+/// let q = Quaternion::new(0.0, 0.38268343, 0.0, 0.9238795); // 45 degrees about y
+/// let mut w = BitWriter::new();
+/// ORIENTATION.write(&mut w, &q).unwrap();
+/// assert_eq!(w.bits_written(), 29);
+/// let bytes = w.into_bytes();
+/// let back = ORIENTATION.read(&mut BitReader::new(&bytes)).unwrap();
+/// assert!(back.angle_to(&q) <= ORIENTATION.max_angle());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SmallestThree {
+    bits: u32,
+}
+
+impl SmallestThree {
+    /// The rule with `bits` per component (the compiler checks 2..=24; other widths make every
+    /// write and read an `InvalidArgument` error).
+    #[must_use]
+    pub const fn new(bits: u32) -> Self {
+        Self { bits }
+    }
+
+    /// Bits per component.
+    #[must_use]
+    pub const fn bits(&self) -> u32 {
+        self.bits
+    }
+
+    /// Bits of the whole code in a BITSTREAM: `2 + 3n`.
+    #[must_use]
+    pub const fn code_bits(&self) -> u32 {
+        2 + 3 * self.bits
+    }
+
+    /// The largest step of a component: `2^n - 1`.
+    #[must_use]
+    pub const fn last_step(&self) -> u64 {
+        (1u64 << self.bits) - 1
+    }
+
+    const fn valid(&self) -> bool {
+        self.bits >= *SMALLEST_THREE_BITS.start() && self.bits <= *SMALLEST_THREE_BITS.end()
+    }
+
+    /// The largest rotation angle, in radians, between a unit quaternion and what its code
+    /// decodes to: `4 * sqrt(3) * r` for the step `r = sqrt(2) / (2^n - 1)` (each sent
+    /// component off by at most one step, the rebuilt one by at most `sqrt(3)` of that since
+    /// it is at least 1/2; the rotation angle is twice the angle between the quaternions),
+    /// plus 2^-21 for the components' rounding to `f32`, which the widest rules reach.
+    /// For n = 9: 0.0192 rad, 1.10 degrees (the nearest code, sent unless two components are
+    /// nearly equal, is within half of that: 0.55 degrees).
+    #[must_use]
+    pub fn max_angle(&self) -> f64 {
+        4.0 * 3f64.sqrt() * self.step_size() + F32_ROUNDING
+    }
+
+    fn step_size(&self) -> f64 {
+        2.0 * FRAC_1_SQRT_2 / self.last_step() as f64
+    }
+
+    /// Where `v` (in `[-1/sqrt(2), 1/sqrt(2)]`) lies on the steps, unrounded and clamped.
+    fn position(&self, v: f64) -> f64 {
+        let last = self.last_step() as f64;
+        ((v / FRAC_1_SQRT_2 + 1.0) * last / 2.0).clamp(0.0, last)
+    }
+
+    /// A step near the position `p` (in `0..=last`): its floor, its ceiling, the step below
+    /// the floor, the step above the ceiling, for `choice` 0 to 3; clamped to the steps.
+    fn around(&self, p: f64, choice: u32) -> u64 {
+        // `p` is in 0..=last: `position` clamps.
+        let (floor, ceil) = (p.floor() as u64, p.ceil() as u64);
+        let step = match choice {
+            0 => floor,
+            1 => ceil,
+            2 => floor.saturating_sub(1),
+            _ => ceil.saturating_add(1),
+        };
+        step.min(self.last_step())
+    }
+
+    /// The component of `step`: antisymmetric, `component(last - s) == -component(s)`.
+    fn component(&self, step: u64) -> f64 {
+        let last = self.last_step();
+        let twice = 2 * i128::from(step) - i128::from(last);
+        twice as f64 / last as f64 * FRAC_1_SQRT_2
+    }
+
+    /// The components taken (normalized unless already unit to within 2^-20), or the error.
+    fn unit(q: &Quaternion) -> Result<[f64; 4], EncodeErrorKind> {
+        let c = q.to_array().map(f64::from);
+        if c.iter().any(|v| !v.is_finite()) {
+            return Err(EncodeErrorKind::NotANumber);
+        }
+        let length2 = sum_squares(&c);
+        let off = (length2 - 1.0).abs();
+        if off > UNIT_TOLERANCE {
+            return Err(EncodeErrorKind::ValueOutOfRange);
+        }
+        if off <= NORMALIZE_ABOVE {
+            return Ok(c);
+        }
+        let scale = 1.0 / length2.sqrt();
+        Ok(c.map(|v| v * scale))
+    }
+
+    /// The index of the largest component (the first of equals) and the sign that makes it
+    /// positive.
+    fn largest(c: &[f64; 4]) -> (usize, f64) {
+        let mut index = 0;
+        for (i, v) in c.iter().enumerate() {
+            if v.abs() > c[index].abs() {
+                index = i;
+            }
+        }
+        let sign = if c[index] < 0.0 { -1.0 } else { 1.0 };
+        (index, sign)
+    }
+
+    /// The three components other than `index`, in order, times `sign`.
+    fn others(c: &[f64; 4], index: usize, sign: f64) -> [f64; 3] {
+        let mut out = [0.0; 3];
+        let mut k = 0;
+        for (i, v) in c.iter().enumerate() {
+            if i != index {
+                if let Some(slot) = out.get_mut(k) {
+                    *slot = v * sign;
+                }
+                k += 1;
+            }
+        }
+        out
+    }
+
+    /// The nearest code of `q`, valid or not.
+    fn nearest(&self, q: &Quaternion) -> Result<SmallestThreeCode, EncodeErrorKind> {
+        if !self.valid() {
+            return Err(EncodeErrorKind::InvalidArgument);
+        }
+        let c = Self::unit(q)?;
+        let (index, sign) = Self::largest(&c);
+        let others = Self::others(&c, index, sign);
+        Ok(SmallestThreeCode {
+            index: index as u8,
+            // In 0..=last after the clamp.
+            steps: others.map(|v| self.position(v).round() as u64),
+        })
+    }
+
+    /// The quaternion `code` stands for, unchecked: `None` when the three components alone are
+    /// longer than 1 (or the code is out of range).
+    fn rebuild(&self, code: &SmallestThreeCode) -> Option<Quaternion> {
+        if !self.valid() || code.index > 3 || code.steps.iter().any(|&s| s > self.last_step()) {
+            return None;
+        }
+        let others = code.steps.map(|s| self.component(s));
+        let sum = sum_squares(&others);
+        if sum > 1.0 {
+            return None;
+        }
+        let mut out = [0f32; 4];
+        let mut rest = others.iter();
+        for (i, slot) in out.iter_mut().enumerate() {
+            let v = if i == usize::from(code.index) {
+                (1.0 - sum).sqrt()
+            } else {
+                rest.next().copied().unwrap_or(0.0)
+            };
+            *slot = v as f32;
+        }
+        Some(Quaternion::from_array(out))
+    }
+
+    /// Whether `code` decodes to a quaternion whose nearest code is `code` again: what a
+    /// decoder accepts and an encoder may send.
+    fn accepts(&self, code: &SmallestThreeCode) -> Option<Quaternion> {
+        let q = self.rebuild(code)?;
+        (self.nearest(&q).ok()? == *code).then_some(q)
+    }
+
+    /// The code sent for `q`: the nearest when it is valid, else the valid code of the least
+    /// rotation from `q` (any index, each component at its floor, its ceiling or one step
+    /// beyond either; the first of equals).
+    ///
+    /// # Errors
+    /// `NotANumber` for a NaN or infinite component; `ValueOutOfRange` for a quaternion
+    /// farther from unit length than [`UNIT_TOLERANCE`]; `InvalidArgument` for a width outside
+    /// 2..=24.
+    pub fn encode(&self, q: &Quaternion) -> Result<SmallestThreeCode, EncodeErrorKind> {
+        let nearest = self.nearest(q)?;
+        if self.accepts(&nearest).is_some() {
+            return Ok(nearest);
+        }
+        let c = Self::unit(q)?;
+        let mut best: Option<(f64, SmallestThreeCode)> = None;
+        for index in 0..4 {
+            let sign = if c[index] < 0.0 { -1.0 } else { 1.0 };
+            let at = Self::others(&c, index, sign).map(|v| self.position(v));
+            for choice in 0..64u32 {
+                let mut steps = [0u64; 3];
+                for (k, (slot, p)) in steps.iter_mut().zip(at).enumerate() {
+                    *slot = self.around(p, (choice >> (2 * k)) & 3);
+                }
+                let code = SmallestThreeCode {
+                    index: index as u8,
+                    steps,
+                };
+                let Some(back) = self.accepts(&code) else {
+                    continue;
+                };
+                let dot = c
+                    .iter()
+                    .zip(back.to_array())
+                    .fold(0.0, |acc: f64, (a, b)| a.mul_add(f64::from(b), acc))
+                    .abs();
+                if best.is_none_or(|(d, _)| dot > d) {
+                    best = Some((dot, code));
+                }
+            }
+        }
+        best.map(|(_, code)| code)
+            .ok_or(EncodeErrorKind::ValueOutOfRange)
+    }
+
+    /// The unit quaternion `code` stands for, when it is valid (what re-encodes to it).
+    ///
+    /// # Errors
+    /// `ValueOutOfRange` for a code no encoder sends.
+    pub fn decode(&self, code: &SmallestThreeCode) -> Result<Quaternion, DecodeErrorKind> {
+        self.accepts(code).ok_or(DecodeErrorKind::ValueOutOfRange)
+    }
+
+    /// The quaternion a receiver holds after `q` is sent: what [`SmallestThree::decode`] gives
+    /// of its code.
+    ///
+    /// # Errors
+    /// As [`SmallestThree::encode`].
+    pub fn sent(&self, q: &Quaternion) -> Result<Quaternion, EncodeError> {
+        let code = self.encode(q).map_err(|k| EncodeError::new(k, 0))?;
+        self.rebuild(&code)
+            .ok_or(EncodeError::new(EncodeErrorKind::ValueOutOfRange, 0))
+    }
+
+    /// The code of a baseline's quaternion, the reference of `DELTA DIFF(..)
+    /// SMALLEST_THREE(n)`: `None` when it has none (NaN, far from unit length); both sides
+    /// compute the same.
+    #[must_use]
+    pub fn reference(&self, baseline: &Quaternion) -> Option<SmallestThreeCode> {
+        self.encode(baseline).ok()
+    }
+
+    /// Writes `q`: the index in 2 bits, then the three steps in n bits each, in one word when
+    /// they fit 64 bits (n up to 20; a BYTESTREAM rounds it to 1, 2, 4 or 8 bytes), else the
+    /// index and the first step in one, the other two in another.
+    ///
+    /// # Errors
+    /// As [`SmallestThree::encode`]; what the writer returns.
+    pub fn write<W: WireWrite>(&self, w: &mut W, q: &Quaternion) -> Result<(), EncodeError> {
+        let code = self.encode(q).map_err(|k| w.error(k))?;
+        self.write_code(w, &code)
+    }
+
+    /// Writes a code (valid, from [`SmallestThree::encode`]) as [`SmallestThree::write`] does.
+    ///
+    /// # Errors
+    /// What the writer returns.
+    pub fn write_code<W: WireWrite>(
+        &self,
+        w: &mut W,
+        code: &SmallestThreeCode,
+    ) -> Result<(), EncodeError> {
+        let n = self.bits;
+        let [a, b, c] = code.steps;
+        let index = u64::from(code.index);
+        if self.code_bits() <= 64 {
+            w.write_bits(
+                index | (a << 2) | (b << (2 + n)) | (c << (2 + 2 * n)),
+                self.code_bits(),
+            )
+        } else {
+            w.write_bits(index | (a << 2), 2 + n)?;
+            w.write_bits(b | c << n, 2 * n)
+        }
+    }
+
+    /// Reads a code as [`SmallestThree::write_code`] wrote it, unchecked but for its steps'
+    /// range.
+    ///
+    /// # Errors
+    /// What the reader returns; `InvalidArgument` for a width outside 2..=24.
+    pub fn read_code<'a, R: WireRead<'a>>(
+        &self,
+        r: &mut R,
+    ) -> Result<SmallestThreeCode, DecodeError> {
+        if !self.valid() {
+            return Err(r.error(DecodeErrorKind::InvalidArgument));
+        }
+        let n = self.bits;
+        let mask = self.last_step();
+        let (index, a, bc) = if self.code_bits() <= 64 {
+            let v = r.read_bits(self.code_bits())?;
+            (v & 3, (v >> 2) & mask, v >> (2 + n))
+        } else {
+            let v = r.read_bits(2 + n)?;
+            (v & 3, v >> 2, r.read_bits(2 * n)?)
+        };
+        Ok(SmallestThreeCode {
+            index: index as u8,
+            steps: [a, bc & mask, (bc >> n) & mask],
+        })
+    }
+
+    /// Reads what [`SmallestThree::write`] wrote: a unit quaternion.
+    ///
+    /// # Errors
+    /// What the reader returns; `ValueOutOfRange` for a code no encoder sends (at the bit
+    /// where it began).
+    pub fn read<'a, R: WireRead<'a>>(&self, r: &mut R) -> Result<Quaternion, DecodeError> {
+        let start = r.bits_read();
+        let code = self.read_code(r)?;
+        self.decode(&code).map_err(|k| DecodeError::new(k, start))
+    }
+
+    /// The DIFF of one component's steps.
+    fn diff<'t>(&self, tiers: &'t [u32]) -> Diff<'t> {
+        Diff::new(tiers, 0, self.last_step(), false)
+    }
+
+    /// Writes `q` against the baseline's code `reference` (`DELTA DIFF(tiers)
+    /// SMALLEST_THREE(n)`, WIRE.md): a bit that says whether the largest index is the
+    /// reference's; if it is, each of the three steps as its tiered difference to the
+    /// reference's (after the escape, the step in n bits), else the whole code.
+    ///
+    /// # Errors
+    /// As [`SmallestThree::encode`]; what the writer returns.
+    pub fn write_diff<W: WireWrite>(
+        &self,
+        w: &mut W,
+        tiers: &[u32],
+        q: &Quaternion,
+        reference: Option<&SmallestThreeCode>,
+    ) -> Result<(), EncodeError> {
+        let code = self.encode(q).map_err(|k| w.error(k))?;
+        let same = reference.filter(|r| r.index == code.index);
+        w.write_bool(same.is_some())?;
+        let Some(reference) = same else {
+            return self.write_code(w, &code);
+        };
+        let diff = self.diff(tiers);
+        for (now, was) in code.steps.iter().zip(reference.steps) {
+            if !diff.write(w, *now, was)? {
+                w.write_bits(*now, self.bits)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads what [`SmallestThree::write_diff`] wrote against the same `reference`.
+    ///
+    /// # Errors
+    /// What the reader returns; `ValueOutOfRange` for what no encoder sends: the same-index
+    /// bit without a reference, a difference another tier (or no escape) should have carried,
+    /// a code that is not valid.
+    pub fn read_diff<'a, R: WireRead<'a>>(
+        &self,
+        r: &mut R,
+        tiers: &[u32],
+        reference: Option<&SmallestThreeCode>,
+    ) -> Result<Quaternion, DecodeError> {
+        let start = r.bits_read();
+        if !r.read_bool()? {
+            let q = self.read(r)?;
+            // The encoder sends the whole code only when the index changed.
+            return match reference {
+                Some(was) if self.encode(&q).is_ok_and(|c| c.index == was.index) => {
+                    Err(DecodeError::new(DecodeErrorKind::ValueOutOfRange, start))
+                }
+                _ => Ok(q),
+            };
+        }
+        let Some(reference) = reference else {
+            return Err(DecodeError::new(DecodeErrorKind::ValueOutOfRange, start));
+        };
+        if !self.valid() {
+            return Err(r.error(DecodeErrorKind::InvalidArgument));
+        }
+        let diff = self.diff(tiers);
+        let mut steps = [0u64; 3];
+        for (slot, was) in steps.iter_mut().zip(reference.steps) {
+            let at = r.bits_read();
+            *slot = match diff.read(r, was)? {
+                Some(step) => step,
+                None => {
+                    let step = r.read_bits(self.bits)?;
+                    diff.check_escaped(step, was, at)?;
+                    step
+                }
+            };
+        }
+        let code = SmallestThreeCode {
+            index: reference.index,
+            steps,
+        };
+        self.decode(&code).map_err(|k| DecodeError::new(k, start))
+    }
+}
+
+#[cfg(all(test, feature = "glam"))]
+mod glam_tests {
+    use super::Quaternion;
+
+    #[test]
+    fn glam_quat_round_trips() {
+        let q = glam::Quat::from_rotation_y(0.5);
+        let ours = Quaternion::from(q);
+        assert_eq!(glam::Quat::from(ours), q);
+        assert_eq!(
+            glam::Quat::from(Quaternion::default()),
+            glam::Quat::IDENTITY
+        );
+    }
+}

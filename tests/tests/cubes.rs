@@ -1,0 +1,162 @@
+//! QUATERNION in generated code (schemas/cubes.idl, cubes.enc): the tumbling cubes replicated
+//! tick after tick in every encoding, with lost packets and lost acknowledgements: the
+//! receiver's state is the sender's mirror, bit for bit (the orientations' SMALLEST_THREE(9)
+//! and its DIFF form included); what the receiver holds is within the rule's angle of the
+//! truth; four raw FLOAT32s keep every bit. And the data set's bytes per cube per tick
+//! (docs/PERFORMANCE.md): `cargo test -p idlc-tests --release --test cubes -- --nocapture
+//! bytes_per_cube`.
+
+use idlc_runtime::{
+    DeltaCodec, DeltaContext, Encoding, Quaternion, ReaderOf, SmallestThree, WireRead, WireWrite,
+    WriterOf, from_bytes, to_bytes,
+};
+use idlc_tests::cubes::{Cube, Cubes, CubesBits, CubesBytes, CubesDiff, CubesDiffBytes, CubesDr};
+use idlc_tests::{cubes_builtin, cubes_data};
+use proptest::prelude::*;
+
+/// Replicates `ticks` in encoding `E`; `lost[t]`: tick t's packet is lost; `ack_lost[t]`: its
+/// acknowledgement is. Returns the bytes sent.
+fn replicate<E: Encoding>(
+    ticks: &[Cubes],
+    lost: &[bool],
+    ack_lost: &[bool],
+) -> Result<usize, TestCaseError>
+where
+    Cubes: DeltaCodec<E>,
+{
+    let Some(first) = ticks.first() else {
+        return Ok(0);
+    };
+    let full = to_bytes::<E, Cubes>(first).unwrap();
+    let start = from_bytes::<E, Cubes>(&full).unwrap();
+    let mut acked = (0u32, start);
+    let mut received = Vec::new();
+    let mut sent = full.len();
+    let rule = SmallestThree::new(9);
+    for (i, truth) in ticks.iter().enumerate().skip(1) {
+        let tick = truth.tick;
+        let ctx = DeltaContext::new(f64::from(tick - acked.0) / cubes_data::HZ);
+        let mut w = WriterOf::<E>::default();
+        let mirror = truth.encode_delta_to(&acked.1, &ctx, &mut w).unwrap();
+        let bytes = w.into_bytes();
+        sent += bytes.len();
+        if lost.get(i).copied().unwrap_or(false) {
+            continue;
+        }
+        let mut r = ReaderOf::<E>::from_bytes(&bytes);
+        let state = Cubes::decode_delta_from(&acked.1, &ctx, &mut r).unwrap();
+        r.finish().unwrap();
+        prop_assert_eq!(
+            &state,
+            &mirror,
+            "tick {}: the receiver's state is not the mirror",
+            tick
+        );
+        for (held, true_cube) in state.cubes.iter().zip(&truth.cubes) {
+            let angle = held.orientation.angle_to(&true_cube.orientation);
+            prop_assert!(angle <= rule.max_angle(), "cube {}: {angle} rad", held.id);
+        }
+        received.push((tick, state));
+        if !ack_lost.get(i).copied().unwrap_or(false) {
+            acked = received.pop().unwrap();
+            received.clear();
+        }
+    }
+    Ok(sent)
+}
+
+fn run_all(seed: u64, lost: &[bool], ack_lost: &[bool]) -> Result<(), TestCaseError> {
+    let ticks = cubes_data::ticks_from(seed, 40, lost.len());
+    replicate::<CubesBits>(&ticks, lost, ack_lost)?;
+    replicate::<CubesBytes>(&ticks, lost, ack_lost)?;
+    replicate::<CubesDiff>(&ticks, lost, ack_lost)?;
+    replicate::<CubesDiffBytes>(&ticks, lost, ack_lost)?;
+    replicate::<CubesDr>(&ticks, lost, ack_lost)?;
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+
+    #[test]
+    fn mirror_equals_receiver_in_every_encoding(
+        seed in any::<u64>(),
+        lost in prop::collection::vec(prop::bool::weighted(0.1), 60..120),
+        ack_lost in prop::collection::vec(prop::bool::weighted(0.2), 120),
+    ) {
+        run_all(seed, &lost, &ack_lost)?;
+    }
+}
+
+#[test]
+fn the_data_set_is_fixed_and_tumbles() {
+    let ticks = cubes_data::ticks_from(cubes_data::SEED, cubes_data::CUBES, 120);
+    assert_eq!(
+        ticks,
+        cubes_data::ticks_from(cubes_data::SEED, cubes_data::CUBES, 120)
+    );
+    let last = ticks.last().unwrap();
+    let moving = last.cubes.iter().filter(|c| !c.resting).count();
+    assert!(
+        moving > 0 && moving < last.cubes.len() / 4,
+        "{moving} moving"
+    );
+}
+
+#[test]
+fn raw_quaternions_keep_every_bit() {
+    let odd = Quaternion::new(f32::from_bits(0x7fc0_0001), -0.0, 3.5, f32::INFINITY);
+    let cube = cubes_builtin::Cube {
+        orientation: odd,
+        ..cubes_builtin::Cube::default()
+    };
+    let bytes = to_bytes::<cubes_builtin::BuiltinEncoding, _>(&cube).unwrap();
+    let back: cubes_builtin::Cube =
+        from_bytes::<cubes_builtin::BuiltinEncoding, _>(&bytes).unwrap();
+    assert!(back.orientation.same_bits(&odd));
+    // SMALLEST_THREE refuses what is no unit quaternion, naming the field.
+    let bad = Cube {
+        orientation: odd,
+        ..Cube::default()
+    };
+    let e = to_bytes::<CubesBits, _>(&bad).unwrap_err();
+    assert_eq!(e.field.as_deref(), Some("Cube.orientation"));
+}
+
+/// Bytes per cube per tick of the data set, each encoding's deltas against the last tick's
+/// mirror (every packet arrives and is acknowledged at once).
+#[test]
+fn bytes_per_cube() {
+    let ticks = cubes_data::ticks();
+    let none = vec![false; ticks.len()];
+    let per = |sent: usize| sent as f64 / (cubes_data::CUBES * (ticks.len() - 1)) as f64;
+    let full: usize = ticks[1..]
+        .iter()
+        .map(|t| to_bytes::<CubesBits, Cubes>(t).unwrap().len())
+        .sum();
+    let first = to_bytes::<CubesBits, Cubes>(&ticks[0]).unwrap().len();
+    let bits = replicate::<CubesBits>(&ticks, &none, &none).unwrap() - first;
+    let diff = replicate::<CubesDiff>(&ticks, &none, &none).unwrap()
+        - to_bytes::<CubesDiff, Cubes>(&ticks[0]).unwrap().len();
+    let dr = replicate::<CubesDr>(&ticks, &none, &none).unwrap()
+        - to_bytes::<CubesDr, Cubes>(&ticks[0]).unwrap().len();
+    let moving: usize = ticks[1..]
+        .iter()
+        .map(|t| t.cubes.iter().filter(|c| !c.resting).count())
+        .sum();
+    println!(
+        "{} cubes, {} ticks at {} Hz, {:.1}% of cube-ticks moving",
+        cubes_data::CUBES,
+        ticks.len() - 1,
+        cubes_data::HZ,
+        100.0 * moving as f64 / (cubes_data::CUBES * (ticks.len() - 1)) as f64
+    );
+    println!(
+        "full snapshots (CubesBits): {:.3} bytes per cube per tick",
+        per(full)
+    );
+    println!("changed-bits only (CubesBits): {:.3}", per(bits));
+    println!("DIFF (CubesDiff): {:.3}", per(diff));
+    println!("DEAD_RECKONING + DIFF (CubesDr): {:.3}", per(dr));
+    assert!(per(diff) < per(bits) && per(bits) < per(full));
+}
