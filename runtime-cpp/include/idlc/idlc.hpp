@@ -14,6 +14,7 @@
 #include "helpers.hpp"
 #include "huffman.hpp"
 #include "int.hpp"
+#include "packet.hpp"
 #include "status.hpp"
 #include "vlq.hpp"
 #include "wire.hpp"
