@@ -25,7 +25,7 @@ use idlc::interpret::{self, sample::Rng};
 use idlc::ir::{EntryKind, response_struct_name};
 use idlc_runtime::{
     Codec, DecodeError, Encoding, Incoming, ItemHeader, ItemKind, Messages, PacketWriter, Pending,
-    Responses, Style, WireRead, read_packet, read_responses,
+    Responses, Style, WireRead, WireWrite, read_packet, read_responses,
 };
 
 use common::cpp::{
@@ -913,3 +913,146 @@ fn the_protocol_code_reads_well() {
     let end = header.find("} // namespace arena::client").unwrap();
     insta::assert_snapshot!("arena_ping_hpp", &header[start..end]);
 }
+
+/// The runtime's packet layer alone, C++ against Rust: frames (CRC-32 of the id and the
+/// payload), `negotiate`, the MTU's PacketFull and MessageTooLarge (with their byte counts),
+/// and reply packets that spill over their MTU.
+#[test]
+fn the_cpp_packet_runtime_frames_negotiates_and_fills_as_rust() {
+    let Some(compiler) = ["g++", "clang++"].into_iter().find(|c| present(c)) else {
+        eprintln!("no C++ compiler: skipped");
+        return;
+    };
+    let dir = work_dir();
+    let source = dir.join("packet_runtime.cpp");
+    std::fs::write(&source, PACKET_RUNTIME.replace("HEX\n", HEX)).unwrap();
+    let binary = dir.join("packet_runtime");
+    build(compiler, &["-O1"], &dir, &[&source], &binary).unwrap_or_else(|e| panic!("{e}"));
+    let output = std::process::Command::new(&binary).output().unwrap();
+    assert!(output.status.success());
+    let cpp = String::from_utf8(output.stdout).unwrap();
+
+    let mut rust = String::new();
+    for id in [0u64, 9, 0x5eed, u64::MAX] {
+        for len in 0..6u8 {
+            let payload: Vec<u8> = (0..len)
+                .map(|i| i.wrapping_mul(37).wrapping_add(len))
+                .collect();
+            writeln!(rust, "frame {}", hex(&idlc_runtime::frame(id, &payload))).unwrap();
+        }
+    }
+    let ours = [10u64, 11, 12];
+    for theirs in [&[10u64, 11][..], &[10, 11, 12, 13], &[99], &[], &[12, 10]] {
+        match idlc_runtime::negotiate(&ours, theirs) {
+            Some((k, id)) => writeln!(rust, "negotiate {k} {id}").unwrap(),
+            None => writeln!(rust, "negotiate none").unwrap(),
+        }
+    }
+    #[derive(Debug, Clone, Copy, Default)]
+    struct Bits;
+    impl Encoding for Bits {
+        const NAME: &'static str = "Bits";
+        type Style = idlc_runtime::BitStream;
+    }
+    let send = |r: Result<(), idlc_runtime::SendError>| match r {
+        Ok(()) => "ok".to_string(),
+        Err(idlc_runtime::SendError::PacketFull { needed, mtu }) => format!("full {needed} {mtu}"),
+        Err(idlc_runtime::SendError::MessageTooLarge { needed, mtu }) => {
+            format!("too-large {needed} {mtu}")
+        }
+        Err(e) => format!("other {e}"),
+    };
+    let mut w = PacketWriter::<Bits>::with_mtu(9, 16);
+    let a = send(w.push(0, ItemKind::Message, |w| w.write_bits(1, 16)));
+    let b = send(w.push(3, ItemKind::Request(7), |w| w.write_bits(2, 64)));
+    let c = send(w.push(5, ItemKind::Response(300), |w| w.write_bits(3, 5)));
+    writeln!(rust, "mtu {a} {b} {c} {} {}", w.len(), hex(w.finish())).unwrap();
+    let mut e = PacketWriter::<Bits>::with_mtu(9, 8);
+    let d = send(e.push(0, ItemKind::Message, |w| {
+        (0..40).try_for_each(|_| w.write_bits(0, 8))
+    }));
+    writeln!(rust, "alone {d}").unwrap();
+    let mut replies = idlc_runtime::Replies::<Bits>::with_mtu(7, 12);
+    for request in 0..3 {
+        replies
+            .push(1, request, |w| w.write_bits(0xffff, 16))
+            .unwrap();
+    }
+    while let Some(p) = replies.next_packet() {
+        writeln!(rust, "reply {}", hex(p)).unwrap();
+    }
+    assert_eq!(cpp, rust);
+}
+
+const PACKET_RUNTIME: &str = r#"#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <idlc/idlc.hpp>
+
+namespace {
+
+HEX
+
+std::string sent(const idlc::SendStatus& s) {
+    switch (s.kind) {
+    case idlc::SendErrorKind::Ok:
+        return "ok";
+    case idlc::SendErrorKind::PacketFull:
+        return "full " + std::to_string(s.needed) + " " + std::to_string(s.mtu);
+    case idlc::SendErrorKind::MessageTooLarge:
+        return "too-large " + std::to_string(s.needed) + " " + std::to_string(s.mtu);
+    default:
+        return "other " + s.to_string();
+    }
+}
+
+} // namespace
+
+int main() {
+    for (std::uint64_t id : {std::uint64_t{0}, std::uint64_t{9}, std::uint64_t{0x5eed}, ~std::uint64_t{0}}) {
+        for (std::uint8_t len = 0; len < 6; ++len) {
+            std::vector<std::uint8_t> payload;
+            for (std::uint8_t i = 0; i < len; ++i) {
+                payload.push_back(static_cast<std::uint8_t>(i * 37 + len));
+            }
+            std::printf("frame %s\n", hex(idlc::frame(id, payload.data(), payload.size())).c_str());
+        }
+    }
+    const std::uint64_t ours[] = {10, 11, 12};
+    const std::vector<std::vector<std::uint64_t>> theirs = {{10, 11}, {10, 11, 12, 13}, {99}, {}, {12, 10}};
+    for (const auto& t : theirs) {
+        auto shared = idlc::negotiate(ours, 3, t.data(), t.size());
+        if (shared) {
+            std::printf("negotiate %zu %llu\n", shared->first, static_cast<unsigned long long>(shared->second));
+        } else {
+            std::printf("negotiate none\n");
+        }
+    }
+    idlc::PacketWriter<idlc::BitWriter> w(9, 16);
+    std::string a = sent(w.push(0, idlc::ItemKind::message(), [](idlc::BitWriter& b) { return b.write_bits(1, 16); }));
+    std::string b = sent(w.push(3, idlc::ItemKind::request_of(7), [](idlc::BitWriter& x) { return x.write_bits(2, 64); }));
+    std::string c = sent(w.push(5, idlc::ItemKind::response_to(300), [](idlc::BitWriter& x) { return x.write_bits(3, 5); }));
+    std::size_t items = w.size();
+    std::printf("mtu %s %s %s %zu %s\n", a.c_str(), b.c_str(), c.c_str(), items, hex(w.finish()).c_str());
+    idlc::PacketWriter<idlc::BitWriter> e(9, 8);
+    std::string d = sent(e.push(0, idlc::ItemKind::message(), [](idlc::BitWriter& x) {
+        for (int i = 0; i < 40; ++i) {
+            IDLC_TRY(x.write_bits(0, 8));
+        }
+        return idlc::Status{};
+    }));
+    std::printf("alone %s\n", d.c_str());
+    idlc::Replies<idlc::BitWriter> replies(7, 12);
+    for (idlc::RequestId request = 0; request < 3; ++request) {
+        if (!replies.push(1, request, [](idlc::BitWriter& x) { return x.write_bits(0xffff, 16); }).ok()) {
+            return 1;
+        }
+    }
+    while (const auto* p = replies.next_packet()) {
+        std::printf("reply %s\n", hex(*p).c_str());
+    }
+    return 0;
+}
+"#;
