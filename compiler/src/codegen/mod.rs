@@ -12,7 +12,7 @@ mod in_place;
 mod mirror;
 mod pack;
 mod prefetch;
-mod protocol;
+pub(crate) mod protocol;
 mod rules;
 
 pub(crate) use rules::quantizer_name;

@@ -8,7 +8,7 @@ use quote::{format_ident, quote};
 
 use super::CodegenError;
 use super::idents::{checked_ident, doc, ident, rust_type, u32_lit, u64_lit};
-use crate::ir::{EntryKind, Ir, ProtocolDef, ProtocolRole, response_struct_name};
+use crate::ir::{EntryKind, Ir, ProtocolDef, ProtocolRole};
 
 /// One message or RPC of a protocol, with its Rust names.
 struct Entry {
@@ -155,38 +155,15 @@ fn check_clashes(ir: &Ir, protocol: &ProtocolDef, names: &Names) -> Result<(), C
 fn entries(ir: &Ir, protocol: &ProtocolDef) -> Result<Vec<Entry>, CodegenError> {
     let mut out: Vec<Entry> = Vec::new();
     for entry in &protocol.entries {
-        let (idl_name, what, response) = match &entry.kind {
-            EntryKind::Message(name) => (name.clone(), "a MESSAGE".to_string(), None),
-            EntryKind::Rpc { name, returns } => {
-                let response = match returns {
-                    Some(ty) => {
-                        let mapping = struct_mapping(ir, &response_struct_name(name))?;
-                        let value =
-                            mapping
-                                .fields
-                                .get(crate::ir::RESPONSE_FIELD)
-                                .ok_or_else(|| {
-                                    CodegenError(format!("internal: the response of `{name}`"))
-                                })?;
-                        let prelude = super::idents::Prelude::of(ir);
-                        Some((
-                            (
-                                rust_type(&mapping.rust_name)?,
-                                prelude.rust_type(&value.ty)?,
-                            ),
-                            ty.describe(),
-                        ))
-                    }
-                    None => None,
-                };
-                let what = match &response {
-                    Some((_, returns)) => format!("an RPC answered with `{returns}`"),
-                    None => "an RPC without a response".to_string(),
-                };
-                (name.clone(), what, response.map(|(types, _)| types))
-            }
+        let view = crate::ir::protocol::entry_view(ir, entry).map_err(CodegenError)?;
+        let response = match view.response {
+            Some((response, value)) => Some((
+                rust_type(&response.rust_name)?,
+                super::idents::Prelude::of(ir).rust_type(&value.ty)?,
+            )),
+            None => None,
         };
-        let mapping = struct_mapping(ir, &idl_name)?;
+        let (idl_name, what, mapping) = (view.name.to_string(), view.what, view.sent);
         let variant = mapping
             .rust_name
             .rsplit("::")
@@ -261,16 +238,6 @@ fn stub_params(
         })
         .collect::<Result<Vec<_>, _>>()
         .map(Some)
-}
-
-fn struct_mapping<'a>(
-    ir: &'a Ir,
-    name: &str,
-) -> Result<&'a crate::ir::StructMapping, CodegenError> {
-    ir.mapping
-        .structs
-        .get(name)
-        .ok_or_else(|| CodegenError(format!("internal: no mapping of struct {name}")))
 }
 
 /// A method name: a raw identifier where the name is a keyword, `name_` where not even that

@@ -7,11 +7,12 @@
 //! FENCE segments (top-level and nested forms), EXTEND and DEFAULT, ALIGN and CHECK; per
 //! PUBLISHABLE_STRUCT, `DeltaCodec<T, E>` with the delta form (DELTA blocks, dead reckoning,
 //! DELTA SEQUENCE, DIFF's tiers). A struct mapped to an existing C++ type gets its codecs only.
-//! Protocols are refused with a "not generated yet" error that names them.
+//! Last come the PROTOCOLs (protocol.rs): ids and versions, handler, receiver, sender.
 
 mod codec;
 mod delta;
 mod literals;
+mod protocol;
 mod rules;
 mod sent;
 mod types;
@@ -176,6 +177,9 @@ pub fn generate_header(ir: &Ir, namespace: &str) -> Result<String, CodegenError>
             delta::members(&mut out, cpp, default_streams);
         }
     }
+    for def in ir.schema.protocols.values() {
+        protocol::protocol(&mut out, ir, def)?;
+    }
     writeln!(out, "}} // namespace {namespace}").unwrap();
     Ok(indent(&out))
 }
@@ -205,7 +209,8 @@ pub fn default_namespace(idl: &[std::path::PathBuf], side: Option<&str>) -> Stri
 }
 
 /// The C++ name of an encoding's tag struct: the encoding's own name unless a type of the
-/// schema, `DefaultEncoding` or `Codec` has it, else `<Name>Encoding` (`<Name>Encoding2`, ...
+/// schema, a class of its protocols (`Lobby`, `LobbyHandler`, ...), `DefaultEncoding` or `Codec`
+/// has it, else `<Name>Encoding` (`<Name>Encoding2`, ...
 /// while that is taken too); the built-in encoding is `BuiltinEncoding`. The Rust backend's
 /// markers follow the same rule.
 pub fn tag_name(ir: &Ir, encoding: &str) -> String {
@@ -215,6 +220,13 @@ pub fn tag_name(ir: &Ir, encoding: &str) -> String {
             || ir.mapping.structs.values().any(|s| s.rust_name == name)
             || ir.mapping.enums.values().any(|e| e.rust_name == name)
             || ir.mapping.typedefs.values().any(|t| t.rust_name == name)
+            || ir.schema.protocols.keys().any(|p| {
+                let [ids, _, response, handler, sender, receiver] =
+                    crate::ir::protocol_type_names(p);
+                [ids, format!("{response}Handler"), handler, sender, receiver]
+                    .iter()
+                    .any(|generated| generated == name)
+            })
     };
     if encoding == "Default" {
         return "BuiltinEncoding".to_string();

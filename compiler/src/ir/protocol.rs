@@ -11,7 +11,59 @@
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
-use super::{EntryKind, Ir, ProtocolDef, Style, Type, response_struct_name};
+use super::{
+    EntryKind, FieldMapping, Ir, ProtocolDef, ProtocolEntry, StructMapping, Style, Type,
+    response_struct_name,
+};
+
+/// One entry of a protocol as the backends name and document it.
+#[derive(Debug)]
+pub struct EntryView<'a> {
+    /// The IDL name of the struct sent: the message, or the RPC (its parameters).
+    pub name: &'a str,
+    /// What it is, for comments: "a MESSAGE", "an RPC answered with `T`", "an RPC without a
+    /// response".
+    pub what: String,
+    /// The mapping of the struct sent.
+    pub sent: &'a StructMapping,
+    /// For an RPC with a response: the response struct's mapping and its one field's.
+    pub response: Option<(&'a StructMapping, &'a FieldMapping)>,
+}
+
+/// The [`EntryView`] of `entry`; the error names what the mapping lacks (an internal error).
+pub fn entry_view<'a>(ir: &'a Ir, entry: &'a ProtocolEntry) -> Result<EntryView<'a>, String> {
+    let mapping = |name: &str| {
+        ir.mapping
+            .structs
+            .get(name)
+            .ok_or_else(|| format!("internal: no mapping of struct {name}"))
+    };
+    let (name, what, response) = match &entry.kind {
+        EntryKind::Message(name) => (name, "a MESSAGE".to_string(), None),
+        EntryKind::Rpc {
+            name,
+            returns: Some(ty),
+        } => {
+            let response = mapping(&response_struct_name(name))?;
+            let value = response
+                .fields
+                .get(super::RESPONSE_FIELD)
+                .ok_or_else(|| format!("internal: the response of `{name}`"))?;
+            let what = format!("an RPC answered with `{}`", ty.describe());
+            (name, what, Some((response, value)))
+        }
+        EntryKind::Rpc {
+            name,
+            returns: None,
+        } => (name, "an RPC without a response".to_string(), None),
+    };
+    Ok(EntryView {
+        name,
+        what,
+        sent: mapping(name)?,
+        response,
+    })
+}
 
 /// The ids of every version of `protocol` in the encoding `encoding`, oldest first (one more
 /// than the protocol has FENCEs). Empty when the encoding is unknown.

@@ -15,6 +15,7 @@
 #include "huffman.hpp"
 #include "int.hpp"
 #include "quaternion.hpp"
+#include "packet.hpp"
 #include "status.hpp"
 #include "vlq.hpp"
 #include "wire.hpp"

@@ -662,12 +662,8 @@ pub const UNHEX: &str = r#"std::vector<std::uint8_t> unhex(const std::string& s)
 }
 "#;
 
-const DRIVER_MAIN: &str = r#"
-namespace {
-
-UNHEX
-
-std::string hex(const std::vector<std::uint8_t>& bytes) {
+/// `hex`, a C++ function from bytes to their hex digits (`-` for none), as the drivers answer.
+pub const HEX: &str = r#"std::string hex(const std::vector<std::uint8_t>& bytes) {
     if (bytes.empty()) {
         return "-";
     }
@@ -679,6 +675,14 @@ std::string hex(const std::vector<std::uint8_t>& bytes) {
     }
     return out;
 }
+"#;
+
+const DRIVER_MAIN: &str = r#"
+namespace {
+
+UNHEX
+
+HEX
 
 void report(const char* stage, const idlc::Status& s) {
     std::printf("%s-error %s %llu\n", stage, idlc::error_kind_name(s.kind),
@@ -847,6 +851,7 @@ fn driver_source(sets: &[CompiledSet], dir: &Path) -> String {
     }
     text + &DRIVER_MAIN
         .replace("UNHEX\n", UNHEX)
+        .replace("HEX\n", HEX)
         .replace("CODECS", &codecs)
         .replace("UNDELTAS", &undeltas)
         .replace("DELTAS", &deltas)
@@ -948,6 +953,12 @@ pub struct Driver {
 }
 
 impl Driver {
+    /// A driver program built elsewhere (cpp_protocols.rs builds its own), named `name` in
+    /// messages.
+    pub fn new(name: String, binary: PathBuf) -> Self {
+        Driver { name, binary }
+    }
+
     /// The driver's answer to each request, in order: one process reads them all.
     pub fn answer(&self, requests: &[String]) -> Vec<String> {
         let mut child = Command::new(&self.binary)
