@@ -9,7 +9,8 @@
 //! [`diagnostics`] collects what is wrong; library code never prints, only the CLI renders.
 //!
 //! Features: `cli` (off by default) adds the `idlc` command's code, `cli` (clap) and `config`
-//! (`idlc.toml`), for the package idlc-cli, whose binary calls it. Without it, a build.rs that
+//! (`idlc.toml`), for the package idlc-cli, whose binary calls it; `lsp` (off by default, only
+//! idlc-cli turns it on) adds the language server, `lsp` (lsp-server, lsp-types). Without it, a build.rs that
 //! uses [`Builder`] compiles no CLI parser; the parsers of the three languages are checked in,
 //! so it compiles no parser generator either.
 
@@ -29,6 +30,8 @@ pub mod front;
 pub mod interpret;
 pub mod ir;
 pub mod load;
+#[cfg(feature = "lsp")]
+pub mod lsp;
 pub mod report;
 pub mod resolve;
 pub mod tune;
@@ -84,6 +87,18 @@ pub fn compile_every_side(inputs: &Inputs) -> Result<Compilation, load::LoadErro
     match inputs.side {
         Some(_) => compile(inputs),
         None => compile_by(inputs, &load::RealFs, resolve::resolve_every_side),
+    }
+}
+
+/// As [`compile_every_side`], reading files through `fs` (the language server reads the
+/// editor's buffers through one).
+pub fn compile_every_side_with(
+    inputs: &Inputs,
+    fs: &dyn load::FileSystem,
+) -> Result<Compilation, load::LoadError> {
+    match inputs.side {
+        Some(_) => compile_with(inputs, fs),
+        None => compile_by(inputs, fs, resolve::resolve_every_side),
     }
 }
 

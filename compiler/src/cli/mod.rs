@@ -13,6 +13,8 @@ pub mod fmt;
 pub mod r#gen;
 pub mod inputs;
 pub mod ir;
+#[cfg(feature = "lsp")]
+pub mod lsp;
 pub mod measure;
 pub mod report;
 mod suggest;
@@ -60,6 +62,9 @@ pub enum Command {
     Measure(measure::MeasureArgs),
     /// Rewrite IDL, Encoding and Mapping files in their canonical layout; `--check` for CI.
     Fmt(fmt::FmtArgs),
+    /// Serve the Language Server Protocol on stdin / stdout (for editors).
+    #[cfg(feature = "lsp")]
+    Lsp(lsp::LspArgs),
 }
 
 /// How a command ended; its exit code.
@@ -102,6 +107,8 @@ pub fn run(cli: &Cli) -> Status {
         Command::Encode(args) => args.run(),
         Command::Measure(args) => args.run(),
         Command::Fmt(args) => args.run(),
+        #[cfg(feature = "lsp")]
+        Command::Lsp(args) => args.run(),
     }
 }
 

@@ -297,16 +297,24 @@ const MAPPING_KEYWORDS: &[(&str, Keyword)] = &[
 impl Language {
     /// The keyword `word` stands for in this language, if any.
     pub fn keyword(self, word: &str) -> Option<Keyword> {
+        self.table()
+            .find(|(text, _)| *text == word)
+            .map(|&(_, keyword)| keyword)
+    }
+
+    /// Every keyword of this language, as written (`enum` and `ENUM` both).
+    pub fn keywords(self) -> impl Iterator<Item = &'static str> {
+        self.table().map(|&(text, _)| text)
+    }
+
+    fn table(self) -> impl Iterator<Item = &'static (&'static str, Keyword)> {
         let (own, types): (&[(&str, Keyword)], bool) = match self {
             Language::Idl => (IDL_KEYWORDS, true),
             Language::Encoding => (ENCODING_KEYWORDS, true),
             Language::Mapping => (MAPPING_KEYWORDS, false),
         };
         let types: &[(&str, Keyword)] = if types { TYPE_KEYWORDS } else { &[] };
-        own.iter()
-            .chain(types)
-            .find(|(text, _)| *text == word)
-            .map(|&(_, keyword)| keyword)
+        own.iter().chain(types)
     }
 }
 

@@ -1,0 +1,367 @@
+//! `idlc lsp`, the real binary, driven by a test client over stdio on the bundled arena project
+//! (idlc.toml at the repository's root): initialize, open, change, diagnostics (within a second,
+//! across files, with related locations), formatting, document symbols, 200 random edits,
+//! shutdown. Responses are snapshotted (insta) with the repository's path replaced by `ROOT`.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::{Duration, Instant};
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde_json::{Value, json};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .canonicalize()
+        .expect("the repository's root")
+}
+
+fn uri(path: &Path) -> String {
+    format!("file://{}", path.display())
+}
+
+struct Client {
+    child: Child,
+    stdin: ChildStdin,
+    messages: Receiver<Value>,
+    next_id: i64,
+    /// Notifications received while waiting for something else.
+    pending: Vec<Value>,
+}
+
+impl Client {
+    fn start() -> Client {
+        let mut child = Command::new(assert_cmd::cargo::cargo_bin("idlc"))
+            .arg("lsp")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start idlc lsp");
+        let stdin = child.stdin.take().expect("stdin");
+        let stdout = child.stdout.take().expect("stdout");
+        let (sender, messages) = channel();
+        std::thread::spawn(move || {
+            let mut reader = BufReader::new(stdout);
+            loop {
+                let mut length = None;
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                        return;
+                    }
+                    let line = line.trim_end();
+                    if line.is_empty() {
+                        break;
+                    }
+                    if let Some(value) = line.strip_prefix("Content-Length: ") {
+                        length = value.parse::<usize>().ok();
+                    }
+                }
+                let mut body = vec![0; length.expect("a Content-Length header")];
+                if reader.read_exact(&mut body).is_err() {
+                    return;
+                }
+                let message = serde_json::from_slice(&body).expect("a JSON message");
+                if sender.send(message).is_err() {
+                    return;
+                }
+            }
+        });
+        Client {
+            child,
+            stdin,
+            messages,
+            next_id: 0,
+            pending: Vec::new(),
+        }
+    }
+
+    fn send(&mut self, message: Value) {
+        let body = message.to_string();
+        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).expect("write");
+        self.stdin.flush().expect("flush");
+    }
+
+    fn notify(&mut self, method: &str, params: Value) {
+        self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}));
+    }
+
+    /// Sends a request; its response (result or error), the notifications before it kept.
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        self.next_id += 1;
+        let id = self.next_id;
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            let message = self.receive(Duration::from_secs(10)).expect("a response");
+            if message["id"] == json!(id) {
+                return message;
+            }
+            self.pending.push(message);
+        }
+    }
+
+    fn receive(&mut self, timeout: Duration) -> Option<Value> {
+        match self.messages.recv_timeout(timeout) {
+            Ok(message) => Some(message),
+            Err(RecvTimeoutError::Timeout) => None,
+            Err(RecvTimeoutError::Disconnected) => panic!("the server closed its stdout"),
+        }
+    }
+
+    /// The diagnostics published for `uri` next, within `limit`.
+    fn diagnostics(&mut self, uri: &str, limit: Duration) -> Vec<Value> {
+        let start = Instant::now();
+        let found = match self.pending.iter().position(|m| is_diagnostics_of(m, uri)) {
+            Some(at) => self.pending.remove(at),
+            None => loop {
+                let left = limit.checked_sub(start.elapsed()).unwrap_or_default();
+                let message = self
+                    .receive(left)
+                    .unwrap_or_else(|| panic!("no diagnostics for {uri} within {limit:?}"));
+                if is_diagnostics_of(&message, uri) {
+                    break message;
+                }
+                self.pending.push(message);
+            },
+        };
+        found["params"]["diagnostics"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// Waits until the server has sent all it had to say (it answers in order: a request's
+    /// response comes after them), and forgets it.
+    fn settle(&mut self) {
+        self.request("shutdown-barrier", Value::Null);
+        self.pending.clear();
+    }
+
+    /// Every notification received so far (and within `wait`), in order.
+    fn drain(&mut self, wait: Duration) -> Vec<Value> {
+        let mut all = std::mem::take(&mut self.pending);
+        while let Some(message) = self.receive(wait) {
+            all.push(message);
+        }
+        all
+    }
+}
+
+fn is_diagnostics_of(message: &Value, uri: &str) -> bool {
+    message["method"] == "textDocument/publishDiagnostics" && message["params"]["uri"] == uri
+}
+
+/// `value` as pretty JSON, the repository's path replaced by `ROOT`.
+fn redacted(value: &Value) -> String {
+    serde_json::to_string_pretty(value)
+        .expect("JSON")
+        .replace(&root().display().to_string(), "ROOT")
+}
+
+/// Replaces the text of `uri`, once what the server said before is forgotten.
+fn change(client: &mut Client, uri: &str, version: i32, text: &str) {
+    client.settle();
+    client.notify(
+        "textDocument/didChange",
+        json!({
+            "textDocument": {"uri": uri, "version": version},
+            "contentChanges": [{"text": text}],
+        }),
+    );
+}
+
+#[test]
+fn a_session_on_the_arena_project() {
+    let root = root();
+    let idl_path = root.join("schemas/arena.idl");
+    let idl = uri(&idl_path);
+    let enc = uri(&root.join("schemas/arena_s2c.enc"));
+    let map = uri(&root.join("schemas/arena_client.map"));
+    let text = std::fs::read_to_string(&idl_path).expect("arena.idl");
+    let mut client = Client::start();
+
+    let initialized = client.request(
+        "initialize",
+        json!({"processId": null, "rootUri": uri(&root), "capabilities": {}}),
+    );
+    insta::assert_snapshot!(
+        "initialize",
+        redacted(&initialized["result"]["capabilities"])
+    );
+    client.notify("initialized", json!({}));
+
+    // Open: the project compiles clean; every file of it gets its (empty) diagnostics.
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": idl, "languageId": "idl", "version": 1, "text": text}}),
+    );
+    assert_eq!(
+        client.diagnostics(&idl, Duration::from_secs(1)),
+        Vec::<Value>::new()
+    );
+    let published: Vec<String> = client
+        .drain(Duration::from_millis(200))
+        .iter()
+        .filter(|m| m["method"] == "textDocument/publishDiagnostics")
+        .map(|m| {
+            let uri = m["params"]["uri"].as_str().unwrap_or("");
+            let count = m["params"]["diagnostics"].as_array().map_or(0, Vec::len);
+            format!("{} {count}", redacted(&json!(uri)))
+        })
+        .collect();
+    insta::assert_snapshot!("published_on_open", published.join("\n"));
+
+    // A syntax error, reported within a second of the change.
+    let broken = text.replacen("UINT32 tick;", "UINT32 tick", 1);
+    client.settle();
+    let started = Instant::now();
+    change(&mut client, &idl, 2, &broken);
+    let diagnostics = client.diagnostics(&idl, Duration::from_secs(1));
+    assert!(started.elapsed() < Duration::from_secs(1));
+    insta::assert_snapshot!("syntax_error", redacted(&json!(diagnostics)));
+
+    // A field renamed in the IDL: the encoding and the mapping that name it are wrong now, and
+    // say where the IDL declares the struct.
+    let renamed = text.replacen("INT[0, 999] ammo;", "INT[0, 999] rounds;", 1);
+    change(&mut client, &idl, 3, &renamed);
+    let on_enc = client.diagnostics(&enc, Duration::from_secs(1));
+    let on_map = client.diagnostics(&map, Duration::from_secs(1));
+    insta::assert_snapshot!("renamed_field_encoding", redacted(&json!(on_enc)));
+    insta::assert_snapshot!("renamed_field_mapping", redacted(&json!(on_map)));
+
+    // Back to the file's text: the errors are cleared everywhere.
+    change(&mut client, &idl, 4, &text);
+    assert_eq!(
+        client.diagnostics(&idl, Duration::from_secs(1)),
+        Vec::<Value>::new()
+    );
+    assert_eq!(
+        client.diagnostics(&enc, Duration::from_secs(1)),
+        Vec::<Value>::new()
+    );
+
+    // Formatting gives what `idlc fmt` writes: the bundled file, formatted, from a messy copy.
+    let messy = text.replacen("  UINT32 tick;", "UINT32    tick ;", 1);
+    change(&mut client, &idl, 5, &messy);
+    let edits = client.request(
+        "textDocument/formatting",
+        json!({"textDocument": {"uri": idl}, "options": {"tabSize": 2, "insertSpaces": true}}),
+    );
+    let edits = edits["result"].as_array().expect("edits");
+    assert_eq!(edits.len(), 1);
+    assert_eq!(edits[0]["newText"], text);
+    // A file with syntax errors is not formatted.
+    change(&mut client, &idl, 6, &broken);
+    let none = client.request(
+        "textDocument/formatting",
+        json!({"textDocument": {"uri": idl}, "options": {"tabSize": 2, "insertSpaces": true}}),
+    );
+    assert_eq!(none["result"], Value::Null);
+
+    // Document symbols of a Mapping (read from disk: not open).
+    let symbols = client.request(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": map}}),
+    );
+    insta::assert_snapshot!("symbols_mapping", redacted(&symbols["result"]));
+    let symbols = client.request(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": idl}}),
+    );
+    let names: Vec<&str> = symbols["result"]
+        .as_array()
+        .expect("symbols")
+        .iter()
+        .filter_map(|s| s["name"].as_str())
+        .collect();
+    assert!(
+        names.contains(&"ArenaState") && names.contains(&"ArenaClientToServer"),
+        "{names:?}"
+    );
+
+    // 200 random edits of arena.idl, each answered with its diagnostics within a second.
+    let mut rng = ChaCha8Rng::seed_from_u64(40);
+    let snippets = [
+        "{",
+        "}",
+        ";",
+        "STRUCT",
+        "FENCE",
+        "<",
+        "INT[0,",
+        "/*",
+        "\"",
+        "-",
+        "\u{e9}",
+        "\n",
+        "DEFAULT = ",
+        "x",
+    ];
+    let mut current = text.clone();
+    for version in 0..200 {
+        let mut at = rng.random_range(0..=current.len());
+        while !current.is_char_boundary(at) {
+            at -= 1;
+        }
+        if rng.random_bool(0.5) && at < current.len() {
+            let mut end = (at + rng.random_range(1..40)).min(current.len());
+            while !current.is_char_boundary(end) {
+                end -= 1;
+            }
+            current.replace_range(at..end, "");
+        } else {
+            current.insert_str(at, snippets[rng.random_range(0..snippets.len())]);
+        }
+        client.settle();
+        let started = Instant::now();
+        change(&mut client, &idl, 100 + version, &current);
+        client.diagnostics(&idl, Duration::from_secs(1));
+        assert!(started.elapsed() < Duration::from_secs(1), "edit {version}");
+    }
+    let alive = client.request(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": idl}}),
+    );
+    assert!(alive.get("result").is_some(), "{alive}");
+
+    let shutdown = client.request("shutdown", Value::Null);
+    assert_eq!(shutdown["result"], Value::Null);
+    client.notify("exit", Value::Null);
+    let status = client.child.wait().expect("the server exits");
+    assert!(status.success(), "{status}");
+}
+
+/// The VS Code extension (editors/vscode/) is well-formed: its manifest and grammar are JSON, it
+/// claims the three extensions and starts `idlc lsp`, and its grammar names every keyword of the
+/// three languages (the lexer's own lists: a new keyword needs its highlighting).
+#[test]
+fn the_vscode_extension_is_well_formed() {
+    let dir = root().join("editors/vscode");
+    let read = |name: &str| std::fs::read_to_string(dir.join(name)).expect("an extension file");
+    let manifest: Value = serde_json::from_str(&read("package.json")).expect("package.json");
+    let extensions: Vec<&str> = manifest["contributes"]["languages"]
+        .as_array()
+        .expect("languages")
+        .iter()
+        .filter_map(|language| language["extensions"][0].as_str())
+        .collect();
+    assert_eq!(extensions, [".idl", ".enc", ".map"]);
+    assert!(read("extension.js").contains(r#"args: ["lsp"]"#));
+    let grammar = read("syntaxes/idlc.tmLanguage.json");
+    let _: Value = serde_json::from_str(&grammar).expect("the grammar");
+    let _: Value = serde_json::from_str(&read("language-configuration.json")).expect("JSON");
+    use idlc::front::lexer::Language;
+    for language in [Language::Idl, Language::Encoding, Language::Mapping] {
+        for word in language.keywords() {
+            assert!(
+                grammar.contains(word),
+                "the grammar does not highlight `{word}`"
+            );
+        }
+    }
+}
