@@ -1,7 +1,7 @@
 //! `idlc fmt`: the one canonical layout of each language.
 //!
-//! A file is parsed by its own front end; the syntax tree says where lines begin ([`hints`], one
-//! module per language), and the [`printer`] reprints the file's tokens and comments (the
+//! A file is parsed by its own front end; the syntax tree says where lines begin (`hints`, one
+//! module per language), and the `printer` reprints the file's tokens and comments (the
 //! lexer keeps comments as trivia) in that layout: 2-space indentation, one member per line,
 //! comments where they stand, trailing comments of consecutive lines aligned. Only whitespace
 //! and optional punctuation change, so the result is checked to parse to the same syntax tree
