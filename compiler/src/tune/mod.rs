@@ -16,7 +16,7 @@ pub mod search;
 
 use indexmap::IndexMap;
 
-use crate::ir::{FieldEncoding, Ir, Loc, StructDef, StructKind, WireItem};
+use crate::ir::{FieldEncoding, Ir, Loc, StructDef, StructKind, WireItem, WireRule};
 
 /// A field of an encoding that can take DIFF.
 #[derive(Debug, Clone, PartialEq)]
@@ -43,7 +43,8 @@ impl Tunable {
 /// Every field of `encoding` that can take DIFF, in schema and wire order: a field of a
 /// PUBLISHABLE_STRUCT with its own `DELTA` (not an element-wise `DELTA SEQUENCE`), in a `DELTA`
 /// block or in a `DEAD_RECKONING` block, whose rule has steps and which no later version
-/// EXTENDs (what the resolver accepts DIFF on).
+/// EXTENDs (what the resolver accepts DIFF on); not a `SMALLEST_THREE` quaternion, whose DIFF
+/// is three components behind a same-index bit.
 pub fn tunable(ir: &Ir, encoding: &str) -> Vec<Tunable> {
     let Some(encoding) = ir.encodings.get(encoding) else {
         return Vec::new();
@@ -87,7 +88,13 @@ fn tunable_field(def: &StructDef, f: &FieldEncoding) -> Option<Tunable> {
         .iter()
         .flat_map(|s| &s.extends)
         .any(|e| e.field == f.field);
-    let steps = f.rule.diff_steps(&field.ty).filter(|_| !extended)?;
+    // A SMALLEST_THREE quaternion's DIFF is three components and a same-index bit, not one
+    // difference: the search's model does not fit it, and its tiers stay as given.
+    let quaternion = matches!(f.rule, WireRule::SmallestThree { .. });
+    let steps = f
+        .rule
+        .diff_steps(&field.ty)
+        .filter(|_| !extended && !quaternion)?;
     Some(Tunable {
         structure: def.name.clone(),
         field: f.field.clone(),
