@@ -19,7 +19,7 @@ pub fn write_wide_bool<W: WireWrite>(w: &mut W, value: bool, bits: u32) -> Resul
 }
 
 /// Reads a BOOL written by [`write_wide_bool`]; any value but 0 and 1 is
-/// [`DecodeErrorKind::ValueOutOfRange`].
+/// [`ValueOutOfRange`](crate::DecodeErrorKind::ValueOutOfRange).
 ///
 /// ```
 /// use idlc_runtime::{read_wide_bool, BitReader};

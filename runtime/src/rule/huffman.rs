@@ -7,7 +7,7 @@ use crate::wire::{WireRead, WireWrite, as_bad_enumerator};
 
 /// Writes an enumerator with a static prefix code, `codes[index] = (code, len)`: the `len` bits
 /// of `code`, most significant first (BITSTREAM). A BYTESTREAM sends the index as
-/// [`write_enum`] does, in `byte_width(bits_required(0, count - 1))` bytes.
+/// [`write_enum`](crate::write_enum) does, in `byte_width(bits_required(0, count - 1))` bytes.
 ///
 /// ```
 /// use idlc_runtime::{read_huffman, write_huffman, BitReader, BitWriter, WireWrite};
