@@ -12,58 +12,78 @@
 //!
 //! What generated code for a small struct looks like (`idlc gen` of
 //! `STRUCT Player { UINT16 id; NUMERIC[-100,100] x; BOOL alive; STRING<32> name; }` with
-//! `VLQ id; FIXED_POINT(0.01) x;`, trimmed of its forwarding methods): an [`Encoding`] marker,
-//! a [`Codec`] per encoding, each field through the runtime function of its rule, its errors
-//! named `Struct.field`.
+//! `VLQ id; FIXED_POINT(0.01) x;`, trimmed of its doc comments and of `decode_in_place_from` and
+//! `sent`, whose defaults do here): an [`Encoding`] marker, a [`Codec`] per encoding, each field
+//! through the runtime function of its rule (runs of fixed-width fields packed into one write),
+//! its errors named `Struct.field`, and the entry points ([`codec_methods!`]).
 //!
 //! ```
-//! use idlc_runtime::{
-//!     BitReader, BitStream, BitWriter, Codec, DecodeError, EncodeError, Encoding, FixedPoint,
-//!     VlqMode, WireRead, WireWrite, WithField, from_bytes, to_bytes,
-//! };
+//! use ::idlc_runtime as idlc;
+//! use idlc::{WireRead as _, WireWrite as _, WithField as _};
 //!
-//! #[derive(Debug, Clone, Copy, Default)]
+//! #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 //! pub struct Lean;
-//! impl Encoding for Lean {
+//!
+//! impl idlc::Encoding for Lean {
 //!     const NAME: &'static str = "Lean";
-//!     type Style = BitStream;
+//!     type Style = idlc::BitStream;
 //! }
 //!
-//! const FIXED_POINT_0_01_ON_MINUS_100_TO_100: FixedPoint =
-//!     FixedPoint::constant(-100.0, 100.0, 0.01, true, true);
+//! pub type DefaultEncoding = Lean;
+//!
+//! const FIXED_POINT_0_01_ON_MINUS_100_TO_100: idlc::FixedPoint =
+//!     idlc::FixedPoint::constant(-100.0, 100.0, 0.01, true, true);
 //!
 //! #[derive(Debug, Clone, PartialEq, Default)]
-//! pub struct Player { pub id: u16, pub x: f64, pub alive: bool, pub name: String }
+//! pub struct Player {
+//!     pub id: u16,
+//!     pub x: f64,
+//!     pub alive: bool,
+//!     pub name: String,
+//! }
 //!
-//! impl Codec<Lean> for Player {
-//!     fn encode_to(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
-//!         idlc_runtime::write_vlq_int(w, self.id, VlqMode::Plain, 0, 65535, 7)
+//! impl idlc::Codec<Lean> for Player {
+//!     fn encode_to(&self, w: &mut idlc::BitWriter) -> Result<(), idlc::EncodeError> {
+//!         idlc::write_vlq_int(w, self.id, idlc::VlqMode::Plain, 0, 65535, 7)
 //!             .in_field("Player.id")?;
-//!         let q = idlc_runtime::quantize_fixed_point(&FIXED_POINT_0_01_ON_MINUS_100_TO_100, self.x)
-//!             .map_err(|e| e.in_field("Player.x").at_bit(w.bits_written()))?;
-//!         w.write_bits(q, FIXED_POINT_0_01_ON_MINUS_100_TO_100.bits()).in_field("Player.x")?;
-//!         w.write_bool(self.alive).in_field("Player.alive")?;
-//!         w.write_str(&self.name, Some(32)).in_field("Player.name")?;
+//!         let packed =
+//!             idlc::fixed_point_offset(w, self.x, &FIXED_POINT_0_01_ON_MINUS_100_TO_100)
+//!                 .in_field("Player.x")?
+//!                 | u64::from(self.alive) << 15;
+//!         w.write_bits(packed, 16).in_field("Player.x")?;
+//!         w.write_bytes(self.name.as_bytes(), Some(32)).in_field("Player.name")?;
 //!         Ok(())
 //!     }
-//!     fn decode_from(r: &mut BitReader<'_>) -> Result<Self, DecodeError> {
-//!         let id: u16 = idlc_runtime::read_vlq_int(r, VlqMode::Plain, 0, 65535, 7, 3)
+//!     fn decode_from(r: &mut idlc::BitReader<'_>) -> Result<Self, idlc::DecodeError> {
+//!         let f_id: u16 = idlc::read_vlq_int(r, idlc::VlqMode::Plain, 0, 65535, 7, 3)
 //!             .in_field("Player.id")?;
-//!         let x = r.read_dequantized(&FIXED_POINT_0_01_ON_MINUS_100_TO_100).in_field("Player.x")?;
-//!         let alive = r.read_bool().in_field("Player.alive")?;
-//!         let name = r.read_str(Some(32)).in_field("Player.name")?.to_owned();
-//!         Ok(Player { id, x, alive, name })
+//!         let packed_0 = r.read_bits(16).in_field("Player.x")?;
+//!         let f_x: f64 = idlc::fixed_point_from_offset(
+//!             r,
+//!             packed_0 & 0x7fff,
+//!             &FIXED_POINT_0_01_ON_MINUS_100_TO_100,
+//!         )
+//!         .map_err(|e| e.in_field("Player.x").at_bit(r.bits_read() - 16))?;
+//!         let f_alive: bool = (packed_0 >> 15) & 1 != 0;
+//!         let f_name: String = {
+//!             let bytes = r.read_bytes(Some(32)).in_field("Player.name")?;
+//!             idlc::utf8(r, bytes).in_field("Player.name")?.to_owned()
+//!         };
+//!         Ok(Player { id: f_id, x: f_x, alive: f_alive, name: f_name })
 //!     }
 //! }
 //!
+//! idlc::codec_methods!(Player);
+//!
 //! let p = Player { id: 7, x: 1.25, alive: true, name: "ann".into() };
-//! let bytes = to_bytes::<Lean, _>(&p).unwrap();
-//! assert_eq!(from_bytes::<Lean, Player>(&bytes).unwrap(), p);
+//! let bytes = p.to_bytes().unwrap();
+//! assert_eq!(Player::from_bytes(&bytes).unwrap(), p);
 //! // Hostile input: an error naming the field, never a panic.
-//! let e = from_bytes::<Lean, Player>(&[0xff; 3]).unwrap_err();
+//! let e = Player::from_bytes(&[0xff; 3]).unwrap_err();
 //! assert!(e.field.is_some());
 //! ```
 
+mod api;
 mod bit;
 mod byte;
 mod codec;
@@ -163,14 +183,14 @@ pub mod __private {
     /// The runtime API revision generated code was written against. Generated code checks it at
     /// compile time with [`check_api_version`]; the code generator bumps its expectation
     /// together with this number.
-    pub const API_VERSION: u32 = 1;
+    pub const API_VERSION: u32 = 2;
 
     /// Compile-time check that generated code matches this runtime:
-    /// `const _: () = ::idlc_runtime::__private::check_api_version(1);` fails to compile
+    /// `const _: () = ::idlc_runtime::__private::check_api_version(2);` fails to compile
     /// (a const-evaluation error, never a run-time panic) when the numbers differ.
     ///
     /// ```
-    /// const _: () = idlc_runtime::__private::check_api_version(1);
+    /// const _: () = idlc_runtime::__private::check_api_version(2);
     /// ```
     pub const fn check_api_version(expected: u32) {
         assert!(

@@ -132,7 +132,7 @@ pub fn codec_impl(
             });
         quote! {
             #[inline]
-            fn decode_in_place_from(&mut self, r: &mut #reader) -> #result<(), ::idlc_runtime::DecodeError> {
+            fn decode_in_place_from(&mut self, r: &mut #reader) -> #result<(), idlc::DecodeError> {
                 #enter
                 #(#body)*
                 #leave
@@ -148,7 +148,7 @@ pub fn codec_impl(
     let sent_equals = if plan.delta_element {
         let body = super::mirror::sent_equals_body(ctx, &fields)?;
         quote! {
-            fn sent_equals(&self, other: &Self) -> #result<bool, ::idlc_runtime::EncodeError> {
+            fn sent_equals(&self, other: &Self) -> #result<bool, idlc::EncodeError> {
                 #body
             }
         }
@@ -165,15 +165,15 @@ pub fn codec_impl(
     );
     Ok(quote! {
         #[doc = #doc]
-        impl ::idlc_runtime::Codec<#marker> for #ty {
+        impl idlc::Codec<#marker> for #ty {
             #[inline]
-            fn encode_to(&self, #w: &mut #writer) -> #result<(), ::idlc_runtime::EncodeError> {
+            fn encode_to(&self, #w: &mut #writer) -> #result<(), idlc::EncodeError> {
                 #(#encode_body)*
                 Ok(())
             }
 
             #[inline]
-            fn decode_from(#r: &mut #reader) -> #result<Self, ::idlc_runtime::DecodeError> {
+            fn decode_from(#r: &mut #reader) -> #result<Self, idlc::DecodeError> {
                 #enter
                 #(#decode_body)*
                 #leave
@@ -187,7 +187,7 @@ pub fn codec_impl(
             #nested
 
             #[allow(clippy::clone_on_copy, clippy::redundant_closure)]
-            fn sent(&self) -> #result<Self, ::idlc_runtime::EncodeError> {
+            fn sent(&self) -> #result<Self, idlc::EncodeError> {
                 #sent
             }
 
@@ -292,14 +292,14 @@ fn nested_form(
         let marker = &ctx.marker;
         return quote! {
             #[inline]
-            fn encode_nested_to(&self, w: &mut #writer) -> #result<(), ::idlc_runtime::EncodeError> {
-                ::idlc_runtime::Codec::<#marker>::encode_to(self, w)
+            fn encode_nested_to(&self, w: &mut #writer) -> #result<(), idlc::EncodeError> {
+                idlc::Codec::<#marker>::encode_to(self, w)
             }
 
             #[inline]
-            fn decode_nested_from(r: &mut #reader) -> #result<Self, ::idlc_runtime::DecodeError> {
-                let value = <Self as ::idlc_runtime::Codec<#marker>>::decode_from(r)?;
-                ::idlc_runtime::skip_extension(r)#q;
+            fn decode_nested_from(r: &mut #reader) -> #result<Self, idlc::DecodeError> {
+                let value = <Self as idlc::Codec<#marker>>::decode_from(r)?;
+                idlc::skip_extension(r)#q;
                 Ok(value)
             }
         };
@@ -332,18 +332,18 @@ fn nested_form(
     }
     if def.open_end {
         let last = format_ident!("present_{}", reads.len() - 1);
-        decode.push(quote!(if #last { ::idlc_runtime::skip_extension(r)#q; }));
+        decode.push(quote!(if #last { idlc::skip_extension(r)#q; }));
     }
     leave_extensions.reverse();
     let (enter, leave) = enter_leave(def);
     let constructor = constructor(ty, fields);
     quote! {
-        fn encode_nested_to(&self, w: &mut #writer) -> #result<(), ::idlc_runtime::EncodeError> {
+        fn encode_nested_to(&self, w: &mut #writer) -> #result<(), idlc::EncodeError> {
             #encode
             Ok(())
         }
 
-        fn decode_nested_from(r: &mut #reader) -> #result<Self, ::idlc_runtime::DecodeError> {
+        fn decode_nested_from(r: &mut #reader) -> #result<Self, idlc::DecodeError> {
             #enter
             #(#decode)*
             #(#leave_extensions)*
@@ -373,11 +373,11 @@ fn narrowed(view: &RustField<'_>, narrowing: Option<&Narrowing>) -> Result<Val, 
     Ok(match narrowing {
         Narrowing::LowBits { bits } => {
             let bits = u32_lit(*bits);
-            Val::Place(quote!(::idlc_runtime::low_bits(#access, #bits)))
+            Val::Place(quote!(idlc::low_bits(#access, #bits)))
         }
         Narrowing::SaturateInt { min, max } => {
             let (min, max) = (int_lit(*min), int_lit(*max));
-            Val::Place(quote!(::idlc_runtime::saturate(#access, #min, #max)))
+            Val::Place(quote!(idlc::saturate(#access, #min, #max)))
         }
         Narrowing::SaturateEnum { count, .. } => {
             let RustType::Named(rust) = &view.rust.ty else {
@@ -398,24 +398,24 @@ fn narrowed(view: &RustField<'_>, narrowing: Option<&Narrowing>) -> Result<Val, 
         } => {
             let (min, max) = (super::idents::f64_lit(*min), super::idents::f64_lit(*max));
             let saturate = if matches!(view.rust.ty, RustType::F32) {
-                quote!(::idlc_runtime::saturate_real_f32)
+                quote!(idlc::saturate_real_f32)
             } else {
-                quote!(::idlc_runtime::saturate_real)
+                quote!(idlc::saturate_real)
             };
             Val::Place(quote!(#saturate(#access, #min, #max, #min_inclusive, #max_inclusive)))
         }
         Narrowing::RoundToF32 => field,
         Narrowing::TruncateString { max } => {
             let (value, max) = (field.by_ref(), super::idents::u64_lit(*max));
-            Val::Expr(quote!(::idlc_runtime::truncate_utf8(#value, #max)))
+            Val::Expr(quote!(idlc::truncate_utf8(#value, #max)))
         }
         Narrowing::TruncateBytes { max } => {
             let (value, max) = (field.by_ref(), super::idents::u64_lit(*max));
-            Val::Expr(quote!(::idlc_runtime::truncated_bytes(#value, #max)))
+            Val::Expr(quote!(idlc::truncated_bytes(#value, #max)))
         }
         Narrowing::TruncateSequence { max } => {
             let (value, max) = (field.by_ref(), super::idents::u64_lit(*max));
-            Val::Expr(quote!(::idlc_runtime::truncated(#value, #max)))
+            Val::Expr(quote!(idlc::truncated(#value, #max)))
         }
         Narrowing::Unsupported { from } => {
             return Err(CodegenError(format!(
@@ -485,11 +485,10 @@ pub(super) fn extension(
         Carries::HighBits { low, width } => {
             let (low, width) = (u32_lit(*low), u32_lit(*width));
             let q = site.q();
-            let encode =
-                quote!(w.write_bits(::idlc_runtime::bit_slice(#access, #low, #width), #width)#q;);
+            let encode = quote!(w.write_bits(idlc::bit_slice(#access, #low, #width), #width)#q;);
             let decode = quote! {
                 let high = r.read_bits(#width)#q;
-                #local = ::idlc_runtime::with_bit_slice(r, #local, high, #low)#q;
+                #local = idlc::with_bit_slice(r, #local, high, #low)#q;
             };
             Ok((encode, decode))
         }

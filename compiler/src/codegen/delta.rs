@@ -198,14 +198,14 @@ pub fn delta_impl(
         None if element && def.open_end => quote! {
             fn decode_delta_nested_into(
                 baseline: &Self,
-                ctx: &::idlc_runtime::DeltaContext,
+                ctx: &idlc::DeltaContext,
                 r: &mut #reader,
                 state: &mut Self,
-            ) -> #result<(), ::idlc_runtime::DecodeError> {
-                <Self as ::idlc_runtime::DeltaCodec<#marker>>::decode_delta_into(
+            ) -> #result<(), idlc::DecodeError> {
+                <Self as idlc::DeltaCodec<#marker>>::decode_delta_into(
                     baseline, ctx, r, state,
                 )?;
-                ::idlc_runtime::skip_extension(r)#q;
+                idlc::skip_extension(r)#q;
                 Ok(())
             }
         },
@@ -216,10 +216,10 @@ pub fn delta_impl(
                 fn encode_delta_nested_into(
                     &self,
                     #encode_baseline: &Self,
-                    #encode_ctx: &::idlc_runtime::DeltaContext,
+                    #encode_ctx: &idlc::DeltaContext,
                     w: &mut #writer,
                     #mirror: &mut Self,
-                ) -> #result<(), ::idlc_runtime::EncodeError> {
+                ) -> #result<(), idlc::EncodeError> {
                     #(#declarations)*
                     #nested_write
                     Ok(())
@@ -227,10 +227,10 @@ pub fn delta_impl(
 
                 fn decode_delta_nested_into(
                     #decode_baseline: &Self,
-                    #decode_ctx: &::idlc_runtime::DeltaContext,
+                    #decode_ctx: &idlc::DeltaContext,
                     r: &mut #reader,
                     #state: &mut Self,
-                ) -> #result<(), ::idlc_runtime::DecodeError> {
+                ) -> #result<(), idlc::DecodeError> {
                     #enter
                     #(#decoder_declarations)*
                     #nested_read
@@ -254,15 +254,15 @@ pub fn delta_impl(
             clippy::redundant_closure,
             clippy::collapsible_if
         )]
-        impl ::idlc_runtime::DeltaCodec<#marker> for #ty {
+        impl idlc::DeltaCodec<#marker> for #ty {
             fn encode_delta_to(
                 &self,
                 baseline: &Self,
-                ctx: &::idlc_runtime::DeltaContext,
+                ctx: &idlc::DeltaContext,
                 w: &mut #writer,
-            ) -> #result<Self, ::idlc_runtime::EncodeError> {
+            ) -> #result<Self, idlc::EncodeError> {
                 let mut mirror = baseline.clone();
-                ::idlc_runtime::DeltaCodec::<#marker>::encode_delta_into(
+                idlc::DeltaCodec::<#marker>::encode_delta_into(
                     self, baseline, ctx, w, &mut mirror,
                 )?;
                 Ok(mirror)
@@ -271,10 +271,10 @@ pub fn delta_impl(
             fn encode_delta_into(
                 &self,
                 #encode_baseline: &Self,
-                #encode_ctx: &::idlc_runtime::DeltaContext,
+                #encode_ctx: &idlc::DeltaContext,
                 #w: &mut #writer,
                 #mirror: &mut Self,
-            ) -> #result<(), ::idlc_runtime::EncodeError> {
+            ) -> #result<(), idlc::EncodeError> {
                 #(#top_level_declarations)*
                 #(#write_code)*
                 Ok(())
@@ -282,11 +282,11 @@ pub fn delta_impl(
 
             fn decode_delta_from(
                 baseline: &Self,
-                ctx: &::idlc_runtime::DeltaContext,
+                ctx: &idlc::DeltaContext,
                 r: &mut #reader,
-            ) -> #result<Self, ::idlc_runtime::DecodeError> {
+            ) -> #result<Self, idlc::DecodeError> {
                 let mut state = baseline.clone();
-                <Self as ::idlc_runtime::DeltaCodec<#marker>>::decode_delta_into(
+                <Self as idlc::DeltaCodec<#marker>>::decode_delta_into(
                     baseline, ctx, r, &mut state,
                 )?;
                 Ok(state)
@@ -294,10 +294,10 @@ pub fn delta_impl(
 
             fn decode_delta_into(
                 #decode_baseline: &Self,
-                #decode_ctx: &::idlc_runtime::DeltaContext,
+                #decode_ctx: &idlc::DeltaContext,
                 #r: &mut #reader,
                 #state: &mut Self,
-            ) -> #result<(), ::idlc_runtime::DecodeError> {
+            ) -> #result<(), idlc::DecodeError> {
                 #enter
                 #(#decoder_declarations)*
                 #(#read_code)*
@@ -395,7 +395,7 @@ fn nested_delta(
     }
     if def.open_end {
         let last = format_ident!("present_{}", reads.len() - 1);
-        read.push(quote!(if #last { ::idlc_runtime::skip_extension(r)#q; }));
+        read.push(quote!(if #last { idlc::skip_extension(r)#q; }));
     }
     leave_extensions.reverse();
     (write, quote!(#(#read)* #(#leave_extensions)*))
@@ -519,8 +519,7 @@ impl<'a> Gen<'a, '_> {
                         let kept = Self::prediction(view);
                         let actual =
                             fixed_point_input(&position.rule, &view.rust.ty, &quote!(self.#name));
-                        let check =
-                            quote!(::idlc_runtime::exceeds_deviation(#actual, #kept, #limit));
+                        let check = quote!(idlc::exceeds_deviation(#actual, #kept, #limit));
                         if axis == 0 {
                             out.push(quote!(let #kept = #predicted;));
                             checks.push(check);
@@ -566,7 +565,7 @@ impl<'a> Gen<'a, '_> {
             let q = Self::plan_site(view).q();
             let sent = from_f64(&view.rust.ty, quote!(#fp.dequantize(#step)));
             return Ok(quote! {
-                let #step = ::idlc_runtime::quantize_fixed_point(&#fp, #value)#q;
+                let #step = idlc::quantize_fixed_point(&#fp, #value)#q;
                 let #candidate = #sent;
             });
         }
@@ -614,9 +613,7 @@ impl<'a> Gen<'a, '_> {
             fixed_point_input(&position.rule, &p.rust.ty, &quote!(baseline.#p_name)),
             fixed_point_input(&velocity.rule, &v.rust.ty, &quote!(baseline.#v_name)),
         );
-        Ok(
-            quote!(::idlc_runtime::DeadReckoningAxis::new(#p_fp, #v_fp).predict_from(#p_base, #v_base, ctx)),
-        )
+        Ok(quote!(idlc::DeadReckoningAxis::new(#p_fp, #v_fp).predict_from(#p_base, #v_base, ctx)))
     }
 
     /// The writes of `items` (their changed-bits decided by `plan`), assigning every field's
@@ -880,7 +877,7 @@ impl<'a> Gen<'a, '_> {
             // Another collection is built anew and assigned.
             let write_element = if publishable {
                 quote!(|w, element, base| match base {
-                    Some(base) => ::idlc_runtime::DeltaCodec::<#marker>::encode_delta_nested_to(element, base, ctx, w)#map,
+                    Some(base) => idlc::DeltaCodec::<#marker>::encode_delta_nested_to(element, base, ctx, w)#map,
                     None => {
                         #write_full
                         Ok(#element_mirror)
@@ -895,7 +892,7 @@ impl<'a> Gen<'a, '_> {
             };
             return Ok(quote! {
                 #start
-                mirror.#name = ::idlc_runtime::write_delta_sequence(
+                mirror.#name = idlc::write_delta_sequence(
                     w,
                     &baseline.#name,
                     &self.#name,
@@ -910,7 +907,7 @@ impl<'a> Gen<'a, '_> {
         }
         let write_element = if publishable {
             quote!(|w, element, base, slot| match base {
-                Some(base) => ::idlc_runtime::DeltaCodec::<#marker>::encode_delta_nested_into(element, base, ctx, w, slot)#map,
+                Some(base) => idlc::DeltaCodec::<#marker>::encode_delta_nested_into(element, base, ctx, w, slot)#map,
                 None => {
                     #write_full
                     *slot = #element_mirror;
@@ -926,7 +923,7 @@ impl<'a> Gen<'a, '_> {
         };
         Ok(quote! {
             #start
-            ::idlc_runtime::write_delta_sequence_into(
+            idlc::write_delta_sequence_into(
                 w,
                 &baseline.#name,
                 &self.#name,
@@ -1115,7 +1112,7 @@ impl<'a> Gen<'a, '_> {
         let q = field_site.q();
         if matches!(self.view(&encoded.field)?.rust.ty, RustType::Vec(_)) {
             let read_old = if publishable {
-                quote!(::idlc_runtime::DeltaCodec::<#marker>::decode_delta_nested_into(base, ctx, r, slot)#map)
+                quote!(idlc::DeltaCodec::<#marker>::decode_delta_nested_into(base, ctx, r, slot)#map)
             } else {
                 quote!({
                     *slot = #read_full_old;
@@ -1124,7 +1121,7 @@ impl<'a> Gen<'a, '_> {
             };
             return Ok(quote! {
                 let mut next = baseline.#name.len();
-                ::idlc_runtime::read_delta_sequence_into(
+                idlc::read_delta_sequence_into(
                     r,
                     &baseline.#name,
                     &mut state.#name,
@@ -1141,13 +1138,13 @@ impl<'a> Gen<'a, '_> {
         }
         // Another collection is built anew and assigned.
         let read_old = if publishable {
-            quote!(::idlc_runtime::DeltaCodec::<#marker>::decode_delta_nested_from(base, ctx, r)#map)
+            quote!(idlc::DeltaCodec::<#marker>::decode_delta_nested_from(base, ctx, r)#map)
         } else {
             closure_result(read_full_old)
         };
         Ok(quote! {
-            let mut next = ::idlc_runtime::Collection::len(&baseline.#name);
-            state.#name = match ::idlc_runtime::read_delta_sequence(
+            let mut next = idlc::Collection::len(&baseline.#name);
+            state.#name = match idlc::read_delta_sequence(
                 r,
                 &baseline.#name,
                 |r| #read_count,

@@ -69,6 +69,13 @@ pub fn u64_lit(value: u64) -> TokenStream {
     proc_macro2::Literal::u64_unsuffixed(value).into_token_stream()
 }
 
+/// A bit mask as a hex literal (`0x7fff`): its width reads at a glance, as in hand-written code.
+pub fn mask_lit(value: u64) -> TokenStream {
+    format!("{value:#x}")
+        .parse()
+        .unwrap_or_else(|_| u64_lit(value))
+}
+
 /// An `f64` literal that always reads back as the same value.
 pub fn f64_lit(value: f64) -> TokenStream {
     if value.is_infinite() {
@@ -190,7 +197,7 @@ impl Prelude {
                 quote!(#boxed<#inner>)
             }
             RustType::Named(path) => rust_type(path)?,
-            RustType::Quaternion => quote!(::idlc_runtime::Quaternion),
+            RustType::Quaternion => quote!(idlc::Quaternion),
         })
     }
 }

@@ -154,7 +154,7 @@ fn same_sent_in<'a>(
     if let (Some(a), Some(b)) = (sent_bits(rule, rust, &a), sent_bits(rule, rust, &b)) {
         return Ok(quote!(#a == #b));
     }
-    let rt = quote!(::idlc_runtime);
+    let rt = quote!(idlc);
     Ok(match (rule, idl, rust) {
         (WireRule::Sequence { element, .. } | WireRule::Array { element, .. }, _, _) => {
             let (element_idl, element_rust) = element_parts(idl, rust)?;
@@ -319,7 +319,7 @@ pub fn sent_element(
     if is_lossless(ctx, rule, rust, &mut HashSet::new()) {
         return Ok(keep(idl, rust, &v));
     }
-    let rt = quote!(::idlc_runtime);
+    let rt = quote!(idlc);
     let q = site.q();
     Ok(match (rule, idl, rust) {
         (WireRule::FixedPoint { .. }, _, _) => {
@@ -518,7 +518,7 @@ pub fn sent_equal(
         // `a` as sent is `a`.
         return same_sent(ctx, rule, idl, rust, (a, b));
     }
-    let rt = quote!(::idlc_runtime);
+    let rt = quote!(idlc);
     let q = site.q();
     Ok(match (rule, idl, rust) {
         (WireRule::Sequence { element, .. } | WireRule::Array { element, .. }, _, _) => {
@@ -604,7 +604,7 @@ pub fn sent_equals_body(
                 if equal {
                     equal = #equal;
                 } else {
-                    ::idlc_runtime::check_fixed_point(&#fp, #value)#q;
+                    idlc::check_fixed_point(&#fp, #value)#q;
                 }
             });
         } else {

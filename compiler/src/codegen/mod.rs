@@ -29,7 +29,7 @@ use idents::{checked_ident, doc, is_ident};
 
 /// The revision of the runtime API this generator writes against
 /// (`idlc_runtime::__private::API_VERSION`); generated code fails to compile against another.
-pub const RUNTIME_API_VERSION: u32 = 1;
+pub const RUNTIME_API_VERSION: u32 = 2;
 
 /// Code generation failed: the IR holds something the generator cannot express.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -131,27 +131,12 @@ impl Ctx<'_> {
 /// The writer and reader types of a stream style.
 fn stream_types(style: Style) -> (TokenStream, TokenStream) {
     match style {
-        Style::Bitstream => (
-            quote!(::idlc_runtime::BitWriter),
-            quote!(::idlc_runtime::BitReader<'_>),
-        ),
-        Style::Bytestream => (
-            quote!(::idlc_runtime::ByteWriter),
-            quote!(::idlc_runtime::ByteReader<'_>),
-        ),
+        Style::Bitstream => (quote!(idlc::BitWriter), quote!(idlc::BitReader<'_>)),
+        Style::Bytestream => (quote!(idlc::ByteWriter), quote!(idlc::ByteReader<'_>)),
     }
 }
 
 /// The writer and reader types of [`DefaultEncoding`] (the first encoding given).
-fn default_stream_types(ir: &Ir) -> Result<(TokenStream, TokenStream), CodegenError> {
-    let first = ir
-        .encodings
-        .values()
-        .next()
-        .ok_or_else(|| CodegenError("internal: no encoding".into()))?;
-    Ok(stream_types(first.style))
-}
-
 /// Names of Rust's prelude (types, traits and the variants a unit struct would shadow) that an
 /// encoding marker never takes.
 const PRELUDE_NAMES: &[&str] = &[
@@ -178,6 +163,10 @@ const PRELUDE_NAMES: &[&str] = &[
     "Fn",
 ];
 
+/// The name generated code gives the runtime crate (`use ::idlc_runtime as idlc;`): no generated
+/// type may take it.
+const RUNTIME_ALIAS: &str = "idlc";
+
 /// The Rust name of the marker type of an encoding: its own name when that is a usable type
 /// name, else `<Name>Encoding` (`<Name>Encoding2`, ... while that is taken too); the built-in
 /// encoding is `BuiltinEncoding`. Taken: the prelude's names, `DefaultEncoding`, the schema's
@@ -185,6 +174,7 @@ const PRELUDE_NAMES: &[&str] = &[
 pub fn marker_name(ir: &Ir, encoding: &str) -> String {
     let taken = |name: &str| {
         PRELUDE_NAMES.contains(&name)
+            || name == RUNTIME_ALIAS
             || name == crate::ir::DEFAULT_ENCODING_ALIAS
             || ir.mapping.structs.values().any(|s| s.rust_name == name)
             || ir.mapping.enums.values().any(|e| e.rust_name == name)
@@ -225,13 +215,16 @@ pub fn generate(ir: &Ir, options: &GenOptions) -> Result<String, CodegenError> {
             ir.mapping.language.name()
         )));
     }
+    check_runtime_alias(ir)?;
     let prelude = idents::Prelude::of(ir);
     let mut items = Vec::new();
+    let api_version = idents::u32_lit(RUNTIME_API_VERSION);
     items.push(formatted(quote! {
+        use ::idlc_runtime as idlc;
         #[allow(unused_imports)]
-        use ::idlc_runtime::{WireRead as _, WireWrite as _, WithField as _};
+        use idlc::{WireRead as _, WireWrite as _, WithField as _};
 
-        const _: () = ::idlc_runtime::__private::check_api_version(#RUNTIME_API_VERSION);
+        const _: () = idlc::__private::check_api_version(#api_version);
     })?);
     for def in ir.schema.enums.values() {
         items.push(formatted(types::enum_def(ir, &prelude, def)?)?);
@@ -285,9 +278,9 @@ pub fn generate(ir: &Ir, options: &GenOptions) -> Result<String, CodegenError> {
     }
     for (name, mapping) in &ir.mapping.structs {
         if !mapping.existing && ir.schema.structs.contains_key(name) {
-            items.push(formatted(api_impl(ir, &prelude, mapping)?)?);
+            items.push(formatted(api_impl(mapping)?)?);
             if ir.schema.structs[name].kind == crate::ir::StructKind::Publishable {
-                items.push(formatted(delta_api_impl(ir, &prelude, mapping)?)?);
+                items.push(formatted(delta_api_impl(mapping)?)?);
             }
         }
     }
@@ -305,6 +298,27 @@ pub fn generate(ir: &Ir, options: &GenOptions) -> Result<String, CodegenError> {
         header(ir, options),
         separate_items(&items.concat())
     ))
+}
+
+/// Refuses a generated type named like the runtime's alias in generated code.
+fn check_runtime_alias(ir: &Ir) -> Result<(), CodegenError> {
+    let generated = ir
+        .mapping
+        .structs
+        .values()
+        .filter(|s| !s.existing)
+        .map(|s| &s.rust_name)
+        .chain(ir.mapping.enums.values().map(|e| &e.rust_name))
+        .chain(ir.mapping.typedefs.values().map(|t| &t.rust_name));
+    for name in generated {
+        if name == RUNTIME_ALIAS {
+            return Err(CodegenError(format!(
+                "a generated type is named `{RUNTIME_ALIAS}`, the name generated code gives the \
+                 runtime crate (`use ::idlc_runtime as {RUNTIME_ALIAS};`): rename it in the Mapping"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// One or more items, formatted. Each item is formatted as soon as it is built, so that only
@@ -373,8 +387,8 @@ fn encoding_markers(ir: &Ir) -> Result<TokenStream, CodegenError> {
         let marker = checked_ident(&marker_name(ir, &encoding.name))?;
         let name = &encoding.name;
         let (style, style_name) = match encoding.style {
-            Style::Bitstream => (quote!(::idlc_runtime::BitStream), "BITSTREAM"),
-            Style::Bytestream => (quote!(::idlc_runtime::ByteStream), "BYTESTREAM"),
+            Style::Bitstream => (quote!(idlc::BitStream), "BITSTREAM"),
+            Style::Bytestream => (quote!(idlc::ByteStream), "BYTESTREAM"),
         };
         let marker_doc = doc(&format!(
             "The encoding `{name}` ({style_name}): pick it with `to_bytes_with::<{marker}>()`."
@@ -385,7 +399,7 @@ fn encoding_markers(ir: &Ir) -> Result<TokenStream, CodegenError> {
             #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
             pub struct #marker;
 
-            impl ::idlc_runtime::Encoding for #marker {
+            impl idlc::Encoding for #marker {
                 const NAME: &'static str = #name;
                 type Style = #style;
             }
@@ -404,224 +418,15 @@ fn encoding_markers(ir: &Ir) -> Result<TokenStream, CodegenError> {
     })
 }
 
-/// `#[allow(clippy::wrong_self_convention)]` for the `to_*(&self)` methods when the side's
-/// DERIVE makes every generated struct `Copy` (clippy wants `to_*` of a `Copy` type to take
-/// `self`; the API is the same for every side), else nothing.
-fn to_method_allow(ir: &Ir) -> TokenStream {
-    let copy = ir
-        .mapping
-        .derives
-        .iter()
-        .any(|path| path.rsplit("::").next() == Some("Copy"));
-    if copy {
-        quote!(#[allow(clippy::wrong_self_convention)])
-    } else {
-        TokenStream::new()
-    }
+/// The full-form entry points of a struct (DESIGN.md "Generated Rust API"): the runtime's
+/// `codec_methods!`, which forwards to its `Codec` in `DefaultEncoding` or another encoding.
+fn api_impl(mapping: &crate::ir::StructMapping) -> Result<TokenStream, CodegenError> {
+    let name = checked_ident(&mapping.rust_name)?;
+    Ok(quote!(idlc::codec_methods!(#name);))
 }
 
-fn api_impl(
-    ir: &Ir,
-    prelude: &idents::Prelude,
-    mapping: &crate::ir::StructMapping,
-) -> Result<TokenStream, CodegenError> {
-    let (result, vec) = (prelude.path("Result"), prelude.path("Vec"));
+/// The delta entry points of a PUBLISHABLE_STRUCT: the runtime's `delta_methods!`.
+fn delta_api_impl(mapping: &crate::ir::StructMapping) -> Result<TokenStream, CodegenError> {
     let name = checked_ident(&mapping.rust_name)?;
-    let (writer, reader) = default_stream_types(ir)?;
-    let allow = to_method_allow(ir);
-    Ok(quote! {
-        impl #name {
-            /// Encodes `self` in [`DefaultEncoding`]: the full form, every field.
-            #[inline]
-            #allow
-            pub fn to_bytes(&self) -> #result<#vec<u8>, ::idlc_runtime::EncodeError> {
-                ::idlc_runtime::to_bytes::<DefaultEncoding, Self>(self)
-            }
-
-            /// Decodes a value written by [`Self::to_bytes`]; any malformed input is an error.
-            #[inline]
-            pub fn from_bytes(bytes: &[u8]) -> #result<Self, ::idlc_runtime::DecodeError> {
-                ::idlc_runtime::from_bytes::<DefaultEncoding, Self>(bytes)
-            }
-
-            /// Decodes a value written by [`Self::to_bytes`] into `self`, reusing the memory it
-            /// owns (its `Vec`s and `String`s): a receiver that decodes every packet into one
-            /// value allocates only when a collection grows. On an error `self` holds a mix of
-            /// its old fields and the ones read, each a valid value.
-            #[inline]
-            #[allow(clippy::wrong_self_convention)]
-            pub fn from_bytes_in_place(&mut self, bytes: &[u8]) -> #result<(), ::idlc_runtime::DecodeError> {
-                ::idlc_runtime::from_bytes_in_place::<DefaultEncoding, Self>(bytes, self)
-            }
-
-            /// Encodes `self` in the encoding `E`.
-            #allow
-            pub fn to_bytes_with<E: ::idlc_runtime::Encoding>(&self) -> #result<#vec<u8>, ::idlc_runtime::EncodeError>
-            where
-                Self: ::idlc_runtime::Codec<E>,
-            {
-                ::idlc_runtime::to_bytes::<E, Self>(self)
-            }
-
-            /// Decodes a value written in the encoding `E`.
-            pub fn from_bytes_with<E: ::idlc_runtime::Encoding>(bytes: &[u8]) -> #result<Self, ::idlc_runtime::DecodeError>
-            where
-                Self: ::idlc_runtime::Codec<E>,
-            {
-                ::idlc_runtime::from_bytes::<E, Self>(bytes)
-            }
-
-            /// [`Self::from_bytes_in_place`] in the encoding `E`.
-            #[allow(clippy::wrong_self_convention)]
-            pub fn from_bytes_in_place_with<E: ::idlc_runtime::Encoding>(&mut self, bytes: &[u8]) -> #result<(), ::idlc_runtime::DecodeError>
-            where
-                Self: ::idlc_runtime::Codec<E>,
-            {
-                ::idlc_runtime::from_bytes_in_place::<E, Self>(bytes, self)
-            }
-
-            /// Appends `self` in [`DefaultEncoding`] to a writer you reuse.
-            #[inline]
-            pub fn encode(&self, w: &mut #writer) -> #result<(), ::idlc_runtime::EncodeError> {
-                ::idlc_runtime::Codec::<DefaultEncoding>::encode_to(self, w)
-            }
-
-            /// Reads one value in [`DefaultEncoding`] from a reader.
-            #[inline]
-            pub fn decode(r: &mut #reader) -> #result<Self, ::idlc_runtime::DecodeError> {
-                <Self as ::idlc_runtime::Codec<DefaultEncoding>>::decode_from(r)
-            }
-
-            /// Reads one value in [`DefaultEncoding`] from a reader into `self`, as
-            /// [`Self::from_bytes_in_place`] does.
-            #[inline]
-            pub fn decode_in_place(&mut self, r: &mut #reader) -> #result<(), ::idlc_runtime::DecodeError> {
-                ::idlc_runtime::Codec::<DefaultEncoding>::decode_in_place_from(self, r)
-            }
-
-            /// The value the receiver gets when `self` is sent in the encoding `E`: quantized
-            /// fields on their steps, as `from_bytes_with::<E>(&to_bytes_with::<E>()?)` would
-            /// give, computed without decoding; the error `to_bytes_with` would give for a
-            /// value it cannot send.
-            pub fn quantized_with<E: ::idlc_runtime::Encoding>(&self) -> #result<Self, ::idlc_runtime::EncodeError>
-            where
-                Self: ::idlc_runtime::Codec<E>,
-            {
-                let mut checked = ::idlc_runtime::WriterOf::<E>::default();
-                ::idlc_runtime::Codec::<E>::encode_to(self, &mut checked)?;
-                ::idlc_runtime::Codec::<E>::sent(self)
-            }
-        }
-    })
-}
-
-/// The delta entry points of a PUBLISHABLE_STRUCT (DESIGN.md "Generated Rust API").
-fn delta_api_impl(
-    ir: &Ir,
-    prelude: &idents::Prelude,
-    mapping: &crate::ir::StructMapping,
-) -> Result<TokenStream, CodegenError> {
-    let (result, vec) = (prelude.path("Result"), prelude.path("Vec"));
-    let name = checked_ident(&mapping.rust_name)?;
-    let (writer, reader) = default_stream_types(ir)?;
-    let allow = to_method_allow(ir);
-    Ok(quote! {
-        impl #name {
-            /// Appends what changed since `baseline` (the state the receiver holds) in
-            /// [`DefaultEncoding`], and returns the mirror: exactly the state the receiver will
-            /// reconstruct, the baseline of the next delta once the receiver has it.
-            #[inline]
-            pub fn encode_delta(
-                &self,
-                baseline: &Self,
-                ctx: &::idlc_runtime::DeltaContext,
-                w: &mut #writer,
-            ) -> #result<Self, ::idlc_runtime::EncodeError> {
-                ::idlc_runtime::DeltaCodec::<DefaultEncoding>::encode_delta_to(self, baseline, ctx, w)
-            }
-
-            /// [`Self::encode_delta`] with the mirror written into `mirror`, reusing the memory
-            /// its `Vec`s hold (keep two mirrors and swap them). `baseline` is never touched;
-            /// after an error `mirror` holds no meaningful state.
-            #[inline]
-            pub fn encode_delta_into(
-                &self,
-                baseline: &Self,
-                ctx: &::idlc_runtime::DeltaContext,
-                w: &mut #writer,
-                mirror: &mut Self,
-            ) -> #result<(), ::idlc_runtime::EncodeError> {
-                ::idlc_runtime::DeltaCodec::<DefaultEncoding>::encode_delta_into(self, baseline, ctx, w, mirror)
-            }
-
-            /// Reads a delta written by [`Self::encode_delta`] against the same baseline.
-            #[inline]
-            pub fn decode_delta(
-                baseline: &Self,
-                ctx: &::idlc_runtime::DeltaContext,
-                r: &mut #reader,
-            ) -> #result<Self, ::idlc_runtime::DecodeError> {
-                <Self as ::idlc_runtime::DeltaCodec<DefaultEncoding>>::decode_delta_from(baseline, ctx, r)
-            }
-
-            /// [`Self::decode_delta`] into `state`, reusing the memory its `Vec`s hold (keep two
-            /// states and swap them). `baseline` is never touched; after an error `state` holds
-            /// no meaningful state.
-            #[inline]
-            pub fn decode_delta_into(
-                baseline: &Self,
-                ctx: &::idlc_runtime::DeltaContext,
-                r: &mut #reader,
-                state: &mut Self,
-            ) -> #result<(), ::idlc_runtime::DecodeError> {
-                <Self as ::idlc_runtime::DeltaCodec<DefaultEncoding>>::decode_delta_into(baseline, ctx, r, state)
-            }
-
-            /// [`Self::encode_delta`] into a new buffer (the mirror is dropped).
-            #[inline]
-            #allow
-            pub fn to_delta_bytes(
-                &self,
-                baseline: &Self,
-                ctx: &::idlc_runtime::DeltaContext,
-            ) -> #result<#vec<u8>, ::idlc_runtime::EncodeError> {
-                ::idlc_runtime::to_delta_bytes::<DefaultEncoding, Self>(self, baseline, ctx)
-            }
-
-            /// Decodes a buffer written by [`Self::to_delta_bytes`] against the same baseline.
-            #[inline]
-            pub fn from_delta_bytes(
-                baseline: &Self,
-                ctx: &::idlc_runtime::DeltaContext,
-                bytes: &[u8],
-            ) -> #result<Self, ::idlc_runtime::DecodeError> {
-                ::idlc_runtime::from_delta_bytes::<DefaultEncoding, Self>(baseline, ctx, bytes)
-            }
-
-            /// [`Self::to_delta_bytes`] in the encoding `E`.
-            #allow
-            pub fn to_delta_bytes_with<E: ::idlc_runtime::Encoding>(
-                &self,
-                baseline: &Self,
-                ctx: &::idlc_runtime::DeltaContext,
-            ) -> #result<#vec<u8>, ::idlc_runtime::EncodeError>
-            where
-                Self: ::idlc_runtime::DeltaCodec<E>,
-            {
-                ::idlc_runtime::to_delta_bytes::<E, Self>(self, baseline, ctx)
-            }
-
-            /// [`Self::from_delta_bytes`] in the encoding `E`.
-            pub fn from_delta_bytes_with<E: ::idlc_runtime::Encoding>(
-                baseline: &Self,
-                ctx: &::idlc_runtime::DeltaContext,
-                bytes: &[u8],
-            ) -> #result<Self, ::idlc_runtime::DecodeError>
-            where
-                Self: ::idlc_runtime::DeltaCodec<E>,
-            {
-                ::idlc_runtime::from_delta_bytes::<E, Self>(baseline, ctx, bytes)
-            }
-        }
-    })
+    Ok(quote!(idlc::delta_methods!(#name);))
 }

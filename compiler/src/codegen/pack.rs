@@ -83,30 +83,30 @@ fn field_bits_encode(
         WireRule::Bool { .. } => quote!(u64::from(#c)),
         WireRule::Ranged { min, max, .. } => {
             let (min, max) = (int_lit(*min), int_lit(*max));
-            quote!(::idlc_runtime::ranged_offset(w, #c, #min, #max)#q)
+            quote!(idlc::ranged_offset(w, #c, #min, #max)#q)
         }
         WireRule::EnumIndex { count, .. } => {
             let count = u64_lit(u64::from(*count));
             let recv = field.value.receiver();
-            quote!(::idlc_runtime::enum_offset(w, #recv.index(), #count)#q)
+            quote!(idlc::enum_offset(w, #recv.index(), #count)#q)
         }
         WireRule::FixedPoint { .. } => {
             let value = fixed_point_input(field.rule, field.rust, &c);
             let fp = fixed_point_const(ctx, field.rule);
-            quote!(::idlc_runtime::fixed_point_offset(w, #value, &#fp)#q)
+            quote!(idlc::fixed_point_offset(w, #value, &#fp)#q)
         }
         WireRule::Fixed { bits, signed } => {
             let (min, max) = int_bounds(field)?;
             let bits = u32_lit(*bits);
-            quote!(::idlc_runtime::fixed_bits(w, #c, #min, #max, #bits, #signed)#q)
+            quote!(idlc::fixed_bits(w, #c, #min, #max, #bits, #signed)#q)
         }
         WireRule::Float32 => {
             let (min, max, min_inclusive, max_inclusive) = numeric_bounds(field)?;
             if matches!(field.rust, RustType::F32) {
-                quote!(::idlc_runtime::f32_in_range_bits(w, #c, #min, #max, #min_inclusive, #max_inclusive)#q)
+                quote!(idlc::f32_in_range_bits(w, #c, #min, #max, #min_inclusive, #max_inclusive)#q)
             } else {
                 let value = as_f64(field.rust, &c);
-                quote!(::idlc_runtime::float32_bits(w, #value, #min, #max, #min_inclusive, #max_inclusive)#q)
+                quote!(idlc::float32_bits(w, #value, #min, #max, #min_inclusive, #max_inclusive)#q)
             }
         }
         other => return Err(CodegenError(format!("internal: {other:?} in a packed run"))),
@@ -149,28 +149,28 @@ pub fn decode_run(
             WireRule::Bool { .. } => quote!(#raw != 0),
             WireRule::Ranged { min, max, .. } => {
                 let (min, max) = (int_lit(*min), int_lit(*max));
-                quote!(::idlc_runtime::ranged_from_offset(r, #raw, #min, #max)#q)
+                quote!(idlc::ranged_from_offset(r, #raw, #min, #max)#q)
             }
             WireRule::EnumIndex { .. } => {
-                quote!(::idlc_runtime::enumerator(r, <#ty>::from_index(#raw))#q)
+                quote!(idlc::enumerator(r, <#ty>::from_index(#raw))#q)
             }
             WireRule::FixedPoint { .. } => {
                 let fp = fixed_point_const(ctx, field.rule);
                 from_f64(
                     field.rust,
-                    quote!(::idlc_runtime::fixed_point_from_offset(r, #raw, &#fp)#q),
+                    quote!(idlc::fixed_point_from_offset(r, #raw, &#fp)#q),
                 )
             }
             WireRule::Fixed { bits, signed } => {
                 let (min, max) = int_bounds(field)?;
                 let bits = u32_lit(*bits);
-                quote!(::idlc_runtime::fixed_from_bits(r, #raw, #min, #max, #bits, #signed)#q)
+                quote!(idlc::fixed_from_bits(r, #raw, #min, #max, #bits, #signed)#q)
             }
             WireRule::Float32 => {
                 let (min, max, min_inclusive, max_inclusive) = numeric_bounds(field)?;
                 from_f64(
                     field.rust,
-                    quote!(::idlc_runtime::float32_from_bits(r, #raw, #min, #max, #min_inclusive, #max_inclusive)#q),
+                    quote!(idlc::float32_from_bits(r, #raw, #min, #max, #min_inclusive, #max_inclusive)#q),
                 )
             }
             other => return Err(CodegenError(format!("internal: {other:?} in a packed run"))),
@@ -220,7 +220,7 @@ fn extract(word: &proc_macro2::Ident, shift: u32, bits: u32) -> TokenStream {
             quote!(#word >> #shift_lit)
         };
     }
-    let mask = u64_lit((1u64 << bits) - 1);
+    let mask = super::idents::mask_lit((1u64 << bits) - 1);
     if shift == 0 {
         quote!(#word & #mask)
     } else {

@@ -257,7 +257,7 @@ fn codec_bounds(entries: &[Entry]) -> TokenStream {
     let types = entries.iter().flat_map(|e| {
         std::iter::once(e.ty.clone()).chain(e.response.as_ref().map(|(ty, _)| ty.clone()))
     });
-    quote!(#(#types: ::idlc_runtime::Codec<E>,)*)
+    quote!(#(#types: idlc::Codec<E>,)*)
 }
 
 fn ids(
@@ -304,7 +304,7 @@ fn ids(
             .into_iter()
             .map(u64_lit);
         impls.push(quote! {
-            impl ::idlc_runtime::Protocol<#marker> for #name {
+            impl idlc::Protocol<#marker> for #name {
                 const NAME: &'static str = #idl_name;
                 const VERSIONS: &'static [u64] = &[#(#versions),*];
             }
@@ -312,8 +312,8 @@ fn ids(
     }
     let text = doc(&format!(
         "The protocol `{idl_name}`: its message ids, and per encoding its version ids \
-         ([`::idlc_runtime::Protocol`]: one per FENCE of its list, plus one), for \
-         [`::idlc_runtime::negotiate`]."
+         ([`idlc::Protocol`]: one per FENCE of its list, plus one), for \
+         [`idlc::negotiate`]."
     ));
     Ok(quote! {
         #text
@@ -334,17 +334,17 @@ fn ids(
             }
 
             /// The ids of every version of this protocol in the encoding `E`, oldest first.
-            pub fn versions_with<E: ::idlc_runtime::Encoding>() -> &'static [u64]
+            pub fn versions_with<E: idlc::Encoding>() -> &'static [u64]
             where
-                Self: ::idlc_runtime::Protocol<E>,
+                Self: idlc::Protocol<E>,
             {
-                <Self as ::idlc_runtime::Protocol<E>>::VERSIONS
+                <Self as idlc::Protocol<E>>::VERSIONS
             }
 
             /// The id of the newest version in the encoding `E`.
-            pub fn newest_with<E: ::idlc_runtime::Encoding>() -> u64
+            pub fn newest_with<E: idlc::Encoding>() -> u64
             where
-                Self: ::idlc_runtime::Protocol<E>,
+                Self: idlc::Protocol<E>,
             {
                 Self::versions_with::<E>().last().copied().unwrap_or_default()
             }
@@ -383,7 +383,7 @@ fn message_enum(
                 #text
                 #variant {
                     /// The request id its response must carry.
-                    request: ::idlc_runtime::RequestId,
+                    request: idlc::RequestId,
                     /// The call's arguments.
                     call: #ty,
                 }
@@ -404,15 +404,15 @@ fn message_enum(
         let (variant, ty, id_const) = (&e.variant, &e.ty, &e.id_const);
         if e.response.is_some() {
             quote! {
-                (#ids::#id_const, ::idlc_runtime::ItemKind::Request(request)) => Self::#variant {
+                (#ids::#id_const, idlc::ItemKind::Request(request)) => Self::#variant {
                     request,
-                    call: <#ty as ::idlc_runtime::Codec<E>>::decode_from(r)?,
+                    call: <#ty as idlc::Codec<E>>::decode_from(r)?,
                 }
             }
         } else {
             quote! {
-                (#ids::#id_const, ::idlc_runtime::ItemKind::Message) => {
-                    Self::#variant(<#ty as ::idlc_runtime::Codec<E>>::decode_from(r)?)
+                (#ids::#id_const, idlc::ItemKind::Message) => {
+                    Self::#variant(<#ty as idlc::Codec<E>>::decode_from(r)?)
                 }
             }
         }
@@ -423,16 +423,16 @@ fn message_enum(
             quote! {
                 Self::#variant { request, call } => packet.push(
                     #ids::#id_const,
-                    ::idlc_runtime::ItemKind::Request(*request),
-                    |w| ::idlc_runtime::Codec::<E>::encode_to(call, w),
+                    idlc::ItemKind::Request(*request),
+                    |w| idlc::Codec::<E>::encode_to(call, w),
                 ),
             }
         } else {
             quote! {
                 Self::#variant(value) => packet.push(
                     #ids::#id_const,
-                    ::idlc_runtime::ItemKind::Message,
-                    |w| ::idlc_runtime::Codec::<E>::encode_to(value, w),
+                    idlc::ItemKind::Message,
+                    |w| idlc::Codec::<E>::encode_to(value, w),
                 ),
             }
         }
@@ -440,7 +440,7 @@ fn message_enum(
     let text = doc(&format!(
         "A message or call of the protocol `{}` as a value: as a receiver gets it, as a \
          sender sends it (its `send`), as a relay re-sends it \
-         ([`::idlc_runtime::Messages::encode_item`]).",
+         ([`idlc::Messages::encode_item`]).",
         protocol.name
     ));
     quote! {
@@ -463,36 +463,36 @@ fn message_enum(
             /// Reads every item of `packet` (framed for the protocol version `version`) and
             /// hands each to `each`: a message or call, or an item this version does not know
             /// (skipped). Returns how many items there were.
-            pub fn read_packet<E: ::idlc_runtime::Encoding>(
+            pub fn read_packet<E: idlc::Encoding>(
                 version: u64,
                 packet: &[u8],
-                each: impl FnMut(::idlc_runtime::Incoming<Self>),
-            ) -> ::core::result::Result<usize, ::idlc_runtime::DecodeError>
+                each: impl FnMut(idlc::Incoming<Self>),
+            ) -> ::core::result::Result<usize, idlc::DecodeError>
             where
                 #bounds
             {
-                ::idlc_runtime::read_packet::<E, Self>(version, packet, each)
+                idlc::read_packet::<E, Self>(version, packet, each)
             }
         }
 
-        impl<E: ::idlc_runtime::Encoding> ::idlc_runtime::Messages<E> for #message
+        impl<E: idlc::Encoding> idlc::Messages<E> for #message
         where
             #bounds
         {
             fn decode_item(
-                header: ::idlc_runtime::ItemHeader,
-                r: &mut <E::Style as ::idlc_runtime::Style>::Reader<'_>,
-            ) -> ::core::result::Result<::idlc_runtime::Incoming<Self>, ::idlc_runtime::DecodeError> {
-                Ok(::idlc_runtime::Incoming::Known(match (header.id, header.kind) {
+                header: idlc::ItemHeader,
+                r: &mut <E::Style as idlc::Style>::Reader<'_>,
+            ) -> ::core::result::Result<idlc::Incoming<Self>, idlc::DecodeError> {
+                Ok(idlc::Incoming::Known(match (header.id, header.kind) {
                     #(#decode_arms,)*
-                    _ => return Ok(::idlc_runtime::Incoming::Unknown(header)),
+                    _ => return Ok(idlc::Incoming::Unknown(header)),
                 }))
             }
 
             fn encode_item(
                 &self,
-                packet: &mut ::idlc_runtime::PacketWriter<E>,
-            ) -> ::core::result::Result<(), ::idlc_runtime::SendError> {
+                packet: &mut idlc::PacketWriter<E>,
+            ) -> ::core::result::Result<(), idlc::SendError> {
                 match self {
                     #(#encode_arms)*
                 }
@@ -535,7 +535,7 @@ fn handler(protocol: &ProtocolDef, names: &Names, entries: &[Entry]) -> TokenStr
 
             /// An item this version does not know (a newer peer's message), skipped. Does
             /// nothing unless overridden.
-            fn unknown(&mut self, header: ::idlc_runtime::ItemHeader) {
+            fn unknown(&mut self, header: idlc::ItemHeader) {
                 let _ = header;
             }
         }
@@ -565,7 +565,7 @@ fn receiver(
                     let pushed = self.replies.push(
                         #ids::#id_const,
                         request,
-                        |w| ::idlc_runtime::Codec::<E>::encode_to(&answer, w),
+                        |w| idlc::Codec::<E>::encode_to(&answer, w),
                     );
                     match pushed {
                         Ok(()) => dispatched.responses += 1,
@@ -612,7 +612,7 @@ fn receiver(
     // Only a protocol with requests has replies to write.
     let (replies_field, set_replies, replies_fn) = if answers {
         (
-            quote!(replies: ::idlc_runtime::Replies<E>,),
+            quote!(replies: idlc::Replies<E>,),
             quote!(self.replies.set_protocol_id(version);),
             quote! {
                 /// The next reply packet (framed) of the requests answered so far, oldest
@@ -635,7 +635,7 @@ fn receiver(
             quote!(let mut unsent = None;),
             quote! {
                 if let Some(error) = unsent {
-                    return Err(::idlc_runtime::DispatchError::Reply(error));
+                    return Err(idlc::DispatchError::Reply(error));
                 }
             },
         )
@@ -675,7 +675,7 @@ fn receiver(
                 pub fn with_encoding_and_mtu(version: u64, mtu: usize) -> Self {
                     #receiver {
                         version,
-                        replies: ::idlc_runtime::Replies::with_mtu(version, mtu),
+                        replies: idlc::Replies::with_mtu(version, mtu),
                     }
                 }
             },
@@ -695,7 +695,7 @@ fn receiver(
     quote! {
         #text
         #[derive(Debug)]
-        pub struct #receiver<E: ::idlc_runtime::Encoding = DefaultEncoding> {
+        pub struct #receiver<E: idlc::Encoding = DefaultEncoding> {
             version: u64,
             #replies_field
         }
@@ -709,7 +709,7 @@ fn receiver(
             #default_mtu_constructor
         }
 
-        impl<E: ::idlc_runtime::Encoding> #receiver<E> {
+        impl<E: idlc::Encoding> #receiver<E> {
             #with_encoding_doc
             pub fn with_encoding(version: u64) -> Self {
                 #with_encoding_body
@@ -731,7 +731,7 @@ fn receiver(
             #replies_fn
         }
 
-        impl<E: ::idlc_runtime::Encoding> #receiver<E>
+        impl<E: idlc::Encoding> #receiver<E>
         where
             #bounds
         {
@@ -740,16 +740,16 @@ fn receiver(
                 &mut self,
                 packet: &[u8],
                 handler: &mut H,
-            ) -> ::core::result::Result<::idlc_runtime::Dispatched, ::idlc_runtime::DispatchError> {
-                let mut dispatched = ::idlc_runtime::Dispatched::default();
+            ) -> ::core::result::Result<idlc::Dispatched, idlc::DispatchError> {
+                let mut dispatched = idlc::Dispatched::default();
                 #unsent_init
-                let mut reader = ::idlc_runtime::PacketReader::<E>::new(self.version, packet)?;
+                let mut reader = idlc::PacketReader::<E>::new(self.version, packet)?;
                 while let Some(item) =
-                    reader.next_item(<#message as ::idlc_runtime::Messages<E>>::decode_item)?
+                    reader.next_item(<#message as idlc::Messages<E>>::decode_item)?
                 {
                     let message = match item {
-                        ::idlc_runtime::Incoming::Known(message) => message,
-                        ::idlc_runtime::Incoming::Unknown(header) => {
+                        idlc::Incoming::Known(message) => message,
+                        idlc::Incoming::Unknown(header) => {
                             handler.unknown(header);
                             dispatched.unknown += 1;
                             continue;
@@ -785,7 +785,7 @@ fn response_enum(
         Some(quote! {
             #ids::#id_const => Self::#variant {
                 request,
-                value: <#ty as ::idlc_runtime::Codec<E>>::decode_from(r)?.value,
+                value: <#ty as idlc::Codec<E>>::decode_from(r)?.value,
             },
         })
     });
@@ -796,7 +796,7 @@ fn response_enum(
             #text
             #variant {
                 /// The request id the call returned.
-                request: ::idlc_runtime::RequestId,
+                request: idlc::RequestId,
                 /// What the callee returned.
                 value: #value,
             }
@@ -815,15 +815,15 @@ fn response_enum(
             #(#variants,)*
         }
 
-        impl<E: ::idlc_runtime::Encoding> ::idlc_runtime::Responses<E> for #response
+        impl<E: idlc::Encoding> idlc::Responses<E> for #response
         where
             #bounds
         {
             fn decode_response(
                 id: u32,
-                request: ::idlc_runtime::RequestId,
-                r: &mut <E::Style as ::idlc_runtime::Style>::Reader<'_>,
-            ) -> ::core::result::Result<::core::option::Option<Self>, ::idlc_runtime::DecodeError> {
+                request: idlc::RequestId,
+                r: &mut <E::Style as idlc::Style>::Reader<'_>,
+            ) -> ::core::result::Result<::core::option::Option<Self>, idlc::DecodeError> {
                 Ok(Some(match id {
                     #(#arms)*
                     _ => return Ok(None),
@@ -861,15 +861,15 @@ fn sender(
             /// Reads the responses in `packet` (a receiver's reply packet) and hands each to
             /// `each`, paired with its request: a response to a request that is not pending, of
             /// another RPC than the request's, or whose body is malformed
-            /// ([`::idlc_runtime::ResponseError::Decode`]: the request stays pending) is an
+            /// ([`idlc::ResponseError::Decode`]: the request stays pending) is an
             /// error value for that response, and the rest of the packet is still read. Returns
             /// how many responses were read; a packet whose framing is malformed is an error.
             pub fn read_responses(
                 &mut self,
                 packet: &[u8],
-                each: impl FnMut(::core::result::Result<#response, ::idlc_runtime::ResponseError>),
-            ) -> ::core::result::Result<usize, ::idlc_runtime::DecodeError> {
-                ::idlc_runtime::read_responses::<E, #response>(
+                each: impl FnMut(::core::result::Result<#response, idlc::ResponseError>),
+            ) -> ::core::result::Result<usize, idlc::DecodeError> {
+                idlc::read_responses::<E, #response>(
                     self.packet.protocol_id(),
                     packet,
                     &mut self.pending,
@@ -883,12 +883,12 @@ fn sender(
     let pending_methods = if has_responses {
         quote! {
             /// The requests awaiting their response.
-            pub fn pending(&self) -> &::idlc_runtime::Pending {
+            pub fn pending(&self) -> &idlc::Pending {
                 &self.pending
             }
 
             /// Gives up on a request (a timeout): its response, if it comes, is then an error.
-            pub fn forget(&mut self, request: ::idlc_runtime::RequestId) {
+            pub fn forget(&mut self, request: idlc::RequestId) {
                 self.pending.forget(request);
             }
         }
@@ -896,12 +896,12 @@ fn sender(
         TokenStream::new()
     };
     let pending_field = if has_responses {
-        quote!(pending: ::idlc_runtime::Pending,)
+        quote!(pending: idlc::Pending,)
     } else {
         TokenStream::new()
     };
     let pending_init = if has_responses {
-        quote!(pending: ::idlc_runtime::Pending::default(),)
+        quote!(pending: idlc::Pending::default(),)
     } else {
         TokenStream::new()
     };
@@ -916,7 +916,7 @@ fn sender(
     let supports_doc = doc(&format!(
         "Whether the protocol version in use has the message or RPC `id` (one of [`{ids}`]'s \
          constants): a stub of one it lacks is refused with \
-         [`::idlc_runtime::SendError::NotInVersion`], as the peer would skip it."
+         [`idlc::SendError::NotInVersion`], as the peer would skip it."
     ));
     let text = doc(&format!(
         "The calling end of the protocol `{}` in the encoding `E`: one method per message and \
@@ -928,8 +928,8 @@ fn sender(
     quote! {
         #text
         #[derive(Debug)]
-        pub struct #sender<E: ::idlc_runtime::Encoding = DefaultEncoding> {
-            packet: ::idlc_runtime::PacketWriter<E>,
+        pub struct #sender<E: idlc::Encoding = DefaultEncoding> {
+            packet: idlc::PacketWriter<E>,
             /// The index of its protocol version in the list of versions (`None`: not one of
             /// them, so that it sends nothing).
             version_index: ::core::option::Option<usize>,
@@ -944,15 +944,15 @@ fn sender(
 
             /// A sender in the default encoding whose packets never exceed `mtu` bytes: a
             /// message that would cross it is refused with
-            /// [`::idlc_runtime::SendError::PacketFull`].
+            /// [`idlc::SendError::PacketFull`].
             pub fn with_mtu(version: u64, mtu: usize) -> Self {
                 Self::with_encoding_and_mtu(version, mtu)
             }
         }
 
-        impl<E: ::idlc_runtime::Encoding> #sender<E>
+        impl<E: idlc::Encoding> #sender<E>
         where
-            #ids: ::idlc_runtime::Protocol<E>,
+            #ids: idlc::Protocol<E>,
         {
             #sender_with_encoding_doc
             pub fn with_encoding(version: u64) -> Self {
@@ -962,14 +962,14 @@ fn sender(
             /// A sender in the encoding `E` whose packets never exceed `mtu` bytes.
             pub fn with_encoding_and_mtu(version: u64, mtu: usize) -> Self {
                 #sender {
-                    packet: ::idlc_runtime::PacketWriter::with_mtu(version, mtu),
+                    packet: idlc::PacketWriter::with_mtu(version, mtu),
                     version_index: Self::index_of(version),
                     #pending_init
                 }
             }
 
             fn index_of(version: u64) -> ::core::option::Option<usize> {
-                <#ids as ::idlc_runtime::Protocol<E>>::VERSIONS
+                <#ids as idlc::Protocol<E>>::VERSIONS
                     .iter()
                     .position(|known| *known == version)
             }
@@ -988,11 +988,11 @@ fn sender(
                 }
             }
 
-            fn check_version(&self, id: u32) -> ::core::result::Result<(), ::idlc_runtime::SendError> {
+            fn check_version(&self, id: u32) -> ::core::result::Result<(), idlc::SendError> {
                 if self.supports(id) {
                     Ok(())
                 } else {
-                    Err(::idlc_runtime::SendError::NotInVersion {
+                    Err(idlc::SendError::NotInVersion {
                         id,
                         protocol_id: self.packet.protocol_id(),
                     })
@@ -1022,9 +1022,9 @@ fn sender(
             #pending_methods
         }
 
-        impl<E: ::idlc_runtime::Encoding> #sender<E>
+        impl<E: idlc::Encoding> #sender<E>
         where
-            #ids: ::idlc_runtime::Protocol<E>,
+            #ids: idlc::Protocol<E>,
             #bounds
         {
             #(#stubs)*
@@ -1035,7 +1035,7 @@ fn sender(
             pub fn send(
                 &mut self,
                 message: &#message,
-            ) -> ::core::result::Result<::core::option::Option<::idlc_runtime::RequestId>, ::idlc_runtime::SendError> {
+            ) -> ::core::result::Result<::core::option::Option<idlc::RequestId>, idlc::SendError> {
                 match message {
                     #(#send_arms)*
                 }
@@ -1058,13 +1058,13 @@ fn sender_stubs(ids: &Ident, e: &Entry) -> TokenStream {
         ));
         quote! {
             #text
-            pub fn #struct_method(&mut self, call: &#ty) -> ::core::result::Result<::idlc_runtime::RequestId, ::idlc_runtime::SendError> {
+            pub fn #struct_method(&mut self, call: &#ty) -> ::core::result::Result<idlc::RequestId, idlc::SendError> {
                 self.check_version(#ids::#id_const)?;
                 let request = self.pending.start(#ids::#id_const);
                 let pushed = self.packet.push(
                     #ids::#id_const,
-                    ::idlc_runtime::ItemKind::Request(request),
-                    |w| ::idlc_runtime::Codec::<E>::encode_to(call, w),
+                    idlc::ItemKind::Request(request),
+                    |w| idlc::Codec::<E>::encode_to(call, w),
                 );
                 if let Err(error) = pushed {
                     self.pending.forget(request);
@@ -1085,12 +1085,12 @@ fn sender_stubs(ids: &Ident, e: &Entry) -> TokenStream {
         ));
         quote! {
             #text
-            pub fn #struct_method(&mut self, #arg: &#ty) -> ::core::result::Result<(), ::idlc_runtime::SendError> {
+            pub fn #struct_method(&mut self, #arg: &#ty) -> ::core::result::Result<(), idlc::SendError> {
                 self.check_version(#ids::#id_const)?;
                 self.packet.push(
                     #ids::#id_const,
-                    ::idlc_runtime::ItemKind::Message,
-                    |w| ::idlc_runtime::Codec::<E>::encode_to(#arg, w),
+                    idlc::ItemKind::Message,
+                    |w| idlc::Codec::<E>::encode_to(#arg, w),
                 )
             }
         }
@@ -1099,7 +1099,7 @@ fn sender_stubs(ids: &Ident, e: &Entry) -> TokenStream {
         return by_struct;
     };
     let returns = if e.response.is_some() {
-        quote!(::idlc_runtime::RequestId)
+        quote!(idlc::RequestId)
     } else {
         quote!(())
     };
@@ -1113,7 +1113,7 @@ fn sender_stubs(ids: &Ident, e: &Entry) -> TokenStream {
         #by_struct
 
         #text
-        pub fn #method(&mut self, #(#names: #types),*) -> ::core::result::Result<#returns, ::idlc_runtime::SendError> {
+        pub fn #method(&mut self, #(#names: #types),*) -> ::core::result::Result<#returns, idlc::SendError> {
             self.#struct_method(&#ty { #(#names),* })
         }
     }

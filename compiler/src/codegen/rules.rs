@@ -161,7 +161,7 @@ impl Site {
 }
 
 pub(super) fn rt() -> TokenStream {
-    quote!(::idlc_runtime)
+    quote!(idlc)
 }
 
 pub(super) fn opt_u64(value: Option<u64>) -> TokenStream {
@@ -651,7 +651,7 @@ pub fn fixed_point_input(rule: &WireRule, rust: &RustType, c: &TokenStream) -> T
 fn real_input(min: f64, max: f64, rust: &RustType, c: &TokenStream) -> TokenStream {
     if matches!(rust, RustType::F32) && !crate::ir::ends_are_f32(min, max) {
         let (min, max) = (f64_lit(min), f64_lit(max));
-        return quote!(::idlc_runtime::real_of_f32(#c, #min, #max));
+        return quote!(idlc::real_of_f32(#c, #min, #max));
     }
     as_f64(rust, c)
 }
@@ -690,8 +690,8 @@ pub fn fixed_point_const(ctx: &Ctx<'_>, rule: &WireRule) -> TokenStream {
         );
         quote! {
             #[doc = #doc]
-            const #ident: ::idlc_runtime::FixedPoint =
-                ::idlc_runtime::FixedPoint::constant(#lo, #hi, #res, #min_inclusive, #max_inclusive);
+            const #ident: idlc::FixedPoint =
+                idlc::FixedPoint::constant(#lo, #hi, #res, #min_inclusive, #max_inclusive);
         }
     });
     quote!(#ident)
@@ -826,7 +826,7 @@ pub fn encode_length(
     }
     if let (WireRule::Ranged { min: 0, bits, .. }, Some(bound)) = (length, max) {
         let (count, bound, bits) = (v.by_val(), u64_lit(bound), u32_lit(*bits));
-        return Ok(quote!(::idlc_runtime::write_bounded_length(w, #count, #bound, #bits)#q;));
+        return Ok(quote!(idlc::write_bounded_length(w, #count, #bound, #bits)#q;));
     }
     encode(
         ctx,
@@ -852,7 +852,7 @@ pub fn decode_length(
     }
     if let (WireRule::Ranged { min: 0, bits, .. }, Some(bound)) = (length, max) {
         let (bound, bits) = (u64_lit(bound), u32_lit(*bits));
-        return Ok(quote!(::idlc_runtime::read_bounded_length(r, #bound, #bits)#q));
+        return Ok(quote!(idlc::read_bounded_length(r, #bound, #bits)#q));
     }
     decode(
         ctx,

@@ -26,7 +26,7 @@ fn diff_const(plan: &DiffPlan) -> TokenStream {
         let origin = int_lit(steps.origin);
         quote!(.with_origin(#origin))
     });
-    quote!(const { ::idlc_runtime::Diff::new(&[#(#tiers),*], #first, #last, #wraps)#origin })
+    quote!(const { idlc::Diff::new(&[#(#tiers),*], #first, #last, #wraps)#origin })
 }
 
 /// What a DIFF field's reference and steps are taken from.
@@ -57,7 +57,7 @@ impl<'a> Gen<'a, '_> {
                     let v_fp = fixed_point_const(self.ctx, &velocity.rule);
                     let v_base =
                         fixed_point_input(&velocity.rule, &v.rust.ty, &quote!(baseline.#v_name));
-                    quote!(::idlc_runtime::DeadReckoningAxis::new(#fp, #v_fp).extrapolate_from(#base, #v_base, ctx))
+                    quote!(idlc::DeadReckoningAxis::new(#fp, #v_fp).extrapolate_from(#base, #v_base, ctx))
                 }
                 None => quote!(#fp.nearest_step(#base)),
             };
@@ -66,7 +66,7 @@ impl<'a> Gen<'a, '_> {
         match &view.field.ty {
             Type::Enum(_) => Ok(Steps::Integer(quote!(i128::from(baseline.#name.index())))),
             ty if ty.int_range().is_some() => Ok(Steps::Integer(
-                quote!(::idlc_runtime::WireInt::to_i128(baseline.#name)),
+                quote!(idlc::WireInt::to_i128(baseline.#name)),
             )),
             ty => Err(CodegenError(format!(
                 "internal: DIFF on `{}`, {}",
@@ -99,7 +99,7 @@ impl<'a> Gen<'a, '_> {
             Steps::Integer(reference) => {
                 let now = match &view.field.ty {
                     Type::Enum(_) => quote!(i128::from(#candidate.index())),
-                    _ => quote!(::idlc_runtime::WireInt::to_i128(#candidate)),
+                    _ => quote!(idlc::WireInt::to_i128(#candidate)),
                 };
                 quote!(#diff.write_int(w, #now, #reference)#q)
             }
@@ -150,7 +150,7 @@ impl<'a> Gen<'a, '_> {
                     Type::Enum(_) => (
                         quote! {
                             match #diff.read_int::<_, u64>(r, reference)#q {
-                                Some(index) => Some(::idlc_runtime::enumerator(r, <#ty>::from_index(index))#q),
+                                Some(index) => Some(idlc::enumerator(r, <#ty>::from_index(index))#q),
                                 None => None,
                             }
                         },
@@ -158,7 +158,7 @@ impl<'a> Gen<'a, '_> {
                     ),
                     _ => (
                         quote!(#diff.read_int::<_, #ty>(r, reference)#q),
-                        quote!(::idlc_runtime::WireInt::to_i128(value)),
+                        quote!(idlc::WireInt::to_i128(value)),
                     ),
                 };
                 quote! {{

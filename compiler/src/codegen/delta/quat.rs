@@ -32,7 +32,7 @@ impl Gen<'_, '_> {
             quote!(#place = rule.read_diff(r, #tiers, #reference)#q;)
         };
         quote! {{
-            let rule = ::idlc_runtime::SmallestThree::new(#bits);
+            let rule = idlc::SmallestThree::new(#bits);
             #call
         }}
     }

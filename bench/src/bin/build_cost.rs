@@ -1,0 +1,308 @@
+//! What the generated code costs a user's build, against prost-derive and serde+bitcode-derive
+//! models of the same types (docs/PERFORMANCE.md "Build cost").
+//!
+//! It writes a scratch workspace of three binaries, each holding `--copies` copies of the mk48
+//! model: the module `idlc::Builder` generates from schemas/mk48.{idl,enc,map} (all three
+//! encodings), the prost model of bench/src/mk48/proto_types.rs, and the serde+bitcode model of
+//! bench/src/mk48/model_types.rs (without its bincode derives). Each `main` decodes and encodes
+//! every type of every copy in every encoding, from bytes it reads at run time, so no generated
+//! function escapes compilation. Each binary is built once to warm its dependencies; then,
+//! `--runs` times, its `main.rs` is touched and `CARGO_INCREMENTAL=0 cargo build` (and
+//! `--release`) is timed; the minimum is kept. The same with no copies gives the fixed cost of a
+//! build (compiling `main`, linking), which the per-struct figure leaves out.
+//!
+//! ```text
+//! cargo run --release -p idlc-bench --bin build-cost -- [--copies 20] [--runs 5] [--dir D]
+//! ```
+
+use std::error::Error;
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+type Result<T> = std::result::Result<T, Box<dyn Error>>;
+
+/// The mk48 model's data types: what "per struct" counts, the same five for every model.
+const STRUCTS: &[&str] = &[
+    "Guidance",
+    "Transform",
+    "Contact",
+    "TerrainUpdate",
+    "Update",
+];
+/// The prost model's messages: the five, and the two messages its tuples become.
+const PROST_MESSAGES: &[&str] = &[
+    "Guidance",
+    "Vector2f",
+    "Transform",
+    "Contact",
+    "ChunkId",
+    "TerrainUpdate",
+    "Update",
+];
+/// The encodings of schemas/mk48.enc.
+const ENCODINGS: &[&str] = &["MK48", "MK48_PLAIN", "MK48_LOSSY"];
+
+struct Options {
+    copies: usize,
+    runs: usize,
+    dir: PathBuf,
+}
+
+/// One of the three models: a binary crate of the scratch workspace.
+struct Model {
+    krate: &'static str,
+    title: &'static str,
+    dependencies: String,
+    /// The file each copy's module includes.
+    module: PathBuf,
+    /// The statements that decode and encode every type of the module `m`, adding to `n`.
+    calls: fn(&str) -> String,
+}
+
+fn main() -> Result<()> {
+    let options = options()?;
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .ok_or("no workspace above bench/")?
+        .to_path_buf();
+    let models = prepare(&workspace, &options.dir)?;
+    let mut table = String::from(
+        "| model | debug, whole build | debug, per struct | release, whole build | release, per struct |\n\
+         | --- | --: | --: | --: | --: |\n",
+    );
+    let mut per_struct = Vec::new();
+    for model in &models {
+        let mut row = format!("| {} ", model.title);
+        let mut figures = Vec::new();
+        for release in [false, true] {
+            let base = timed_builds(&options, model, 0, release)?;
+            let full = timed_builds(&options, model, options.copies, release)?;
+            let per = full.saturating_sub(base) / u32::try_from(options.copies * STRUCTS.len())?;
+            let _ = write!(
+                row,
+                "| {:.1} s | {:.1} ms ",
+                full.as_secs_f64(),
+                per.as_secs_f64() * 1e3
+            );
+            figures.push(per);
+        }
+        table.push_str(&row);
+        table.push_str("|\n");
+        per_struct.push((model.title, figures));
+    }
+    println!("\n{table}");
+    if let Some((_, idlc)) = per_struct.first() {
+        for (title, figures) in &per_struct[1..] {
+            println!(
+                "idlc per struct / {title}: debug {:.2}x, release {:.2}x",
+                ratio(idlc[0], figures[0]),
+                ratio(idlc[1], figures[1])
+            );
+        }
+    }
+    Ok(())
+}
+
+fn ratio(a: Duration, b: Duration) -> f64 {
+    a.as_secs_f64() / b.as_secs_f64().max(1e-9)
+}
+
+fn options() -> Result<Options> {
+    let mut options = Options {
+        copies: 20,
+        runs: 5,
+        dir: PathBuf::from("target/build-cost"),
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let mut value = || args.next().ok_or(format!("{arg} needs a value"));
+        match arg.as_str() {
+            "--copies" => options.copies = value()?.parse()?,
+            "--runs" => options.runs = value()?.parse()?,
+            "--dir" => options.dir = PathBuf::from(value()?),
+            other => return Err(format!("unknown argument {other}: see the file's doc").into()),
+        }
+    }
+    if options.copies == 0 || options.runs == 0 {
+        return Err("--copies and --runs must be at least 1".into());
+    }
+    Ok(options)
+}
+
+/// Writes the scratch workspace and the files its crates include.
+fn prepare(workspace: &Path, dir: &Path) -> Result<Vec<Model>> {
+    let generated = dir.join("generated");
+    fs::create_dir_all(&generated)?;
+    let schemas = workspace.join("schemas");
+    let module = idlc::Builder::new()
+        .encoding(schemas.join("mk48.enc"))
+        .mapping(schemas.join("mk48.map"))
+        .side("Game")
+        .out_dir(&generated)
+        .file_name("mk48.rs")
+        .compile([schemas.join("mk48.idl")])?;
+    let mk48 = workspace.join("bench/src/mk48");
+    let bitcode_types = generated.join("model_types.rs");
+    let without_bincode: String = fs::read_to_string(mk48.join("model_types.rs"))?
+        .lines()
+        .filter(|line| !line.contains("bincode::"))
+        .map(|line| format!("{line}\n"))
+        .collect();
+    fs::write(&bitcode_types, without_bincode)?;
+    let runtime = workspace.join("runtime");
+    let models = vec![
+        Model {
+            krate: "idlc-models",
+            title: "idlc (3 encodings)",
+            dependencies: format!("idlc-runtime = {{ path = {:?} }}\n", runtime.display()),
+            module: fs::canonicalize(module)?,
+            calls: idlc_calls,
+        },
+        Model {
+            krate: "prost-models",
+            title: "prost-derive",
+            dependencies: "prost = \"0.14\"\n".into(),
+            module: mk48.join("proto_types.rs"),
+            calls: prost_calls,
+        },
+        Model {
+            krate: "bitcode-models",
+            title: "serde + bitcode-derive",
+            dependencies:
+                "bitcode = \"0.6\"\nserde = { version = \"1\", features = [\"derive\"] }\n".into(),
+            module: fs::canonicalize(&bitcode_types)?,
+            calls: bitcode_calls,
+        },
+    ];
+    let members: Vec<String> = models.iter().map(|m| format!("{:?}", m.krate)).collect();
+    fs::write(
+        dir.join("Cargo.toml"),
+        format!(
+            "# Written by `cargo run -p idlc-bench --bin build-cost`: a user's crates, default profiles.\n\
+             [workspace]\nresolver = \"3\"\nmembers = [{}]\n",
+            members.join(", ")
+        ),
+    )?;
+    // The versions the bench itself measures with.
+    fs::copy(workspace.join("Cargo.lock"), dir.join("Cargo.lock"))?;
+    for model in &models {
+        let root = dir.join(model.krate);
+        fs::create_dir_all(root.join("src"))?;
+        fs::write(
+            root.join("Cargo.toml"),
+            format!(
+                "[package]\nname = {:?}\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
+                 [dependencies]\n{}",
+                model.krate, model.dependencies
+            ),
+        )?;
+    }
+    Ok(models)
+}
+
+/// The fastest of `--runs` builds of `model` with `copies` copies of its module.
+fn timed_builds(
+    options: &Options,
+    model: &Model,
+    copies: usize,
+    release: bool,
+) -> Result<Duration> {
+    let main = options.dir.join(model.krate).join("src/main.rs");
+    fs::write(&main, main_rs(model, copies))?;
+    build(options, model, release)?;
+    let mut best = Duration::MAX;
+    for _ in 0..options.runs {
+        // A new modification time: cargo rebuilds the crate, and only the crate.
+        fs::write(&main, main_rs(model, copies))?;
+        let start = Instant::now();
+        build(options, model, release)?;
+        best = best.min(start.elapsed());
+    }
+    eprintln!(
+        "{} {} copies {}: {:.2} s",
+        model.krate,
+        copies,
+        if release { "release" } else { "debug" },
+        best.as_secs_f64()
+    );
+    Ok(best)
+}
+
+fn build(options: &Options, model: &Model, release: bool) -> Result<()> {
+    let mut command = Command::new(env!("CARGO"));
+    command
+        .current_dir(&options.dir)
+        .args(["build", "--quiet", "-p", model.krate])
+        .env("CARGO_INCREMENTAL", "0")
+        .env("CARGO_TARGET_DIR", options.dir.join("target"))
+        .env_remove("RUSTFLAGS");
+    if release {
+        command.arg("--release");
+    }
+    let status = command.status()?;
+    if !status.success() {
+        return Err(format!("building {} failed: {status}", model.krate).into());
+    }
+    Ok(())
+}
+
+fn main_rs(model: &Model, copies: usize) -> String {
+    let mut text = String::from(
+        "//! Written by the build-cost benchmark: every type of every copy, decoded and encoded.\n\
+         #![allow(dead_code, missing_docs, clippy::all)]\n\n",
+    );
+    for copy in 0..copies {
+        let _ = writeln!(
+            text,
+            "mod m{copy} {{\n    include!({:?});\n}}",
+            model.module.display()
+        );
+    }
+    text.push_str(
+        "\nfn main() {\n    let input: Vec<u8> = std::env::args().skip(1).flat_map(String::into_bytes).collect();\n    \
+         let b = input.as_slice();\n    let mut n = 0usize;\n",
+    );
+    for copy in 0..copies {
+        text.push_str(&(model.calls)(&format!("m{copy}")));
+    }
+    text.push_str("    println!(\"{n}\");\n}\n");
+    text
+}
+
+fn idlc_calls(m: &str) -> String {
+    let mut text = String::new();
+    for ty in STRUCTS {
+        for encoding in ENCODINGS {
+            let _ = writeln!(
+                text,
+                "    n += {m}::{ty}::from_bytes_with::<{m}::{encoding}>(b).ok().and_then(|v| v.to_bytes_with::<{m}::{encoding}>().ok()).map_or(0, |v| v.len());"
+            );
+        }
+    }
+    text
+}
+
+fn prost_calls(m: &str) -> String {
+    let mut text = String::new();
+    for ty in PROST_MESSAGES {
+        let _ = writeln!(
+            text,
+            "    n += <{m}::{ty} as prost::Message>::decode(b).map_or(0, |v| prost::Message::encode_to_vec(&v).len());"
+        );
+    }
+    text
+}
+
+fn bitcode_calls(m: &str) -> String {
+    let mut text = String::new();
+    for ty in STRUCTS {
+        let _ = writeln!(
+            text,
+            "    n += bitcode::decode::<{m}::{ty}>(b).map_or(0, |v| bitcode::encode(&v).len());"
+        );
+    }
+    text
+}
