@@ -163,7 +163,7 @@ pub use rule::ranged::{
     fixed_bits, fixed_from_bits, read_fixed, read_ranged, write_fixed, write_ranged,
 };
 pub use rule::seq::{read_bool_elements, read_bounded_length, read_elements, write_bounded_length};
-pub use rule::vlq::{VlqMode, read_vlq_int, write_vlq_int};
+pub use rule::vlq::{Vlq, VlqMode, read_vlq_int, write_vlq_int};
 pub use vlq::{
     DEFAULT_VLQ_GROUP_BITS, MAX_VLQ_GROUP_BITS, valid_vlq_group_bits, vlq_bits, vlq_groups,
     vlq_max_groups,

@@ -13,7 +13,12 @@
 //!
 //! ```text
 //! cargo run --release -p idlc-bench --bin build-cost -- [--copies 20] [--runs 5] [--dir D]
+//!     [--module FILE --runtime DIR]
 //! ```
+//!
+//! `--module` and `--runtime` measure another revision's generated code: its mk48 module
+//! (`idlc gen schemas/mk48.idl -e schemas/mk48.enc -m schemas/mk48.map --side Game`) with its
+//! runtime crate.
 
 use std::error::Error;
 use std::fmt::Write as _;
@@ -49,6 +54,10 @@ struct Options {
     copies: usize,
     runs: usize,
     dir: PathBuf,
+    /// Another generated mk48 module, with `runtime`.
+    module: Option<PathBuf>,
+    /// The idlc-runtime crate the module is built with; this workspace's by default.
+    runtime: Option<PathBuf>,
 }
 
 /// One of the three models: a binary crate of the scratch workspace.
@@ -68,7 +77,7 @@ fn main() -> Result<()> {
         .parent()
         .ok_or("no workspace above bench/")?
         .to_path_buf();
-    let models = prepare(&workspace, &options.dir)?;
+    let models = prepare(&workspace, &options)?;
     let mut table = String::from(
         "| model | debug, whole build | debug, per struct | release, whole build | release, per struct |\n\
          | --- | --: | --: | --: | --: |\n",
@@ -115,6 +124,8 @@ fn options() -> Result<Options> {
         copies: 20,
         runs: 5,
         dir: PathBuf::from("target/build-cost"),
+        module: None,
+        runtime: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -123,8 +134,13 @@ fn options() -> Result<Options> {
             "--copies" => options.copies = value()?.parse()?,
             "--runs" => options.runs = value()?.parse()?,
             "--dir" => options.dir = PathBuf::from(value()?),
+            "--module" => options.module = Some(PathBuf::from(value()?)),
+            "--runtime" => options.runtime = Some(PathBuf::from(value()?)),
             other => return Err(format!("unknown argument {other}: see the file's doc").into()),
         }
+    }
+    if options.module.is_some() != options.runtime.is_some() {
+        return Err("--module and --runtime go together".into());
     }
     if options.copies == 0 || options.runs == 0 {
         return Err("--copies and --runs must be at least 1".into());
@@ -133,17 +149,19 @@ fn options() -> Result<Options> {
 }
 
 /// Writes the scratch workspace and the files its crates include.
-fn prepare(workspace: &Path, dir: &Path) -> Result<Vec<Model>> {
+fn prepare(workspace: &Path, options: &Options) -> Result<Vec<Model>> {
+    let dir = options.dir.as_path();
     let generated = dir.join("generated");
     fs::create_dir_all(&generated)?;
     let schemas = workspace.join("schemas");
-    let module = idlc::Builder::new()
+    let built = idlc::Builder::new()
         .encoding(schemas.join("mk48.enc"))
         .mapping(schemas.join("mk48.map"))
         .side("Game")
         .out_dir(&generated)
         .file_name("mk48.rs")
         .compile([schemas.join("mk48.idl")])?;
+    let module = options.module.clone().unwrap_or(built);
     let mk48 = workspace.join("bench/src/mk48");
     let bitcode_types = generated.join("model_types.rs");
     let without_bincode: String = fs::read_to_string(mk48.join("model_types.rs"))?
@@ -152,7 +170,11 @@ fn prepare(workspace: &Path, dir: &Path) -> Result<Vec<Model>> {
         .map(|line| format!("{line}\n"))
         .collect();
     fs::write(&bitcode_types, without_bincode)?;
-    let runtime = workspace.join("runtime");
+    let runtime = options
+        .runtime
+        .clone()
+        .unwrap_or_else(|| workspace.join("runtime"));
+    let runtime = fs::canonicalize(runtime)?;
     let models = vec![
         Model {
             krate: "idlc-models",
@@ -199,6 +221,8 @@ fn prepare(workspace: &Path, dir: &Path) -> Result<Vec<Model>> {
                 model.krate, model.dependencies
             ),
         )?;
+        // Every member needs a target before any of them builds.
+        fs::write(root.join("src/main.rs"), main_rs(model, 0))?;
     }
     Ok(models)
 }
@@ -252,7 +276,7 @@ fn build(options: &Options, model: &Model, release: bool) -> Result<()> {
 fn main_rs(model: &Model, copies: usize) -> String {
     let mut text = String::from(
         "//! Written by the build-cost benchmark: every type of every copy, decoded and encoded.\n\
-         #![allow(dead_code, missing_docs, clippy::all)]\n\n",
+         #![allow(unused, missing_docs, clippy::all)]\n\n",
     );
     for copy in 0..copies {
         let _ = writeln!(

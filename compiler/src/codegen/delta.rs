@@ -25,8 +25,8 @@ use super::mirror::{
     sent_value,
 };
 use super::rules::{
-    Site, Val, closure_result, decode, encode, fixed_point_const, fixed_point_input, from_f64,
-    sequence_parts,
+    Site, Val, closure_result, dead_reckoning_const, decode, encode, fixed_point_const,
+    fixed_point_input, from_f64, sequence_parts,
 };
 use super::{CodegenError, Ctx};
 use crate::ir::cost::min_bits;
@@ -605,15 +605,12 @@ impl<'a> Gen<'a, '_> {
             super::idents::ident(&p.rust.rust_name),
             super::idents::ident(&v.rust.rust_name),
         );
-        let (p_fp, v_fp) = (
-            fixed_point_const(self.ctx, &position.rule),
-            fixed_point_const(self.ctx, &velocity.rule),
-        );
+        let axis = dead_reckoning_const(self.ctx, &position.rule, &velocity.rule);
         let (p_base, v_base) = (
             fixed_point_input(&position.rule, &p.rust.ty, &quote!(baseline.#p_name)),
             fixed_point_input(&velocity.rule, &v.rust.ty, &quote!(baseline.#v_name)),
         );
-        Ok(quote!(idlc::DeadReckoningAxis::new(#p_fp, #v_fp).predict_from(#p_base, #v_base, ctx)))
+        Ok(quote!(#axis.predict_from(#p_base, #v_base, ctx)))
     }
 
     /// The writes of `items` (their changed-bits decided by `plan`), assigning every field's

@@ -174,13 +174,73 @@ pub(super) fn opt_u64(value: Option<u64>) -> TokenStream {
     }
 }
 
-fn vlq_mode(mapping: VlqMapping) -> TokenStream {
-    let rt = rt();
-    match mapping {
-        VlqMapping::Plain => quote!(#rt::VlqMode::Plain),
-        VlqMapping::ZigZag => quote!(#rt::VlqMode::ZigZag),
-        VlqMapping::Offset => quote!(#rt::VlqMode::Offset),
+/// `U32`, `I16`, ...: the Rust integer type whose range is exactly `[min, max]`.
+fn whole_type_range(min: i128, max: i128) -> Option<&'static str> {
+    let types: [(&str, i128, i128); 8] = [
+        ("U8", 0, u8::MAX.into()),
+        ("U16", 0, u16::MAX.into()),
+        ("U32", 0, u32::MAX.into()),
+        ("U64", 0, u64::MAX.into()),
+        ("I8", i8::MIN.into(), i8::MAX.into()),
+        ("I16", i16::MIN.into(), i16::MAX.into()),
+        ("I32", i32::MIN.into(), i32::MAX.into()),
+        ("I64", i64::MIN.into(), i64::MAX.into()),
+    ];
+    types
+        .iter()
+        .find(|(_, lo, hi)| (*lo, *hi) == (min, max))
+        .map(|(name, ..)| *name)
+}
+
+/// The name of the module-level const that holds a VLQ rule's parameters (an `idlc::Vlq`,
+/// registered in `ctx.quantizers` on first use): `VLQ_<group bits>_BY_<max groups>_<MODE>_ON_
+/// <min>_TO_<max>` (`_ON_U32` for a whole type's range), or `VLQ_<hash>` when that would be long.
+fn vlq_const(
+    ctx: &Ctx<'_>,
+    mapping: VlqMapping,
+    min: i128,
+    max: i128,
+    group_bits: u32,
+    max_groups: u32,
+) -> TokenStream {
+    let (mode, mode_name) = match mapping {
+        VlqMapping::Plain => (quote!(idlc::VlqMode::Plain), "PLAIN"),
+        VlqMapping::ZigZag => (quote!(idlc::VlqMode::ZigZag), "ZIGZAG"),
+        VlqMapping::Offset => (quote!(idlc::VlqMode::Offset), "OFFSET"),
+    };
+    let number = |v: i128| v.to_string().replace('-', "MINUS_");
+    let range = whole_type_range(min, max).map_or_else(
+        || format!("{}_TO_{}", number(min), number(max)),
+        str::to_string,
+    );
+    let mut name = format!("VLQ_{group_bits}_BY_{max_groups}_{mode_name}_ON_{range}");
+    if name.len() > 80 {
+        let mut key = Vec::with_capacity(41);
+        key.extend_from_slice(&min.to_le_bytes());
+        key.extend_from_slice(&max.to_le_bytes());
+        key.extend_from_slice(&group_bits.to_le_bytes());
+        key.extend_from_slice(&max_groups.to_le_bytes());
+        key.push(mode_name.as_bytes()[0]);
+        name = format!("VLQ_{:016X}", idlc_runtime::protocol_hash(&key));
     }
+    let ident = proc_macro2::Ident::new(&name, proc_macro2::Span::call_site());
+    ctx.quantizers.register(&name, || {
+        let doc = format!(
+            " VLQ({group_bits}) of [{min}, {max}], {}, at most {max_groups} groups.",
+            match mapping {
+                VlqMapping::Plain => "the value itself",
+                VlqMapping::ZigZag => "zigzagged",
+                VlqMapping::Offset => "as its offset from the minimum",
+            }
+        );
+        let (min, max) = (int_lit(min), int_lit(max));
+        let (group, groups) = (u32_lit(group_bits), u32_lit(max_groups));
+        quote! {
+            #[doc = #doc]
+            const #ident: idlc::Vlq = idlc::Vlq::new(#mode, #min, #max, #group, #groups);
+        }
+    });
+    quote!(#ident)
 }
 
 /// The statements that write `*v` (`v: &T`, T the field's Rust type) with `rule`; their errors
@@ -223,15 +283,15 @@ pub fn encode(
             mapping,
             min,
             max,
+            max_groups,
             ..
         } => {
-            let (min, max, group) = (int_lit(*min), int_lit(*max), u32_lit(*group_bits));
-            let mode = vlq_mode(*mapping);
+            let vlq = vlq_const(ctx, *mapping, *min, *max, *group_bits, *max_groups);
             let value = match idl {
                 Type::Enum(_) => quote!(#recv.index()),
                 _ => c.clone(),
             };
-            quote!(#rt::write_vlq_int(w, #value, #mode, #min, #max, #group)#q;)
+            quote!(#vlq.write(w, #value)#q;)
         }
         WireRule::EnumIndex { count, bits } => {
             let (count, bits) = (u64_lit(u64::from(*count)), u32_lit(*bits));
@@ -420,22 +480,12 @@ pub fn decode(
             min,
             max,
         } => {
-            let (min, max, group, groups) = (
-                int_lit(*min),
-                int_lit(*max),
-                u32_lit(*group_bits),
-                u32_lit(*max_groups),
-            );
-            let mode = vlq_mode(*mapping);
+            let vlq = vlq_const(ctx, *mapping, *min, *max, *group_bits, *max_groups);
             match idl {
-                Type::Enum(_) => enum_from_index(
-                    ctx,
-                    idl,
-                    rust,
-                    quote!(#rt::read_vlq_int::<_, u64>(r, #mode, #min, #max, #group, #groups)#q),
-                    &q,
-                )?,
-                _ => quote!(#rt::read_vlq_int(r, #mode, #min, #max, #group, #groups)#q),
+                Type::Enum(_) => {
+                    enum_from_index(ctx, idl, rust, quote!(#vlq.read::<_, u64>(r)#q), &q)?
+                }
+                _ => quote!(#vlq.read(r)#q),
             }
         }
         WireRule::EnumIndex { count, bits } => {
@@ -692,6 +742,43 @@ pub fn fixed_point_const(ctx: &Ctx<'_>, rule: &WireRule) -> TokenStream {
             #[doc = #doc]
             const #ident: idlc::FixedPoint =
                 idlc::FixedPoint::constant(#lo, #hi, #res, #min_inclusive, #max_inclusive);
+        }
+    });
+    quote!(#ident)
+}
+
+/// The name of the module-level const that holds the dead-reckoning axis of a position and its
+/// velocity (an `idlc::DeadReckoningAxis` of their quantizers, registered in `ctx.quantizers`):
+/// `DEAD_RECKONING_<position>_BY_<velocity>` from their quantizers' names, or
+/// `DEAD_RECKONING_<hash>` when that would be long.
+pub fn dead_reckoning_const(
+    ctx: &Ctx<'_>,
+    position: &WireRule,
+    velocity: &WireRule,
+) -> TokenStream {
+    let (p_fp, v_fp) = (
+        fixed_point_const(ctx, position),
+        fixed_point_const(ctx, velocity),
+    );
+    let (p_name, v_name) = (p_fp.to_string(), v_fp.to_string());
+    let short = |name: &str| name.trim_start_matches("FIXED_POINT_").to_string();
+    let mut name = format!("DEAD_RECKONING_{}_BY_{}", short(&p_name), short(&v_name));
+    if name.len() > 100 {
+        let key = format!("{p_name} {v_name}");
+        name = format!(
+            "DEAD_RECKONING_{:016X}",
+            idlc_runtime::protocol_hash(key.as_bytes())
+        );
+    }
+    let ident = proc_macro2::Ident::new(&name, proc_macro2::Span::call_site());
+    ctx.quantizers.register(&name, || {
+        let doc = format!(
+            " The dead-reckoning axis of a position quantized by `{p_name}` moving at a velocity \
+             quantized by `{v_name}`."
+        );
+        quote! {
+            #[doc = #doc]
+            const #ident: idlc::DeadReckoningAxis = idlc::DeadReckoningAxis::new(#p_fp, #v_fp);
         }
     });
     quote!(#ident)

@@ -22,6 +22,70 @@ pub enum VlqMode {
     Offset,
 }
 
+/// A `VLQ(n)` rule of one integer range, built at compile time: generated code names each as a
+/// module-level const (`VLQ_7_PLAIN_ON_0_TO_65535`) and calls [`Vlq::write`] / [`Vlq::read`],
+/// which are [`write_vlq_int`] / [`read_vlq_int`] with these arguments.
+///
+/// ```
+/// use idlc_runtime::{BitReader, BitWriter, Vlq, VlqMode};
+/// const VLQ_3_OFFSET_ON_10_TO_100: Vlq = Vlq::new(VlqMode::Offset, 10, 100, 3, 3);
+/// let mut w = BitWriter::new();
+/// VLQ_3_OFFSET_ON_10_TO_100.write(&mut w, 12u8).unwrap();
+/// let bytes = w.into_bytes();
+/// assert_eq!(VLQ_3_OFFSET_ON_10_TO_100.read::<_, u8>(&mut BitReader::new(&bytes)), Ok(12));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Vlq {
+    /// How the value is mapped to what is sent.
+    pub mode: VlqMode,
+    /// The range's lower end.
+    pub min: i128,
+    /// The range's upper end.
+    pub max: i128,
+    /// The bits of a group (`n` of `VLQ(n)`).
+    pub group_bits: u32,
+    /// The most groups a value of the range takes; a reader refuses more.
+    pub max_groups: u32,
+}
+
+impl Vlq {
+    /// The rule `VLQ(group_bits)` of `[min, max]` mapped by `mode`.
+    pub const fn new(
+        mode: VlqMode,
+        min: i128,
+        max: i128,
+        group_bits: u32,
+        max_groups: u32,
+    ) -> Self {
+        Vlq {
+            mode,
+            min,
+            max,
+            group_bits,
+            max_groups,
+        }
+    }
+
+    /// Writes `value` ([`write_vlq_int`]).
+    #[inline(always)]
+    pub fn write<W: WireWrite, T: WireInt>(&self, w: &mut W, value: T) -> Result<(), EncodeError> {
+        write_vlq_int(w, value, self.mode, self.min, self.max, self.group_bits)
+    }
+
+    /// Reads a value ([`read_vlq_int`]).
+    #[inline(always)]
+    pub fn read<'a, R: WireRead<'a>, T: WireInt>(&self, r: &mut R) -> Result<T, DecodeError> {
+        read_vlq_int(
+            r,
+            self.mode,
+            self.min,
+            self.max,
+            self.group_bits,
+            self.max_groups,
+        )
+    }
+}
+
 #[inline]
 fn vlq_map(v: i128, mode: VlqMode, min: i128) -> Option<u64> {
     match mode {

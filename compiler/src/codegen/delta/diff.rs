@@ -11,7 +11,9 @@ use quote::quote;
 use super::super::fields::RustField;
 use super::super::idents::{int_lit, u32_lit, u64_lit};
 use super::super::mirror::is_quantized_float;
-use super::super::rules::{decode, fixed_point_const, fixed_point_input, from_f64};
+use super::super::rules::{
+    dead_reckoning_const, decode, fixed_point_const, fixed_point_input, from_f64,
+};
 use super::{CodegenError, Gen, Target};
 use crate::ir::Type;
 use crate::ir::plan::{DiffPlan, FieldStep};
@@ -54,10 +56,10 @@ impl<'a> Gen<'a, '_> {
                 Some(velocity) => {
                     let v = self.view(&velocity.field)?;
                     let v_name = super::super::idents::ident(&v.rust.rust_name);
-                    let v_fp = fixed_point_const(self.ctx, &velocity.rule);
+                    let axis = dead_reckoning_const(self.ctx, &field.rule, &velocity.rule);
                     let v_base =
                         fixed_point_input(&velocity.rule, &v.rust.ty, &quote!(baseline.#v_name));
-                    quote!(idlc::DeadReckoningAxis::new(#fp, #v_fp).extrapolate_from(#base, #v_base, ctx))
+                    quote!(#axis.extrapolate_from(#base, #v_base, ctx))
                 }
                 None => quote!(#fp.nearest_step(#base)),
             };
