@@ -375,9 +375,10 @@ fn a_session_on_the_arena_project() {
 
     navigation(&mut client, &text);
 
-    // 200 random edits of arena.idl, each answered with its diagnostics within a second, and a
-    // request at a random place (definition, hover, completion, references) that is answered
-    // (with a result, maybe empty: never an error).
+    // 200 random edits, of arena.idl, arena_s2c.enc and arena_client.map in turn, each answered
+    // with its diagnostics within a second, and a request at a random place (definition, hover,
+    // completion, references, prepareRename) that is answered (with a result, maybe empty:
+    // never an error).
     let mut rng = ChaCha8Rng::seed_from_u64(40);
     let snippets = [
         "{",
@@ -394,9 +395,30 @@ fn a_session_on_the_arena_project() {
         "\n",
         "DEFAULT = ",
         "x",
+        "DELTA",
+        "VLQ(",
+        "=>",
+        "ENCODING(S2C)",
+        "MAPPING(\"Rust\", \"Client\")",
     ];
-    let mut current = text.clone();
+    let mut files: Vec<(String, String)> = ["arena.idl", "arena_s2c.enc", "arena_client.map"]
+        .iter()
+        .map(|name| {
+            let path = root.join("schemas").join(name);
+            (
+                uri(&path),
+                std::fs::read_to_string(&path).expect("a bundled file"),
+            )
+        })
+        .collect();
+    for (uri, text) in &files[1..] {
+        client.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri, "languageId": "idlc", "version": 1, "text": text}}),
+        );
+    }
     for version in 0..200 {
+        let (uri, current) = &mut files[version as usize % 3];
         let mut at = rng.random_range(0..=current.len());
         while !current.is_char_boundary(at) {
             at -= 1;
@@ -412,25 +434,25 @@ fn a_session_on_the_arena_project() {
         }
         client.settle();
         let started = Instant::now();
-        change(&mut client, &idl, 100 + version, &current);
-        client.diagnostics(&idl, Duration::from_secs(1));
+        change(&mut client, uri, 100 + version, current);
+        client.diagnostics(uri, Duration::from_secs(1));
         assert!(started.elapsed() < Duration::from_secs(1), "edit {version}");
         let mut at = rng.random_range(0..=current.len());
         while !current.is_char_boundary(at) {
             at -= 1;
         }
-        let at = position(&current, at);
-        let mut at = json!({"textDocument": {"uri": idl}, "position": at});
-        if version % 4 == 3 {
-            at["context"] = json!({"includeDeclaration": true});
-        }
+        let mut params = json!({"textDocument": {"uri": uri}, "position": position(current, at)});
         let method = [
             "textDocument/definition",
             "textDocument/hover",
             "textDocument/completion",
             "textDocument/references",
-        ][version as usize % 4];
-        let answer = client.request(method, at);
+            "textDocument/prepareRename",
+        ][version as usize % 5];
+        if method == "textDocument/references" {
+            params["context"] = json!({"includeDeclaration": true});
+        }
+        let answer = client.request(method, params);
         assert!(answer.get("error").is_none(), "edit {version}: {answer}");
     }
     let alive = client.request(

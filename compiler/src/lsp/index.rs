@@ -542,3 +542,96 @@ impl<'a> Walker<'a> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Inputs;
+    use crate::load::MemoryFs;
+
+    const IDL: &str = "CONST MAX = 4;
+ENUM Kind { A, B }
+STRUCT Vec2 { NUMERIC[-MAX, MAX] x; NUMERIC[-MAX, MAX] y; }
+STRUCT Thing { Vec2 at; Kind kind; SEQUENCE<Vec2, MAX> trail; FENCE; EXTEND kind TO Kind; }
+PROTOCOL P { RPC hit(Vec2 where); }
+";
+    const ENC: &str = "ENCODING(E) STRUCT Thing { Vec2; BIT(1) kind; SEQUENCE<Vec2> trail; }
+ENCODING(E) RPC hit { where; }
+";
+    const MAP: &str =
+        "MAPPING(\"Rust\", \"Client\") STRUCT Thing { enum Kind { A, B } kind; Vec<Vec2> trail; }
+";
+
+    fn index() -> Index {
+        let fs = MemoryFs::new()
+            .with("/p/a.idl", IDL)
+            .with("/p/a.enc", ENC)
+            .with("/p/a.map", MAP);
+        let inputs = Inputs {
+            idl: vec!["/p/a.idl".into()],
+            encodings: vec!["/p/a.enc".into()],
+            mappings: vec!["/p/a.map".into()],
+            side: None,
+        };
+        let (compilation, parsed) = crate::compile_every_side_parsed(&inputs, &fs).expect("read");
+        Index::new([(&compilation, &parsed)])
+    }
+
+    fn item(name: &str) -> Symbol {
+        Symbol::Item(name.into())
+    }
+
+    fn field(owner: &str, name: &str) -> Symbol {
+        Symbol::Field {
+            owner: owner.into(),
+            name: name.into(),
+        }
+    }
+
+    /// Where `symbol` is written: (file extension, declaration or not), in order.
+    fn places(index: &Index, symbol: &Symbol) -> Vec<(String, bool)> {
+        index
+            .of(symbol)
+            .map(|o| {
+                let extension = o.path.extension().unwrap_or_default();
+                (extension.to_string_lossy().into(), o.declares.is_some())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_language_names_the_idl() {
+        let index = index();
+        // A type: field types, SEQUENCE, an RPC's parameter, an Encoding member naming the type
+        // of exactly one field, a SEQUENCE<T> rule, a Rust type of a Mapping.
+        let vec2 = places(&index, &item("Vec2"));
+        assert_eq!(vec2.iter().filter(|p| p.1).count(), 1, "{vec2:?}");
+        assert_eq!(vec2.iter().filter(|p| p.0 == "idl" && !p.1).count(), 3);
+        assert_eq!(vec2.iter().filter(|p| p.0 == "enc").count(), 2);
+        assert_eq!(vec2.iter().filter(|p| p.0 == "map").count(), 1);
+        // A field: declared, EXTENDed, named in an Encoding and a Mapping block.
+        let kind = places(&index, &field("Thing", "kind"));
+        assert_eq!(
+            kind,
+            [
+                ("idl".to_string(), true),
+                ("idl".to_string(), false),
+                ("enc".to_string(), false),
+                ("map".to_string(), false)
+            ]
+        );
+        // An RPC's parameter is a field of the RPC.
+        assert_eq!(places(&index, &field("hit", "where")).len(), 2);
+        // A CONST in ranges (negated too) and a SEQUENCE's bound.
+        assert_eq!(places(&index, &item("MAX")).len(), 6);
+        // An enum: declared, a field's type, EXTEND's type, restated in a Mapping.
+        assert_eq!(places(&index, &item("Kind")).len(), 4);
+        assert_eq!(index.fields("Thing"), ["at", "kind", "trail"]);
+        assert_eq!(index.items().get("hit"), Some(&Kind::Rpc));
+        // The occurrence under a cursor, its end included.
+        let enc = RealFs.canonicalize(Path::new("/p/a.enc"));
+        let found = index.at(&enc, Position::new(1, 26)).map(|o| &o.symbol);
+        assert_eq!(found, Some(&field("hit", "where")));
+        assert!(index.at(&enc, Position::new(1, 0)).is_none());
+    }
+}
