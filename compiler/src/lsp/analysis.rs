@@ -97,6 +97,16 @@ impl Analysis {
             .get_or_init(|| Index::new(self.compiled.iter().map(|(c, p)| (c, p))))
     }
 
+    /// Every compilation, those without errors (a complete IR) first.
+    pub fn best_first(&self) -> impl Iterator<Item = &Compilation> {
+        self.complete().chain(
+            self.compiled
+                .iter()
+                .map(|(compilation, _)| compilation)
+                .filter(|compilation| compilation.has_errors()),
+        )
+    }
+
     /// The compilations without errors: their IR is complete.
     pub fn complete(&self) -> impl Iterator<Item = &Compilation> {
         self.compiled

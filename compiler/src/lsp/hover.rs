@@ -38,8 +38,7 @@ pub fn hover(analysis: &Analysis, path: &Path, position: Position) -> Option<Hov
 /// The struct `name` of the first compilation that declares it, complete ones first.
 fn find_struct<'a>(analysis: &'a Analysis, name: &str) -> Option<&'a StructDef> {
     analysis
-        .complete()
-        .chain(analysis.compiled.iter().map(|(c, _)| c))
+        .best_first()
         .find_map(|c| c.ir.schema.structs.get(name))
 }
 
@@ -114,10 +113,7 @@ fn field(analysis: &Analysis, owner: &str, name: &str) -> String {
 }
 
 fn item(analysis: &Analysis, name: &str, kind: Kind) -> String {
-    let compilation = analysis
-        .complete()
-        .chain(analysis.compiled.iter().map(|(c, _)| c))
-        .next();
+    let compilation = analysis.best_first().next();
     let mut text = format!("```idlc\n{} {name}\n```", kind.keyword());
     let Some(compilation) = compilation else {
         return text;

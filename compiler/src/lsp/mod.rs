@@ -357,10 +357,7 @@ impl Server {
         let language = language_of(&path)?;
         let text = analysis.source(&path)?;
         let offset = LineIndex::new(text).offset(at.position);
-        let compilation = analysis
-            .complete()
-            .chain(analysis.compiled.iter().map(|(c, _)| c))
-            .next();
+        let compilation = analysis.best_first().next();
         Some(CompletionResponse::Array(complete::complete(
             analysis.index(),
             compilation,
