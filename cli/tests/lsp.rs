@@ -1,7 +1,9 @@
 //! `idlc lsp`, the real binary, driven by a test client over stdio on the bundled arena project
 //! (idlc.toml at the repository's root): initialize, open, change, diagnostics (within a second,
-//! across files, with related locations), formatting, document symbols, 200 random edits,
-//! shutdown. Responses are snapshotted (insta) with the repository's path replaced by `ROOT`.
+//! across files, with related locations), formatting, document symbols, definition, hover,
+//! completion, references, rename (applied, the project still compiles), 200 random edits (each
+//! followed by a request at a random place), shutdown. Responses are snapshotted (insta) with the
+//! repository's path replaced by `ROOT`. One server process; the session takes about a second.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
@@ -163,6 +165,93 @@ fn redacted(value: &Value) -> String {
         .replace(&root().display().to_string(), "ROOT")
 }
 
+/// The position (line, UTF-16 column) of byte `offset` of `text`.
+fn position(text: &str, offset: usize) -> Value {
+    let before = &text[..offset];
+    let line = before.matches('\n').count();
+    let start = before.rfind('\n').map_or(0, |i| i + 1);
+    let character: usize = before[start..].chars().map(char::len_utf16).sum();
+    json!({"line": line, "character": character})
+}
+
+/// The position `into` bytes into the `nth` (from 0) occurrence of `needle` in `text`.
+fn find(text: &str, needle: &str, nth: usize, into: usize) -> Value {
+    let at = text
+        .match_indices(needle)
+        .nth(nth)
+        .unwrap_or_else(|| panic!("`{needle}` #{nth} in the text"))
+        .0;
+    position(text, at + into)
+}
+
+/// The byte offset of an LSP position in `text`.
+fn offset(text: &str, position: &Value) -> usize {
+    let line = position["line"].as_u64().expect("a line") as usize;
+    let character = position["character"].as_u64().expect("a column") as usize;
+    let start: usize = text.split_inclusive('\n').take(line).map(str::len).sum();
+    let mut units = 0;
+    for (i, c) in text[start..].char_indices() {
+        if units >= character {
+            return start + i;
+        }
+        units += c.len_utf16();
+    }
+    text.len()
+}
+
+/// `text` with `edits` (LSP TextEdits) applied.
+fn apply(text: &str, edits: &[Value]) -> String {
+    let mut edits: Vec<(usize, usize, &str)> = edits
+        .iter()
+        .map(|edit| {
+            (
+                offset(text, &edit["range"]["start"]),
+                offset(text, &edit["range"]["end"]),
+                edit["newText"].as_str().expect("newText"),
+            )
+        })
+        .collect();
+    edits.sort_by_key(|edit| std::cmp::Reverse(edit.0));
+    let mut out = text.to_string();
+    for (start, end, new) in edits {
+        out.replace_range(start..end, new);
+    }
+    out
+}
+
+/// Locations, one a line: `file line:column-line:column`, sorted.
+fn locations(found: &Value) -> String {
+    let mut lines: Vec<String> = found
+        .as_array()
+        .expect("locations")
+        .iter()
+        .map(|l| {
+            let (start, end) = (&l["range"]["start"], &l["range"]["end"]);
+            format!(
+                "{} {}:{}-{}:{}",
+                redacted(&l["uri"]).trim_matches('"'),
+                start["line"],
+                start["character"],
+                end["line"],
+                end["character"]
+            )
+        })
+        .collect();
+    lines.sort();
+    lines.join("\n")
+}
+
+/// The labels of completion items (of `kind`, when given), in order.
+fn labels(found: &Value, kind: Option<u64>) -> Vec<String> {
+    found
+        .as_array()
+        .expect("completion items")
+        .iter()
+        .filter(|item| kind.is_none_or(|kind| item["kind"] == kind))
+        .map(|item| item["label"].as_str().expect("a label").to_string())
+        .collect()
+}
+
 /// Replaces the text of `uri`, once what the server said before is forgotten.
 fn change(client: &mut Client, uri: &str, version: i32, text: &str) {
     client.settle();
@@ -284,7 +373,12 @@ fn a_session_on_the_arena_project() {
         "{names:?}"
     );
 
-    // 200 random edits of arena.idl, each answered with its diagnostics within a second.
+    navigation(&mut client, &text);
+
+    // 200 random edits, of arena.idl, arena_s2c.enc and arena_client.map in turn, each answered
+    // with its diagnostics within a second, and a request at a random place (definition, hover,
+    // completion, references, prepareRename) that is answered (with a result, maybe empty:
+    // never an error).
     let mut rng = ChaCha8Rng::seed_from_u64(40);
     let snippets = [
         "{",
@@ -301,9 +395,30 @@ fn a_session_on_the_arena_project() {
         "\n",
         "DEFAULT = ",
         "x",
+        "DELTA",
+        "VLQ(",
+        "=>",
+        "ENCODING(S2C)",
+        "MAPPING(\"Rust\", \"Client\")",
     ];
-    let mut current = text.clone();
+    let mut files: Vec<(String, String)> = ["arena.idl", "arena_s2c.enc", "arena_client.map"]
+        .iter()
+        .map(|name| {
+            let path = root.join("schemas").join(name);
+            (
+                uri(&path),
+                std::fs::read_to_string(&path).expect("a bundled file"),
+            )
+        })
+        .collect();
+    for (uri, text) in &files[1..] {
+        client.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri, "languageId": "idlc", "version": 1, "text": text}}),
+        );
+    }
     for version in 0..200 {
+        let (uri, current) = &mut files[version as usize % 3];
         let mut at = rng.random_range(0..=current.len());
         while !current.is_char_boundary(at) {
             at -= 1;
@@ -319,9 +434,26 @@ fn a_session_on_the_arena_project() {
         }
         client.settle();
         let started = Instant::now();
-        change(&mut client, &idl, 100 + version, &current);
-        client.diagnostics(&idl, Duration::from_secs(1));
+        change(&mut client, uri, 100 + version, current);
+        client.diagnostics(uri, Duration::from_secs(1));
         assert!(started.elapsed() < Duration::from_secs(1), "edit {version}");
+        let mut at = rng.random_range(0..=current.len());
+        while !current.is_char_boundary(at) {
+            at -= 1;
+        }
+        let mut params = json!({"textDocument": {"uri": uri}, "position": position(current, at)});
+        let method = [
+            "textDocument/definition",
+            "textDocument/hover",
+            "textDocument/completion",
+            "textDocument/references",
+            "textDocument/prepareRename",
+        ][version as usize % 5];
+        if method == "textDocument/references" {
+            params["context"] = json!({"includeDeclaration": true});
+        }
+        let answer = client.request(method, params);
+        assert!(answer.get("error").is_none(), "edit {version}: {answer}");
     }
     let alive = client.request(
         "textDocument/documentSymbol",
@@ -334,6 +466,191 @@ fn a_session_on_the_arena_project() {
     client.notify("exit", Value::Null);
     let status = client.child.wait().expect("the server exits");
     assert!(status.success(), "{status}");
+}
+
+/// Definition, hover, completion, references and rename on the arena project, with arena.idl
+/// open (`text` being its file's text).
+fn navigation(client: &mut Client, text: &str) {
+    let root = root();
+    let idl = uri(&root.join("schemas/arena.idl"));
+    let enc_path = root.join("schemas/arena_s2c.enc");
+    let map_path = root.join("schemas/arena_client.map");
+    let (enc, map) = (uri(&enc_path), uri(&map_path));
+    let enc_text = std::fs::read_to_string(&enc_path).expect("arena_s2c.enc");
+    let map_text = std::fs::read_to_string(&map_path).expect("arena_client.map");
+    change(client, &idl, 7, text);
+    client.settle();
+    let at =
+        |uri: &str, position: Value| json!({"textDocument": {"uri": uri}, "position": position});
+
+    // Definition: an Encoding's field is the IDL's; a Mapping's target, the IDL's struct; a
+    // type name, its declaration in another IDL file; an IMPORT, its file.
+    let mut definitions = Vec::new();
+    for (what, uri, position) in [
+        ("field in an Encoding", &enc, find(&enc_text, "ammo;", 0, 2)),
+        (
+            "target of a Mapping",
+            &map,
+            find(&map_text, "PlayerState", 0, 0),
+        ),
+        ("type of a field", &idl, find(text, "PlayerSlot slot", 0, 3)),
+        ("IMPORT", &idl, find(text, "\"arena_common.idl\"", 0, 1)),
+        ("nothing", &idl, find(text, "arena shooter", 0, 0)),
+    ] {
+        let found = client.request("textDocument/definition", at(uri, position));
+        definitions.push(format!("{what}:\n{}", locations(&found["result"])));
+    }
+    insta::assert_snapshot!("definitions", definitions.join("\n"));
+
+    // Hover: a field's IDL type and its bits in each encoding (from a Mapping, where no bit is
+    // written); a struct's totals.
+    let mut hover = |uri: &str, position: Value| {
+        let found = client.request("textDocument/hover", at(uri, position));
+        found["result"]["contents"]["value"]
+            .as_str()
+            .expect("markdown")
+            .to_string()
+    };
+    let field = hover(&map, find(&map_text, "ammo;", 0, 0));
+    insta::assert_snapshot!("hover_field", field);
+    let structure = hover(&idl, find(text, "Projectile {", 0, 0));
+    insta::assert_snapshot!("hover_struct", structure);
+
+    // Completion: the fields a Mapping block has not listed; in an Encoding block without
+    // `ammo`, `ammo` and the rules; types in an IDL struct.
+    let fields = client.request(
+        "textDocument/completion",
+        at(&map, find(&map_text, "  f32 x;", 0, 2)),
+    );
+    insta::assert_snapshot!(
+        "completion_mapping",
+        labels(&fields["result"], Some(5)).join(" ")
+    );
+    let without = enc_text.replacen("DELTA VLQ(5) ammo;", "DELTA VLQ(5) am", 1);
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": enc, "languageId": "enc", "version": 1, "text": without}}),
+    );
+    let typing = find(&without, "VLQ(5) am", 0, "VLQ(5) am".len());
+    let encoding = client.request("textDocument/completion", at(&enc, typing));
+    insta::assert_snapshot!(
+        "completion_encoding",
+        labels(&encoding["result"], None).join(" ")
+    );
+    change(client, &enc, 2, &enc_text);
+    let types = client.request(
+        "textDocument/completion",
+        at(&idl, find(text, "  Team team;", 0, 2)),
+    );
+    let types = labels(&types["result"], None);
+    for expected in [
+        "PlayerSlot",
+        "Team",
+        "WeaponKind",
+        "MatchPhase",
+        "Item",
+        "UINT8",
+        "NUMERIC",
+    ] {
+        assert!(
+            types.iter().any(|t| t == expected),
+            "{expected} in {types:?}"
+        );
+    }
+    assert!(
+        !types.iter().any(|t| t == "ArenaPing"),
+        "a protocol is no type: {types:?}"
+    );
+
+    // References of a field, from the IDL: the declaration and the uses in both sides'
+    // Encodings and Mappings.
+    let mut params = at(&idl, find(text, "ammo;", 0, 1));
+    params["context"] = json!({"includeDeclaration": true});
+    let references = client.request("textDocument/references", params);
+    insta::assert_snapshot!("references_field", locations(&references["result"]));
+
+    // Rename of a field from an Encoding: every file that names it changes, and the project
+    // compiles as cleanly as before.
+    let prepared = client.request(
+        "textDocument/prepareRename",
+        at(&enc, find(&enc_text, "ammo;", 0, 0)),
+    );
+    assert_eq!(prepared["result"]["start"], find(&enc_text, "ammo;", 0, 0));
+    let import = client.request(
+        "textDocument/prepareRename",
+        at(&idl, find(text, "\"item.idl\"", 0, 2)),
+    );
+    assert_eq!(import["result"], Value::Null, "an IMPORT is not renamed");
+    let bad = client.request(
+        "textDocument/rename",
+        json!({"textDocument": {"uri": enc}, "position": find(&enc_text, "ammo;", 0, 0), "newName": "DELTA"}),
+    );
+    assert!(
+        bad["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("not a name")),
+        "{bad}"
+    );
+    let renamed = client.request(
+        "textDocument/rename",
+        json!({"textDocument": {"uri": enc}, "position": find(&enc_text, "ammo;", 0, 0), "newName": "rounds"}),
+    );
+    let changes = renamed["result"]["changes"].as_object().expect("changes");
+    let mut edited: Vec<String> = changes
+        .iter()
+        .flat_map(|(uri, edits)| {
+            edits.as_array().expect("edits").iter().map(move |edit| {
+                let start = &edit["range"]["start"];
+                format!(
+                    "{} {}:{} {}",
+                    redacted(&json!(uri)).trim_matches('"'),
+                    start["line"],
+                    start["character"],
+                    edit["newText"]
+                )
+            })
+        })
+        .collect();
+    edited.sort();
+    insta::assert_snapshot!("rename_field", edited.join("\n"));
+    // Applied to every file it names (opened with their new text), nothing is wrong.
+    let mut version = 10;
+    for (uri, edits) in changes {
+        let path = PathBuf::from(uri.strip_prefix("file://").expect("a file URI"));
+        let old = std::fs::read_to_string(&path).expect("a file of the project");
+        let new = apply(&old, edits.as_array().expect("edits"));
+        assert!(new.contains("rounds") && !new.contains(" ammo;"), "{uri}");
+        version += 1;
+        client.settle();
+        client.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri, "languageId": "idlc", "version": version, "text": new}}),
+        );
+    }
+    client.settle();
+    client.notify(
+        "textDocument/didSave",
+        json!({"textDocument": {"uri": idl}}),
+    );
+    for uri in changes.keys() {
+        assert_eq!(
+            client.diagnostics(uri, Duration::from_secs(1)),
+            Vec::<Value>::new(),
+            "{uri}"
+        );
+    }
+    // Back to the files' text.
+    for uri in changes.keys() {
+        client.notify(
+            "textDocument/didClose",
+            json!({"textDocument": {"uri": uri}}),
+        );
+    }
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": idl, "languageId": "idl", "version": 99, "text": text}}),
+    );
+    client.settle();
 }
 
 /// The VS Code extension (editors/vscode/) is well-formed: its manifest and grammar are JSON, it

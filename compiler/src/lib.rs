@@ -96,9 +96,20 @@ pub fn compile_every_side_with(
     inputs: &Inputs,
     fs: &dyn load::FileSystem,
 ) -> Result<Compilation, load::LoadError> {
+    compile_every_side_parsed(inputs, fs).map(|(compilation, _)| compilation)
+}
+
+/// As [`compile_every_side_with`], also returning the parsed files (the syntax trees, with their
+/// spans), for the language server's navigation.
+pub fn compile_every_side_parsed(
+    inputs: &Inputs,
+    fs: &dyn load::FileSystem,
+) -> Result<(Compilation, load::Parsed), load::LoadError> {
     match inputs.side {
-        Some(_) => compile_with(inputs, fs),
-        None => compile_by(inputs, fs, resolve::resolve_every_side),
+        Some(_) => parse_and_compile_by(inputs, fs, |parsed| {
+            resolve::resolve(parsed, inputs.side.as_deref())
+        }),
+        None => parse_and_compile_by(inputs, fs, resolve::resolve_every_side),
     }
 }
 
@@ -118,6 +129,15 @@ fn compile_by(
     fs: &dyn load::FileSystem,
     resolve: impl FnOnce(&load::Parsed) -> (ir::Ir, Vec<diagnostics::Diagnostic>),
 ) -> Result<Compilation, load::LoadError> {
+    parse_and_compile_by(inputs, fs, resolve).map(|(compilation, _)| compilation)
+}
+
+/// [`compile_by`], keeping the parsed files.
+fn parse_and_compile_by(
+    inputs: &Inputs,
+    fs: &dyn load::FileSystem,
+    resolve: impl FnOnce(&load::Parsed) -> (ir::Ir, Vec<diagnostics::Diagnostic>),
+) -> Result<(Compilation, load::Parsed), load::LoadError> {
     let mut sources = SourceMap::new();
     let (parsed, mut diagnostics) = load::load(&mut sources, inputs, fs)?;
     let (ir, resolved) = resolve(&parsed);
@@ -126,9 +146,12 @@ fn compile_by(
     if !diagnostics::has_errors(&diagnostics) {
         diagnostics.extend(resolved);
     }
-    Ok(Compilation {
-        sources,
-        diagnostics,
-        ir,
-    })
+    Ok((
+        Compilation {
+            sources,
+            diagnostics,
+            ir,
+        },
+        parsed,
+    ))
 }

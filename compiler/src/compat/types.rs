@@ -70,13 +70,7 @@ impl Nested {
 
 /// The IDL keyword of a struct kind (`RPC` for a parameter list).
 pub(super) fn kind_name(kind: StructKind) -> &'static str {
-    match kind {
-        StructKind::Struct => "STRUCT",
-        StructKind::Publishable => "PUBLISHABLE_STRUCT",
-        StructKind::Message => "MESSAGE",
-        StructKind::RpcParams => "RPC",
-        StructKind::RpcResponse => "RPC response",
-    }
+    kind.keyword()
 }
 
 /// What a member of a struct of this kind is called.

@@ -307,6 +307,12 @@ impl Language {
         self.table().map(|&(text, _)| text)
     }
 
+    /// The keywords of the built-in types (`BOOL` .. `QUATERNION`), which the IDL and the
+    /// Encoding language share.
+    pub fn type_keywords() -> impl Iterator<Item = &'static str> {
+        TYPE_KEYWORDS.iter().map(|&(text, _)| text)
+    }
+
     fn table(self) -> impl Iterator<Item = &'static (&'static str, Keyword)> {
         let (own, types): (&[(&str, Keyword)], bool) = match self {
             Language::Idl => (IDL_KEYWORDS, true),

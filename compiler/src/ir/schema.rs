@@ -37,6 +37,19 @@ pub enum StructKind {
     RpcResponse,
 }
 
+impl StructKind {
+    /// The IDL keyword of the kind (`RPC` for a parameter list, `RPC response` for a response).
+    pub fn keyword(self) -> &'static str {
+        match self {
+            StructKind::Struct => "STRUCT",
+            StructKind::Publishable => "PUBLISHABLE_STRUCT",
+            StructKind::Message => "MESSAGE",
+            StructKind::RpcParams => "RPC",
+            StructKind::RpcResponse => "RPC response",
+        }
+    }
+}
+
 /// The IDL name of the struct that carries the response of the RPC `rpc`: `rpc.response` (a
 /// name no IDL item can take; its Rust name is `<Rpc>Response`).
 pub fn response_struct_name(rpc: &str) -> String {
@@ -328,6 +341,17 @@ impl Value {
             Value::Int(v) => Some(Value::Int(-v)),
             Value::Real(v) => Some(Value::Real(-v)),
             _ => None,
+        }
+    }
+
+    /// The value as a message shows it: `3`, `0.5`, `true`, `"text"`, `Idle`.
+    pub fn describe(&self) -> String {
+        match self {
+            Value::Int(v) => v.to_string(),
+            Value::Real(v) => v.to_string(),
+            Value::Bool(v) => v.to_string(),
+            Value::Str(s) => format!("{s:?}"),
+            Value::Enumerator(name) => name.clone(),
         }
     }
 }

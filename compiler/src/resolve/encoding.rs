@@ -65,6 +65,8 @@ mod rules;
 #[cfg(test)]
 mod tests;
 
+pub use rules::CATEGORY_NAMES;
+
 use codespan_reporting::diagnostic::{Diagnostic as CodespanDiagnostic, Label};
 use indexmap::IndexMap;
 

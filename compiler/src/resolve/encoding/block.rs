@@ -490,12 +490,12 @@ impl<'a> EncodingResolver<'a> {
                     secondary(field.loc.file, field.loc.span).with_message(format!(
                         "the IDL's DEFAULT of `{}` is {}",
                         field.name,
-                        describe_value(value)
+                        value.describe()
                     )),
                 ])
                 .with_notes(vec![format!(
                     "a DEFAULT belongs to the IDL; an encoding may only restate it: write DEFAULT={} or leave it out",
-                    describe_value(value)
+                    value.describe()
                 )]),
         );
     }
@@ -969,15 +969,5 @@ fn describe_literal(literal: &Literal) -> String {
         Literal::Str(s) => format!("{:?}", s.value),
         Literal::Name(name) => name.name.clone(),
         Literal::Negated(negated) => format!("-{}", negated.name.name),
-    }
-}
-
-fn describe_value(value: &Value) -> String {
-    match value {
-        Value::Int(v) => v.to_string(),
-        Value::Real(v) => v.to_string(),
-        Value::Bool(v) => v.to_string(),
-        Value::Str(s) => format!("{s:?}"),
-        Value::Enumerator(name) => name.clone(),
     }
 }
