@@ -6,12 +6,15 @@
 //! - [`character`]: the design source's Character in MYENCODING1, generated against a
 //!   hand-written bitpacker of the identical wire layout, bitcode and prost;
 //! - [`delta`]: delta encoding of a replication simulation, idlc's MYENCODING1 and MYENCODING2
-//!   against delta-pack.
+//!   against delta-pack;
+//! - [`cpp`]: the generated C++ code against the generated Rust code on mk48 and the Character
+//!   (`bench-table cpp`).
 //!
 //! The `bench-table` binary prints every table ([`report`]); the criterion benches in
 //! `benches/` time the same operations.
 
 pub mod character;
+pub mod cpp;
 pub mod cubes;
 pub mod delta;
 pub mod error;

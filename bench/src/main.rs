@@ -1,12 +1,13 @@
 //! `bench-table`: measures the mk48 serializers, the Character codecs and the delta codecs in
 //! one process (`std::time::Instant`, medians of several rounds) and prints one markdown
 //! document to stdout. `cargo run --release -p idlc-bench --bin bench-table`; with the argument
-//! `cubes`, only the tumbling cubes' section.
+//! `cubes`, only the tumbling cubes' section; with `cpp`, only the generated C++ code against
+//! the generated Rust code (bench/src/cpp.rs: needs g++ or clang++).
 
 use std::process::ExitCode;
 
 use idlc_bench::measure::thousands;
-use idlc_bench::{BenchError, character, cubes, delta, mk48, report};
+use idlc_bench::{BenchError, character, cpp, cubes, delta, mk48, report};
 use idlc_tests::simulation::Population;
 
 /// Rounds per comparison: more for the short jobs.
@@ -14,13 +15,16 @@ const MK48_ROUNDS: usize = 21;
 const CHARACTER_ROUNDS: usize = 201;
 const DELTA_ROUNDS: usize = 21;
 const CUBES_ROUNDS: usize = 11;
+const CPP_ROUNDS: usize = 101;
 
 fn main() -> ExitCode {
-    let only_cubes = std::env::args().nth(1).as_deref() == Some("cubes");
-    let text = if only_cubes {
-        cubes::run(CUBES_ROUNDS).map(|rows| cubes::report(&rows))
-    } else {
-        document()
+    let text = match std::env::args().nth(1).as_deref() {
+        Some("cubes") => cubes::run(CUBES_ROUNDS).map(|rows| cubes::report(&rows)),
+        Some("cpp") => {
+            eprintln!("C++ against Rust ...");
+            cpp::run(CPP_ROUNDS).map(|outcome| cpp::report(&outcome))
+        }
+        _ => document(),
     };
     match text {
         Ok(text) => {

@@ -6,7 +6,9 @@
 //!   `interpret/`, ...): a file names a sibling through `super::sibling`, and those references
 //!   form no cycle;
 //! - no import cycle among the modules of the runtime (runtime/src): they name each other through
-//!   `crate::module`, and those references form no cycle.
+//!   `crate::module`, and those references form no cycle;
+//! - no backend (`codegen/`, `cppgen/`) reaches back into `resolve/`: what both need (the C++
+//!   reserved words, `ir::naming`) is in `ir/`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -149,6 +151,34 @@ fn find_cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>>
     graph
         .keys()
         .find_map(|node| visit(node, graph, &mut Vec::new(), &mut done))
+}
+
+#[test]
+fn no_backend_reaches_back_into_resolve() {
+    let root = src();
+    let mut found = Vec::new();
+    for backend in ["codegen", "cppgen"] {
+        let mut files = Vec::new();
+        rust_files(&root.join(backend), &mut files);
+        for file in &files {
+            let text = std::fs::read_to_string(file).expect("a readable source file");
+            for (number, line) in text.lines().enumerate() {
+                if line.contains("crate::resolve") {
+                    found.push(format!(
+                        "{}:{}: {}",
+                        file.display(),
+                        number + 1,
+                        line.trim()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "a backend names resolve/ (move what it needs into ir/):\n{}",
+        found.join("\n")
+    );
 }
 
 #[test]

@@ -14,6 +14,7 @@ macro_rules! generated {
 
 pub mod collections;
 pub mod compat_cross;
+pub mod cpp;
 pub mod cubes_data;
 pub mod mk48_data;
 pub mod simulation;

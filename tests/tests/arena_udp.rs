@@ -6,8 +6,20 @@
 //! Loss-tolerant (what is not confirmed is sent again; only acknowledged ticks are compared),
 //! on ports the OS picks, with deadlines on every wait: it cannot hang, and parallel tests do
 //! not collide.
+//!
+//! The C++ client (tests/cpp/arena_client.cpp, its headers generated here as `idlc gen` writes
+//! them, built once by clang++ or g++ at `-O0` with every warning an error) plays beside a Rust
+//! client against the Rust server, in each encoding, under the same checks; without a C++
+//! compiler those tests say so and pass.
 
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::time::SystemTime;
+
+use idlc_tests::arena_udp::external::run_cpp_client;
 use idlc_tests::arena_udp::{Config, Report, e1, e2};
+use idlc_tests::cpp;
 
 fn check(report: &Report) {
     println!("{report}");
@@ -61,4 +73,113 @@ fn lost_packets_are_recovered_by_resends() {
         println!("{report}");
         assert_eq!(report.problems(), Vec::<String>::new(), "{report}");
     }
+}
+
+/// The C++ client's build: its directory and binary, once per test process; `None` (said on
+/// stderr) without clang++ or g++.
+fn cpp_client() -> Option<&'static Path> {
+    static CLIENT: OnceLock<Option<PathBuf>> = OnceLock::new();
+    CLIENT.get_or_init(build_cpp_client).as_deref()
+}
+
+/// Generates the client's two headers (MYENCODING1 and MYENCODING2, the "Client" side of
+/// schemas/arena_udp_client.cpp.map, in `arena_udp::e1` and `arena_udp::e2`) and compiles
+/// tests/cpp/arena_client.cpp with them, unless the binary is newer than its inputs and this
+/// test program.
+fn build_cpp_client() -> Option<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let (schemas, seed) = (root.join("schemas"), root.join("../shared/seed-examples"));
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("arena_udp_cpp");
+    let idl = [
+        seed.join("character.idl"),
+        schemas.join("item.idl"),
+        schemas.join("world.idl"),
+        schemas.join("arena_udp.idl"),
+    ];
+    let mut inputs = vec![root.join("tests/cpp/arena_client.cpp")];
+    for n in [1, 2] {
+        // The seed encodings' expected W0301 (`Animation` names the field `anim`), as in
+        // tests/build.rs.
+        let header = idlc::Builder::new()
+            .encoding(seed.join(format!("myencoding{n}.enc")))
+            .encoding(schemas.join(format!("arena_udp_e{n}.enc")))
+            .mapping(schemas.join("arena_udp_client.cpp.map"))
+            .side("Client")
+            .namespace(format!("arena_udp::e{n}"))
+            .header(dir.join(format!("arena_udp_e{n}_client.hpp")))
+            .emit_warnings(false)
+            .compile(&idl)
+            .unwrap_or_else(|e| panic!("the C++ client's header: {e}"));
+        inputs.push(header);
+    }
+    let Some(compiler) = ["clang++", "g++"].into_iter().find(|c| cpp::present(c)) else {
+        eprintln!("no clang++ or g++ on PATH: the C++ client was not built, its tests skipped");
+        return None;
+    };
+    let binary = dir.join("arena_client");
+    let runtime = std::fs::read_dir(root.join("runtime-cpp/include/idlc"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path());
+    let newest_input = inputs
+        .iter()
+        .cloned()
+        .chain(runtime)
+        .chain(std::env::current_exe().ok())
+        .map(|path| modified(&path))
+        .max()
+        .flatten();
+    if modified(&binary) <= newest_input {
+        let source = &inputs[0];
+        cpp::build(compiler, &["-O0"], &dir, &[source], &binary).unwrap_or_else(|e| panic!("{e}"));
+    }
+    Some(binary)
+}
+
+/// When the file was last written (the epoch when it does not exist).
+fn modified(path: &Path) -> Option<SystemTime> {
+    std::fs::metadata(path).and_then(|m| m.modified()).ok()
+}
+
+/// `e1::run_with` or `e2::run_with`.
+type RunWith = fn(
+    &Config,
+    u16,
+    Box<dyn FnOnce(SocketAddr) -> Result<Vec<String>, String> + '_>,
+) -> Result<(Report, Vec<u16>), String>;
+
+/// One Rust client and the C++ client against the Rust server, built as `build` (`e1`, `e2`):
+/// everything both sent is handled, every `use_item` answered with the server's result, every
+/// World the C++ client acknowledged equal to the server's mirror of that tick.
+fn cpp_client_plays(build: &'static str, run_with: RunWith) {
+    let Some(binary) = cpp_client() else {
+        return;
+    };
+    let config = Config::short();
+    let (report, cpp_ids) = run_with(
+        &config,
+        config.clients - 1,
+        Box::new(|server| run_cpp_client(binary, &config, build, server)),
+    )
+    .expect("a run with the C++ client");
+    check(&report);
+    assert_eq!(cpp_ids.len(), 1, "the C++ client joined: {report}");
+    let cpp = report
+        .clients
+        .iter()
+        .find(|c| c.character_id == cpp_ids[0])
+        .expect("the C++ client's report");
+    println!("the C++ client steered Character {}", cpp.character_id);
+    // Loopback loses nothing: every Snapshot sent was decoded, every ack arrived.
+    assert_eq!(cpp.client.snapshots, cpp.server.snapshots, "{report}");
+    assert_eq!(cpp.server.acks, cpp.client.acks, "{report}");
+}
+
+#[test]
+fn a_cpp_client_plays_in_myencoding1() {
+    cpp_client_plays("e1", |c, n, f| e1::run_with(c, n, f));
+}
+
+#[test]
+fn a_cpp_client_plays_in_myencoding2_with_dead_reckoning() {
+    cpp_client_plays("e2", |c, n, f| e2::run_with(c, n, f));
 }

@@ -11,8 +11,8 @@ use heck::{ToShoutySnakeCase, ToSnakeCase};
 use super::types::cpp_type;
 use crate::codegen::CodegenError;
 use crate::codegen::protocol::MAX_STUB_PARAMETERS;
+use crate::ir::naming::cpp_escape;
 use crate::ir::{EntryKind, Ir, ProtocolDef, ProtocolRole, RustType};
-use crate::resolve::names::cpp_escape;
 
 /// One message or RPC of a protocol, with its C++ names.
 struct Entry {

@@ -9,6 +9,7 @@ pub mod cost;
 pub mod delta_cost;
 mod encoding;
 mod mapping;
+pub mod naming;
 pub mod nesting;
 pub mod plan;
 pub mod protocol;

@@ -13,6 +13,8 @@
 
 use heck::{ToSnakeCase, ToUpperCamelCase};
 
+use crate::ir::naming::cpp_escape;
+
 /// Keywords of every Rust edition (strict and reserved) that a raw identifier can stand for.
 const RAW_KEYWORDS: &[&str] = &[
     "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "do", "dyn",
@@ -65,111 +67,6 @@ pub fn field_name(idl: &str) -> String {
 /// The Rust name of an IDL enumerator: UpperCamelCase, escaped.
 pub fn variant_name(idl: &str) -> String {
     type_name(idl)
-}
-
-/// C++'s reserved words (C++20, which a C++17 header must not take either).
-const CPP_KEYWORDS: &[&str] = &[
-    "alignas",
-    "alignof",
-    "and",
-    "and_eq",
-    "asm",
-    "auto",
-    "bitand",
-    "bitor",
-    "bool",
-    "break",
-    "case",
-    "catch",
-    "char",
-    "char8_t",
-    "char16_t",
-    "char32_t",
-    "class",
-    "compl",
-    "concept",
-    "const",
-    "consteval",
-    "constexpr",
-    "constinit",
-    "const_cast",
-    "continue",
-    "co_await",
-    "co_return",
-    "co_yield",
-    "decltype",
-    "default",
-    "delete",
-    "do",
-    "double",
-    "dynamic_cast",
-    "else",
-    "enum",
-    "explicit",
-    "export",
-    "extern",
-    "false",
-    "float",
-    "for",
-    "friend",
-    "goto",
-    "if",
-    "inline",
-    "int",
-    "long",
-    "mutable",
-    "namespace",
-    "new",
-    "noexcept",
-    "not",
-    "not_eq",
-    "nullptr",
-    "operator",
-    "or",
-    "or_eq",
-    "private",
-    "protected",
-    "public",
-    "register",
-    "reinterpret_cast",
-    "requires",
-    "return",
-    "short",
-    "signed",
-    "sizeof",
-    "static",
-    "static_assert",
-    "static_cast",
-    "struct",
-    "switch",
-    "template",
-    "this",
-    "thread_local",
-    "throw",
-    "true",
-    "try",
-    "typedef",
-    "typeid",
-    "typename",
-    "union",
-    "unsigned",
-    "using",
-    "virtual",
-    "void",
-    "volatile",
-    "wchar_t",
-    "while",
-    "xor",
-    "xor_eq",
-];
-
-/// Makes `ident` usable as a C++ identifier: a reserved word gets a `_` suffix (`class_`).
-pub fn cpp_escape(ident: &str) -> String {
-    if CPP_KEYWORDS.contains(&ident) {
-        format!("{ident}_")
-    } else {
-        ident.to_owned()
-    }
 }
 
 /// The C++ name of an IDL struct or enum: UpperCamelCase as in Rust, a reserved word escaped.

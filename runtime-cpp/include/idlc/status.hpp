@@ -128,8 +128,14 @@ struct [[nodiscard]] Status {
         return *this;
     }
 
-    /// `in_field` of a temporary.
-    Status&& in_field(std::string_view at) && { return std::move(in_field(at)); }
+    /// `in_field` of a temporary: the Status itself, by value (a success is a new one, so that
+    /// the success path of `IDLC_TRY(f().in_field(".."))` moves no string).
+    Status in_field(std::string_view at) && {
+        if (ok()) {
+            return Status{};
+        }
+        return std::move(in_field(at));
+    }
 
     /// Adds the index of the sequence or array element the error happened in (after the first
     /// segment of the path), as Rust's `at_index`. Does nothing on success.
@@ -146,8 +152,13 @@ struct [[nodiscard]] Status {
         return *this;
     }
 
-    /// `at_index` of a temporary.
-    Status&& at_index(std::size_t index) && { return std::move(at_index(index)); }
+    /// `at_index` of a temporary, by value (see `in_field`).
+    Status at_index(std::size_t index) && {
+        if (ok()) {
+            return Status{};
+        }
+        return std::move(at_index(index));
+    }
 
     /// Moves the error to `offset` (Rust's `at_bit`). Does nothing on success.
     Status& at_bit(std::uint64_t offset) & {
@@ -157,8 +168,13 @@ struct [[nodiscard]] Status {
         return *this;
     }
 
-    /// `at_bit` of a temporary.
-    Status&& at_bit(std::uint64_t offset) && { return std::move(at_bit(offset)); }
+    /// `at_bit` of a temporary, by value (see `in_field`).
+    Status at_bit(std::uint64_t offset) && {
+        if (ok()) {
+            return Status{};
+        }
+        return std::move(at_bit(offset));
+    }
 
     /// The text of Rust's Display: `value out of range at bit 3 in Player.hp` (`ok` on success).
     std::string to_string() const {

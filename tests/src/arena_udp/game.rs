@@ -27,6 +27,19 @@ mod client {
 /// `config.deadline`), and compares what each side holds: the server's mirror of every tick a
 /// client acknowledged against the World that client decoded, and the `use_item` results.
 pub fn run(config: &Config) -> Result<Report, String> {
+    run_with(config, config.clients, |_| Ok(Vec::new())).map(|(report, _)| report)
+}
+
+/// [`run`] with `rust_clients` of the `config.clients` clients on threads, and the others played
+/// by other programs (the C++ client): `external` starts them against the server's address and
+/// returns what each printed ([`Printed`](crate::arena_udp::external::Printed)) once it
+/// stopped. They are compared with the server's records as the Rust clients are. Also returns
+/// the Characters the external clients steered.
+pub fn run_with(
+    config: &Config,
+    rust_clients: u16,
+    external: impl FnOnce(std::net::SocketAddr) -> Result<Vec<String>, String>,
+) -> Result<(Report, Vec<u16>), String> {
     let started = Instant::now();
     let socket = crate::arena_udp::udp::bind_loopback()?;
     let address = socket
@@ -36,16 +49,20 @@ pub fn run(config: &Config) -> Result<Report, String> {
         let config = config.clone();
         thread::spawn(move || server::serve(socket, &config))
     };
-    let clients: Vec<_> = (0..config.clients)
+    let clients: Vec<_> = (0..rust_clients.min(config.clients))
         .map(|index| {
             let config = config.clone();
             thread::spawn(move || client::play(address, &config, index))
         })
         .collect();
-    let clients: Vec<client::Outcome> = clients
+    let printed = external(address);
+    let mut clients: Vec<client::Outcome> = clients
         .into_iter()
         .map(|c| c.join().map_err(|_| "a client thread panicked".to_string()))
         .collect::<Result<_, _>>()?;
+    let others: Vec<client::Outcome> = printed?.iter().map(|text| external_outcome(text)).collect();
+    let external_ids = others.iter().filter_map(|c| c.character_id).collect();
+    clients.extend(others);
     let mut server = server
         .join()
         .map_err(|_| "the server thread panicked".to_string())?;
@@ -79,7 +96,31 @@ pub fn run(config: &Config) -> Result<Report, String> {
         report.clients.push(compare(peer, client));
     }
     report.clients.sort_by_key(|c| c.character_id);
-    Ok(report)
+    Ok((report, external_ids))
+}
+
+/// An external client's output as a Rust client's outcome: its Worlds decoded from their full
+/// form by this build's client module.
+fn external_outcome(text: &str) -> client::Outcome {
+    let printed = crate::arena_udp::external::Printed::parse(text);
+    let mut errors = printed.errors;
+    let mut worlds = std::collections::BTreeMap::new();
+    for (tick, bytes) in &printed.worlds {
+        match client_net::World::from_bytes(bytes) {
+            Ok(world) => {
+                worlds.insert(*tick, world);
+            }
+            Err(e) => errors.push(format!("the World of tick {tick} does not decode: {e}")),
+        }
+    }
+    client::Outcome {
+        character_id: printed.character_id,
+        version: printed.version,
+        counts: printed.counts,
+        worlds,
+        uses: printed.uses,
+        errors,
+    }
 }
 
 /// One client's report: the server's and the client's counts, and what they hold compared.

@@ -17,7 +17,11 @@
 //! twice: [`e1`] uses the modules generated with MYENCODING1, [`e2`] those generated with
 //! MYENCODING2 (dead reckoning). Only the encoding files differ (tests/build.rs).
 //! `cargo run -p idlc-tests --example arena_udp` runs both and prints the bytes per tick.
+//!
+//! Clients of other programs play against the same server through `run_with` ([`external`]):
+//! the C++ client, tests/cpp/arena_client.cpp (docs/CPP.md).
 
+pub mod external;
 mod report;
 mod sim;
 mod udp;

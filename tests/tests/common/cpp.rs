@@ -18,6 +18,8 @@ use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+
+pub use idlc_tests::cpp::{COMPILERS, build, present};
 use std::sync::OnceLock;
 
 use idlc::ir::plan::DeltaStep;
@@ -931,12 +933,6 @@ void {class}::idl_deserialize_collection_add_item(const {element}& item) {{ item
 // Compilers
 // ---------------------------------------------------------------------------------------------
 
-/// The C++ compilers the driver is built with (those on PATH).
-const COMPILERS: [&str; 2] = ["g++", "clang++"];
-
-/// Every build: C++17, every warning an error.
-const STRICT: [&str; 5] = ["-std=c++17", "-Wall", "-Wextra", "-Wpedantic", "-Werror"];
-
 /// The flag sets the driver is built with, each by its own compiler (the first by g++, the
 /// second by clang++, the other compiler standing in for a missing one): optimized for this
 /// machine with floating-point contraction allowed (where float arithmetic could round
@@ -1030,55 +1026,10 @@ fn build_drivers() -> Vec<Driver> {
     built.unwrap_or_else(|failure| panic!("{failure}"))
 }
 
-/// Whether `compiler` runs.
-pub fn present(compiler: &str) -> bool {
-    Command::new(compiler)
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
 /// Compiles the driver's `source` (its headers in `dir`) with `compiler` and `flags`.
 fn compile(compiler: &str, flags: &[&str], dir: &Path, source: &Path) -> Result<Driver, String> {
     let name = format!("{compiler} {}", flags.join(" "));
     let binary = dir.join(format!("driver {name}").replace([' ', '='], "_"));
     build(compiler, flags, dir, &[source], &binary)?;
     Ok(Driver { name, binary })
-}
-
-/// Runs `compiler` with [`STRICT`], `flags`, the include paths of the runtime, of the headers
-/// in `dir` and of schemas/ (where mappings' INCLUDEs are), on `inputs` (sources or objects),
-/// writing `output`; the error is the command and the compiler's messages.
-pub fn build(
-    compiler: &str,
-    flags: &[&str],
-    dir: &Path,
-    inputs: &[&Path],
-    output: &Path,
-) -> Result<(), String> {
-    let name = format!("{compiler} {}", flags.join(" "));
-    let include = Path::new(env!("CARGO_MANIFEST_DIR")).join("../runtime-cpp/include");
-    let run = Command::new(compiler)
-        .args(STRICT)
-        .args(flags)
-        .arg("-I")
-        .arg(&include)
-        .arg("-I")
-        .arg(dir)
-        .arg("-I")
-        .arg(schema(""))
-        .args(inputs)
-        .arg("-o")
-        .arg(output)
-        .output()
-        .map_err(|e| format!("{name}: {e}"))?;
-    if !run.status.success() {
-        return Err(format!(
-            "{name} failed:\n{}",
-            String::from_utf8_lossy(&run.stderr)
-        ));
-    }
-    Ok(())
 }

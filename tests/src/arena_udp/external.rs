@@ -1,0 +1,180 @@
+//! Clients played by another program against the Rust server: the C++ client
+//! (tests/cpp/arena_client.cpp, built and run by tests/tests/arena_udp.rs). It takes its
+//! settings on its command line ([`cpp_client_args`]) and prints what it holds at the end, which
+//! [`Printed::parse`] reads back; `e1::run_with` / `e2::run_with` hold it against the server's
+//! records as they hold a Rust client's.
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::path::Path;
+use std::process::Command;
+
+use super::{ClientCounts, Config};
+
+/// What an external client printed at the end of its run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Printed {
+    /// The Character it steered (`joined <id> <version> <versions>`); `None` if it never joined.
+    pub character_id: Option<u16>,
+    /// The negotiated version of UdpClientToServer (from 1), and how many the client speaks.
+    pub version: (usize, usize),
+    /// Its counts (`counts <name>=<value> ...`, [`ClientCounts`]' field names).
+    pub counts: ClientCounts,
+    /// Every `use_item` answered, by use id: the item, whether it was used, what is left
+    /// (`use <use id> <item id> <0|1> <left>`).
+    pub uses: BTreeMap<u32, (u32, bool, u8)>,
+    /// The World of every tick it decoded, in full form in its encoding (`world <tick> <hex>`).
+    pub worlds: BTreeMap<u32, Vec<u8>>,
+    /// What went wrong (`error <text>`), and any line that is none of the above.
+    pub errors: Vec<String>,
+}
+
+impl Printed {
+    /// Reads a client's output. A line it cannot read becomes an error of the client's.
+    #[must_use]
+    pub fn parse(text: &str) -> Self {
+        let mut out = Printed::default();
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            if out.read(line).is_none() {
+                out.errors.push(format!("an unreadable line: {line:?}"));
+            }
+        }
+        out
+    }
+
+    fn read(&mut self, line: &str) -> Option<()> {
+        let (word, rest) = line.split_once(' ').unwrap_or((line, ""));
+        let mut fields = rest.split_whitespace();
+        let mut next = || fields.next();
+        match word {
+            "joined" => {
+                self.character_id = Some(next()?.parse().ok()?);
+                self.version = (next()?.parse().ok()?, next()?.parse().ok()?);
+            }
+            "counts" => {
+                for pair in rest.split_whitespace() {
+                    let (name, value) = pair.split_once('=')?;
+                    self.set_count(name, value.parse().ok()?)?;
+                }
+            }
+            "use" => {
+                let use_id = next()?.parse().ok()?;
+                let item_id = next()?.parse().ok()?;
+                let used = match next()? {
+                    "0" => false,
+                    "1" => true,
+                    _ => return None,
+                };
+                let left = next()?.parse().ok()?;
+                self.uses.insert(use_id, (item_id, used, left));
+            }
+            "world" => {
+                let tick = next()?.parse().ok()?;
+                self.worlds.insert(tick, unhex(next()?)?);
+            }
+            "error" => self.errors.push(rest.to_string()),
+            _ => return None,
+        }
+        Some(())
+    }
+
+    fn set_count(&mut self, name: &str, value: u64) -> Option<()> {
+        let c = &mut self.counts;
+        let small = u32::try_from(value).ok();
+        match name {
+            "snapshots" => c.snapshots = small?,
+            "snapshots_skipped" => c.snapshots_skipped = small?,
+            "packets_sent" => c.packets_sent = small?,
+            "bytes_sent" => c.bytes_sent = value,
+            "acks" => c.acks = small?,
+            "moves" => c.moves = small?,
+            "moves_resent" => c.moves_resent = small?,
+            "uses" => c.uses = small?,
+            "uses_resent" => c.uses_resent = small?,
+            "uses_answered" => c.uses_answered = small?,
+            "late_responses" => c.late_responses = small?,
+            "ignored_packets" => c.ignored_packets = small?,
+            _ => return None,
+        }
+        Some(())
+    }
+}
+
+/// Bytes from hex (`-` for none).
+fn unhex(text: &str) -> Option<Vec<u8>> {
+    if text == "-" {
+        return Some(Vec::new());
+    }
+    if !text.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
+/// The C++ client's command line after the program: the build (`e1` for MYENCODING1, `e2` for
+/// MYENCODING2), the server's port, and `config`'s timers and pace.
+#[must_use]
+pub fn cpp_client_args(config: &Config, build: &str, server: SocketAddr) -> Vec<String> {
+    let ms = |d: std::time::Duration| d.as_millis().to_string();
+    vec![
+        build.to_string(),
+        server.port().to_string(),
+        format!("read_timeout_ms={}", ms(config.read_timeout)),
+        format!("resend_after_ms={}", ms(config.resend_after)),
+        format!("join_timeout_ms={}", ms(config.join_timeout)),
+        format!("deadline_ms={}", ms(config.deadline)),
+        format!("use_every={}", config.use_every),
+        format!("turn_every={}", config.turn_every),
+    ]
+}
+
+/// Runs the C++ client `binary` (its build `build`, `e1` or `e2`) against the server at
+/// `server` until it stops by itself (by `config.deadline`), and returns what it printed, as
+/// `run_with`'s `external` does.
+pub fn run_cpp_client(
+    binary: &Path,
+    config: &Config,
+    build: &str,
+    server: SocketAddr,
+) -> Result<Vec<String>, String> {
+    let output = Command::new(binary)
+        .args(cpp_client_args(config, build, server))
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", binary.display()))?;
+    if !output.status.success() {
+        return Err(format!(
+            "the C++ client failed ({}): {}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    Ok(vec![String::from_utf8_lossy(&output.stdout).into_owned()])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_what_the_client_prints() {
+        let printed = Printed::parse(
+            "joined 9 2 2\ncounts snapshots=30 bytes_sent=1234 uses=4 uses_answered=4\n\
+             use 0 1 1 2\nuse 3 7 0 0\nworld 1 0aff\nworld 2 -\nerror tick 3: bad\nnonsense\n",
+        );
+        assert_eq!(printed.character_id, Some(9));
+        assert_eq!(printed.version, (2, 2));
+        assert_eq!(printed.counts.snapshots, 30);
+        assert_eq!(printed.counts.bytes_sent, 1234);
+        assert_eq!(printed.counts.uses_answered, 4);
+        assert_eq!(printed.uses[&0], (1, true, 2));
+        assert_eq!(printed.uses[&3], (7, false, 0));
+        assert_eq!(printed.worlds[&1], vec![0x0a, 0xff]);
+        assert_eq!(printed.worlds[&2], Vec::<u8>::new());
+        assert_eq!(printed.errors.len(), 2, "{:?}", printed.errors);
+        assert!(Printed::parse("counts moves=x\n").errors.len() == 1);
+        assert!(Printed::parse("world 1 abc\n").errors.len() == 1);
+    }
+}
