@@ -165,7 +165,8 @@ impl Builder {
             .chain(&inputs.encodings)
             .chain(&inputs.mappings)
             .collect();
-        if std::env::var_os("CARGO").is_some() {
+        let in_build_script = in_build_script();
+        if in_build_script {
             for path in &all_inputs {
                 println!("cargo:rerun-if-changed={}", path.display());
             }
@@ -179,7 +180,11 @@ impl Builder {
             .lines()
             .filter(|l| self.emit_warnings && !l.trim().is_empty());
         for line in warnings {
-            println!("cargo:warning={line}");
+            if in_build_script {
+                println!("cargo:warning={line}");
+            } else {
+                eprintln!("{line}");
+            }
         }
         let options = GenOptions {
             inputs: all_inputs.iter().map(|p| display_name(p)).collect(),
@@ -238,6 +243,12 @@ impl Builder {
                 }),
         }
     }
+}
+
+/// Whether this process is a build script: cargo sets `OUT_DIR` and `TARGET` when it runs one
+/// (a program under `cargo run` has `CARGO` too, and its stdout is not cargo's to read).
+fn in_build_script() -> bool {
+    std::env::var_os("OUT_DIR").is_some() && std::env::var_os("TARGET").is_some()
 }
 
 /// `<stem of the first IDL>.rs`.

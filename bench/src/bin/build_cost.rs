@@ -1,7 +1,7 @@
 //! What the generated code costs a user's build, against prost-derive and serde+bitcode-derive
 //! models of the same types (docs/PERFORMANCE.md "Build cost").
 //!
-//! It writes a scratch workspace of three binaries, each holding `--copies` copies of the mk48
+//! It writes three binary crates (each its own workspace), each holding `--copies` copies of the mk48
 //! model: the module `idlc::Builder` generates from schemas/mk48.{idl,enc,map} (all three
 //! encodings), the prost model of bench/src/mk48/proto_types.rs, and the serde+bitcode model of
 //! bench/src/mk48/model_types.rs (without its bincode derives). Each `main` decodes and encodes
@@ -16,9 +16,10 @@
 //!     [--module FILE --runtime DIR]
 //! ```
 //!
-//! `--module` and `--runtime` measure another revision's generated code: its mk48 module
+//! `--module` and `--runtime` add a row: another revision's generated code, its mk48 module
 //! (`idlc gen schemas/mk48.idl -e schemas/mk48.enc -m schemas/mk48.map --side Game`) with its
-//! runtime crate.
+//! runtime crate. The models take turns run by run, so a change in the machine's load falls on
+//! every row alike.
 
 use std::error::Error;
 use std::fmt::Write as _;
@@ -54,9 +55,9 @@ struct Options {
     copies: usize,
     runs: usize,
     dir: PathBuf,
-    /// Another generated mk48 module, with `runtime`.
+    /// Another revision's generated mk48 module, measured too, with `runtime`.
     module: Option<PathBuf>,
-    /// The idlc-runtime crate the module is built with; this workspace's by default.
+    /// The idlc-runtime crate of that revision.
     runtime: Option<PathBuf>,
 }
 
@@ -78,39 +79,41 @@ fn main() -> Result<()> {
         .ok_or("no workspace above bench/")?
         .to_path_buf();
     let models = prepare(&workspace, &options)?;
+    let mut per_struct = vec![Vec::new(); models.len()];
+    let mut whole = vec![Vec::new(); models.len()];
+    for release in [false, true] {
+        let base = timed_builds(&options, &models, 0, release)?;
+        let full = timed_builds(&options, &models, options.copies, release)?;
+        let structs = u32::try_from(options.copies * STRUCTS.len())?;
+        for (index, (base, full)) in base.into_iter().zip(full).enumerate() {
+            per_struct[index].push(full.saturating_sub(base) / structs);
+            whole[index].push(full);
+        }
+    }
     let mut table = String::from(
         "| model | debug, whole build | debug, per struct | release, whole build | release, per struct |\n\
          | --- | --: | --: | --: | --: |\n",
     );
-    let mut per_struct = Vec::new();
-    for model in &models {
-        let mut row = format!("| {} ", model.title);
-        let mut figures = Vec::new();
-        for release in [false, true] {
-            let base = timed_builds(&options, model, 0, release)?;
-            let full = timed_builds(&options, model, options.copies, release)?;
-            let per = full.saturating_sub(base) / u32::try_from(options.copies * STRUCTS.len())?;
+    for (index, model) in models.iter().enumerate() {
+        let _ = write!(table, "| {} ", model.title);
+        for profile in 0..2 {
             let _ = write!(
-                row,
+                table,
                 "| {:.1} s | {:.1} ms ",
-                full.as_secs_f64(),
-                per.as_secs_f64() * 1e3
+                whole[index][profile].as_secs_f64(),
+                per_struct[index][profile].as_secs_f64() * 1e3
             );
-            figures.push(per);
         }
-        table.push_str(&row);
         table.push_str("|\n");
-        per_struct.push((model.title, figures));
     }
     println!("\n{table}");
-    if let Some((_, idlc)) = per_struct.first() {
-        for (title, figures) in &per_struct[1..] {
-            println!(
-                "idlc per struct / {title}: debug {:.2}x, release {:.2}x",
-                ratio(idlc[0], figures[0]),
-                ratio(idlc[1], figures[1])
-            );
-        }
+    for (index, model) in models.iter().enumerate().skip(1) {
+        println!(
+            "idlc per struct / {}: debug {:.2}x, release {:.2}x",
+            model.title,
+            ratio(per_struct[0][0], per_struct[index][0]),
+            ratio(per_struct[0][1], per_struct[index][1])
+        );
     }
     Ok(())
 }
@@ -161,7 +164,7 @@ fn prepare(workspace: &Path, options: &Options) -> Result<Vec<Model>> {
         .out_dir(&generated)
         .file_name("mk48.rs")
         .compile([schemas.join("mk48.idl")])?;
-    let module = options.module.clone().unwrap_or(built);
+    let module = built;
     let mk48 = workspace.join("bench/src/mk48");
     let bitcode_types = generated.join("model_types.rs");
     let without_bincode: String = fs::read_to_string(mk48.join("model_types.rs"))?
@@ -170,19 +173,27 @@ fn prepare(workspace: &Path, options: &Options) -> Result<Vec<Model>> {
         .map(|line| format!("{line}\n"))
         .collect();
     fs::write(&bitcode_types, without_bincode)?;
-    let runtime = options
-        .runtime
-        .clone()
-        .unwrap_or_else(|| workspace.join("runtime"));
-    let runtime = fs::canonicalize(runtime)?;
-    let models = vec![
-        Model {
-            krate: "idlc-models",
-            title: "idlc (3 encodings)",
-            dependencies: format!("idlc-runtime = {{ path = {:?} }}\n", runtime.display()),
+    let runtime = fs::canonicalize(workspace.join("runtime"))?;
+    let mut models = vec![Model {
+        krate: "idlc-models",
+        title: "idlc (3 encodings)",
+        dependencies: format!("idlc-runtime = {{ path = {:?} }}\n", runtime.display()),
+        module: fs::canonicalize(module)?,
+        calls: idlc_calls,
+    }];
+    if let (Some(module), Some(runtime)) = (&options.module, &options.runtime) {
+        models.push(Model {
+            krate: "idlc-baseline",
+            title: "idlc, `--module` with `--runtime`",
+            dependencies: format!(
+                "idlc-runtime = {{ path = {:?} }}\n",
+                fs::canonicalize(runtime)?.display()
+            ),
             module: fs::canonicalize(module)?,
             calls: idlc_calls,
-        },
+        });
+    }
+    models.extend([
         Model {
             krate: "prost-models",
             title: "prost-derive",
@@ -198,68 +209,66 @@ fn prepare(workspace: &Path, options: &Options) -> Result<Vec<Model>> {
             module: fs::canonicalize(&bitcode_types)?,
             calls: bitcode_calls,
         },
-    ];
-    let members: Vec<String> = models.iter().map(|m| format!("{:?}", m.krate)).collect();
-    fs::write(
-        dir.join("Cargo.toml"),
-        format!(
-            "# Written by `cargo run -p idlc-bench --bin build-cost`: a user's crates, default profiles.\n\
-             [workspace]\nresolver = \"3\"\nmembers = [{}]\n",
-            members.join(", ")
-        ),
-    )?;
-    // The versions the bench itself measures with.
-    fs::copy(workspace.join("Cargo.lock"), dir.join("Cargo.lock"))?;
+    ]);
     for model in &models {
         let root = dir.join(model.krate);
         fs::create_dir_all(root.join("src"))?;
         fs::write(
             root.join("Cargo.toml"),
             format!(
-                "[package]\nname = {:?}\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
-                 [dependencies]\n{}",
+                "# Written by `cargo run -p idlc-bench --bin build-cost`: a user's crate, default profiles.\n\
+                 [package]\nname = {:?}\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
+                 [dependencies]\n{}\n# Its own workspace: the two idlc rows may use two runtimes of one version.\n\
+                 [workspace]\n",
                 model.krate, model.dependencies
             ),
         )?;
-        // Every member needs a target before any of them builds.
-        fs::write(root.join("src/main.rs"), main_rs(model, 0))?;
+        // The versions the bench itself measures with.
+        fs::copy(workspace.join("Cargo.lock"), root.join("Cargo.lock"))?;
     }
     Ok(models)
 }
 
-/// The fastest of `--runs` builds of `model` with `copies` copies of its module.
+/// The fastest of `--runs` builds of each model with `copies` copies of its module. The models
+/// take turns run by run, so that a change in the machine's load falls on all of them alike.
 fn timed_builds(
     options: &Options,
-    model: &Model,
+    models: &[Model],
     copies: usize,
     release: bool,
-) -> Result<Duration> {
-    let main = options.dir.join(model.krate).join("src/main.rs");
-    fs::write(&main, main_rs(model, copies))?;
-    build(options, model, release)?;
-    let mut best = Duration::MAX;
-    for _ in 0..options.runs {
-        // A new modification time: cargo rebuilds the crate, and only the crate.
-        fs::write(&main, main_rs(model, copies))?;
-        let start = Instant::now();
+) -> Result<Vec<Duration>> {
+    let main = |model: &Model| options.dir.join(model.krate).join("src/main.rs");
+    for model in models {
+        fs::write(main(model), main_rs(model, copies))?;
         build(options, model, release)?;
-        best = best.min(start.elapsed());
     }
-    eprintln!(
-        "{} {} copies {}: {:.2} s",
-        model.krate,
-        copies,
-        if release { "release" } else { "debug" },
-        best.as_secs_f64()
-    );
+    let mut best = vec![Duration::MAX; models.len()];
+    for _ in 0..options.runs {
+        for (model, best) in models.iter().zip(&mut best) {
+            // A new modification time: cargo rebuilds the crate, and only the crate.
+            fs::write(main(model), main_rs(model, copies))?;
+            let start = Instant::now();
+            build(options, model, release)?;
+            *best = (*best).min(start.elapsed());
+        }
+    }
+    for (model, best) in models.iter().zip(&best) {
+        eprintln!(
+            "{} {} copies {}: {:.2} s",
+            model.krate,
+            copies,
+            if release { "release" } else { "debug" },
+            best.as_secs_f64()
+        );
+    }
     Ok(best)
 }
 
 fn build(options: &Options, model: &Model, release: bool) -> Result<()> {
     let mut command = Command::new(env!("CARGO"));
     command
-        .current_dir(&options.dir)
-        .args(["build", "--quiet", "-p", model.krate])
+        .current_dir(options.dir.join(model.krate))
+        .args(["build", "--quiet"])
         .env("CARGO_INCREMENTAL", "0")
         .env("CARGO_TARGET_DIR", options.dir.join("target"))
         .env_remove("RUSTFLAGS");
