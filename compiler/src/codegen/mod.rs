@@ -163,8 +163,8 @@ const PRELUDE_NAMES: &[&str] = &[
     "Fn",
 ];
 
-/// The name generated code gives the runtime crate (`use ::idlc_runtime as idlc;`): no generated
-/// type may take it.
+/// The name generated code gives the runtime crate (`use ::idlc_runtime as idlc;`): no encoding
+/// marker takes it (the schema's own type names are UpperCamelCase, so never this).
 const RUNTIME_ALIAS: &str = "idlc";
 
 /// The Rust name of the marker type of an encoding: its own name when that is a usable type
@@ -215,7 +215,6 @@ pub fn generate(ir: &Ir, options: &GenOptions) -> Result<String, CodegenError> {
             ir.mapping.language.name()
         )));
     }
-    check_runtime_alias(ir)?;
     let prelude = idents::Prelude::of(ir);
     let mut items = Vec::new();
     let api_version = idents::u32_lit(RUNTIME_API_VERSION);
@@ -298,27 +297,6 @@ pub fn generate(ir: &Ir, options: &GenOptions) -> Result<String, CodegenError> {
         header(ir, options),
         separate_items(&items.concat())
     ))
-}
-
-/// Refuses a generated type named like the runtime's alias in generated code.
-fn check_runtime_alias(ir: &Ir) -> Result<(), CodegenError> {
-    let generated = ir
-        .mapping
-        .structs
-        .values()
-        .filter(|s| !s.existing)
-        .map(|s| &s.rust_name)
-        .chain(ir.mapping.enums.values().map(|e| &e.rust_name))
-        .chain(ir.mapping.typedefs.values().map(|t| &t.rust_name));
-    for name in generated {
-        if name == RUNTIME_ALIAS {
-            return Err(CodegenError(format!(
-                "a generated type is named `{RUNTIME_ALIAS}`, the name generated code gives the \
-                 runtime crate (`use ::idlc_runtime as {RUNTIME_ALIAS};`): rename it in the Mapping"
-            )));
-        }
-    }
-    Ok(())
 }
 
 /// One or more items, formatted. Each item is formatted as soon as it is built, so that only
