@@ -17,9 +17,11 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::SystemTime;
 
-use idlc_tests::arena_udp::external::run_cpp_client;
-use idlc_tests::arena_udp::{Config, Report, e1, e2};
+use idlc_tests::arena_udp::external::{Printed, run_cpp_client};
+use idlc_tests::arena_udp::{Config, Report, e1, e2, sim};
 use idlc_tests::cpp;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
 
 fn check(report: &Report) {
     println!("{report}");
@@ -182,4 +184,50 @@ fn a_cpp_client_plays_in_myencoding1() {
 #[test]
 fn a_cpp_client_plays_in_myencoding2_with_dead_reckoning() {
     cpp_client_plays("e2", |c, n, f| e2::run_with(c, n, f));
+}
+
+/// The server's motion model: NPCs keep walking or running and turn within range.
+#[test]
+fn npcs_move_and_turn_within_range() {
+    let (mut bodies, mut rng) = sim::npcs(4, 7);
+    for _ in 0..600 {
+        for body in &mut bodies {
+            body.step(1.0 / 30.0, &mut rng);
+            assert!(body.speed() > 1.0 && body.speed() < 4.1);
+            assert!((0.0..360.0).contains(&body.heading_degrees()));
+        }
+    }
+}
+
+/// A player's Character keeps the velocity its client asked for.
+#[test]
+fn a_player_keeps_its_velocity() {
+    let mut body = sim::Body::player(1);
+    let (vx, vy) = sim::client_velocity(9, 2);
+    body.steer(vx, vy);
+    let mut rng = ChaCha8Rng::seed_from_u64(0);
+    body.step(0.5, &mut rng);
+    assert_eq!((body.vx, body.vy), (vx, vy));
+    assert!((body.x - (4.0 + vx * 0.5)).abs() < 1e-9);
+}
+
+/// What the C++ client prints is read back line by line; a line it cannot read is an error.
+#[test]
+fn reads_what_the_cpp_client_prints() {
+    let printed = Printed::parse(
+        "joined 9 2 2\ncounts snapshots=30 bytes_sent=1234 uses=4 uses_answered=4\n\
+         use 0 1 1 2\nuse 3 7 0 0\nworld 1 0aff\nworld 2 -\nerror tick 3: bad\nnonsense\n",
+    );
+    assert_eq!(printed.character_id, Some(9));
+    assert_eq!(printed.version, (2, 2));
+    assert_eq!(printed.counts.snapshots, 30);
+    assert_eq!(printed.counts.bytes_sent, 1234);
+    assert_eq!(printed.counts.uses_answered, 4);
+    assert_eq!(printed.uses[&0], (1, true, 2));
+    assert_eq!(printed.uses[&3], (7, false, 0));
+    assert_eq!(printed.worlds[&1], vec![0x0a, 0xff]);
+    assert_eq!(printed.worlds[&2], Vec::<u8>::new());
+    assert_eq!(printed.errors.len(), 2, "{:?}", printed.errors);
+    assert!(Printed::parse("counts moves=x\n").errors.len() == 1);
+    assert!(Printed::parse("world 1 abc\n").errors.len() == 1);
 }

@@ -12,9 +12,8 @@
 //!   error kind at the same bit when refused. Where the mapping cannot hold every value (W0402)
 //!   only verdicts compare.
 //!
-//! One driver program holds every header and is compiled twice: by g++ optimized for this
-//! machine with floating-point contraction, and by clang++ plainly (one compiler standing in for
-//! the other when it is missing); both tests ask both builds. Without a C++ compiler the tests say why and pass (.ci/run installs both).
+//! One driver program holds every header and is compiled by g++ and by clang++, whichever are on
+//! PATH, unoptimized (`common::cpp::FLAGS` says why); the tests ask every build. Without a C++ compiler the tests say why and pass (.ci/run installs both).
 
 mod common;
 

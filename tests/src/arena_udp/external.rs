@@ -153,28 +153,3 @@ pub fn run_cpp_client(
     }
     Ok(vec![String::from_utf8_lossy(&output.stdout).into_owned()])
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn reads_what_the_client_prints() {
-        let printed = Printed::parse(
-            "joined 9 2 2\ncounts snapshots=30 bytes_sent=1234 uses=4 uses_answered=4\n\
-             use 0 1 1 2\nuse 3 7 0 0\nworld 1 0aff\nworld 2 -\nerror tick 3: bad\nnonsense\n",
-        );
-        assert_eq!(printed.character_id, Some(9));
-        assert_eq!(printed.version, (2, 2));
-        assert_eq!(printed.counts.snapshots, 30);
-        assert_eq!(printed.counts.bytes_sent, 1234);
-        assert_eq!(printed.counts.uses_answered, 4);
-        assert_eq!(printed.uses[&0], (1, true, 2));
-        assert_eq!(printed.uses[&3], (7, false, 0));
-        assert_eq!(printed.worlds[&1], vec![0x0a, 0xff]);
-        assert_eq!(printed.worlds[&2], Vec::<u8>::new());
-        assert_eq!(printed.errors.len(), 2, "{:?}", printed.errors);
-        assert!(Printed::parse("counts moves=x\n").errors.len() == 1);
-        assert!(Printed::parse("world 1 abc\n").errors.len() == 1);
-    }
-}

@@ -23,7 +23,7 @@
 
 pub mod external;
 mod report;
-mod sim;
+pub mod sim;
 mod udp;
 
 pub use report::{ClientCounts, ClientReport, Report, ServerCounts};

@@ -6,20 +6,24 @@ use rand_chacha::ChaCha8Rng;
 
 /// A Character's motion: position and velocity on the ground, in metres and metres per second.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Body {
-    pub(crate) x: f64,
-    pub(crate) y: f64,
-    pub(crate) vx: f64,
-    pub(crate) vy: f64,
+pub struct Body {
+    /// East, in metres.
+    pub x: f64,
+    /// North, in metres.
+    pub y: f64,
+    /// East, in metres per second.
+    pub vx: f64,
+    /// North, in metres per second.
+    pub vy: f64,
     /// The animation frame, 0..120, advancing while the Character moves.
-    pub(crate) frame: u8,
+    pub frame: u8,
     /// Ticks until an NPC turns; `None` for a player's Character.
     turn_in: Option<u32>,
 }
 
 impl Body {
     /// A player's Character, standing at its spawn point.
-    pub(crate) fn player(slot: u16) -> Self {
+    pub fn player(slot: u16) -> Self {
         Body {
             x: f64::from(slot) * 4.0,
             y: -20.0,
@@ -31,7 +35,7 @@ impl Body {
     }
 
     /// An NPC somewhere within 50 m of the centre, walking or running.
-    pub(crate) fn npc(rng: &mut ChaCha8Rng) -> Self {
+    pub fn npc(rng: &mut ChaCha8Rng) -> Self {
         let mut body = Body {
             x: rng.random_range(-50.0..50.0),
             y: rng.random_range(-50.0..50.0),
@@ -45,13 +49,13 @@ impl Body {
     }
 
     /// Sets the velocity (a client's `move_to`), within the IDL's ±10 m/s.
-    pub(crate) fn steer(&mut self, vx: f64, vy: f64) {
+    pub fn steer(&mut self, vx: f64, vy: f64) {
         self.vx = vx.clamp(-10.0, 10.0);
         self.vy = vy.clamp(-10.0, 10.0);
     }
 
     /// One tick of `dt` seconds: an NPC may turn, then the position follows the velocity.
-    pub(crate) fn step(&mut self, dt: f64, rng: &mut ChaCha8Rng) {
+    pub fn step(&mut self, dt: f64, rng: &mut ChaCha8Rng) {
         if let Some(turn_in) = self.turn_in {
             if turn_in == 0 {
                 self.turn(rng);
@@ -69,12 +73,12 @@ impl Body {
     }
 
     /// Metres per second.
-    pub(crate) fn speed(&self) -> f64 {
+    pub fn speed(&self) -> f64 {
         self.vx.hypot(self.vy)
     }
 
     /// Where it faces, in degrees in [0, 360) (east is 0, north 90); 0 when standing.
-    pub(crate) fn heading_degrees(&self) -> f32 {
+    pub fn heading_degrees(&self) -> f32 {
         if self.speed() == 0.0 {
             return 0.0;
         }
@@ -95,7 +99,7 @@ impl Body {
 }
 
 /// The NPCs of a run, drawn from `seed`, and the random stream that keeps moving them.
-pub(crate) fn npcs(count: u16, seed: u64) -> (Vec<Body>, ChaCha8Rng) {
+pub fn npcs(count: u16, seed: u64) -> (Vec<Body>, ChaCha8Rng) {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let bodies = (0..count).map(|_| Body::npc(&mut rng)).collect();
     (bodies, rng)
@@ -103,35 +107,7 @@ pub(crate) fn npcs(count: u16, seed: u64) -> (Vec<Body>, ChaCha8Rng) {
 
 /// The velocity a client asks for after its `turn`-th turn: 3 m/s in a direction that depends
 /// on the client's Character, so that two clients walk apart.
-pub(crate) fn client_velocity(character_id: u16, turn: u32) -> (f64, f64) {
+pub fn client_velocity(character_id: u16, turn: u32) -> (f64, f64) {
     let heading = f64::from(character_id) * 1.3 + f64::from(turn) * 0.9;
     (3.0 * heading.cos(), 3.0 * heading.sin())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn npcs_move_and_turn_within_range() {
-        let (mut bodies, mut rng) = npcs(4, 7);
-        for _ in 0..600 {
-            for body in &mut bodies {
-                body.step(1.0 / 30.0, &mut rng);
-                assert!(body.speed() > 1.0 && body.speed() < 4.1);
-                assert!((0.0..360.0).contains(&body.heading_degrees()));
-            }
-        }
-    }
-
-    #[test]
-    fn a_player_keeps_its_velocity() {
-        let mut body = Body::player(1);
-        let (vx, vy) = client_velocity(9, 2);
-        body.steer(vx, vy);
-        let mut rng = ChaCha8Rng::seed_from_u64(0);
-        body.step(0.5, &mut rng);
-        assert_eq!((body.vx, body.vy), (vx, vy));
-        assert!((body.x - (4.0 + vx * 0.5)).abs() < 1e-9);
-    }
 }
