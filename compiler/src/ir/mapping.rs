@@ -57,6 +57,16 @@ pub struct SideMapping {
     pub typedefs: IndexMap<String, TypedefMapping>,
 }
 
+impl SideMapping {
+    /// Whether a struct (generated or existing), an enum or a TYPEDEF of the side has the name
+    /// `name` in the side's language.
+    pub fn names_type(&self, name: &str) -> bool {
+        self.structs.values().any(|s| s.rust_name == name)
+            || self.enums.values().any(|e| e.rust_name == name)
+            || self.typedefs.values().any(|t| t.rust_name == name)
+    }
+}
+
 /// The Rust form of a TYPEDEF: `pub type Meters = f64;`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TypedefMapping {
