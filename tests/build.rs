@@ -111,6 +111,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     idlc::Builder::new()
         .file_name("cubes_builtin.rs")
         .compile(&[schemas("cubes.idl")])?;
+    // The same with the orientation in the game's glam::Quat (cubes_glam.map).
+    idlc::Builder::new()
+        .encoding(schemas("cubes.enc"))
+        .mapping(schemas("cubes_glam.map"))
+        .side("Glam")
+        .file_name("cubes_glam.rs")
+        .compile(&[schemas("cubes.idl")])?;
+    idlc::Builder::new()
+        .mapping(schemas("cubes_glam.map"))
+        .side("Glam")
+        .file_name("cubes_glam_builtin.rs")
+        .compile(&[schemas("cubes.idl")])?;
     // One schema in three versions, each a fenced extension of the one before: the built-in
     // encoding (a bit stream) and SquadBytes (a byte stream).
     for version in ["squad_v1", "squad_v2", "squad_v3"] {

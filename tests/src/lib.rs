@@ -112,6 +112,17 @@ pub mod cubes_builtin {
     generated!("cubes_builtin");
 }
 
+/// [`cubes`] with the orientation in the game's `glam::Quat` (schemas/cubes_glam.map): the same
+/// bytes, converted through `idlc_runtime::Quaternion`.
+pub mod cubes_glam {
+    generated!("cubes_glam");
+}
+
+/// [`cubes_builtin`] with the orientation in `glam::Quat`: four raw FLOAT32s of the game's type.
+pub mod cubes_glam_builtin {
+    generated!("cubes_glam_builtin");
+}
+
 /// schemas/versions/squad_v1.idl: version 1 of a schema whose nested struct has an open FENCE.
 pub mod squad_v1 {
     generated!("squad_v1");

@@ -11,7 +11,7 @@ use idlc_runtime::{
     WriterOf, from_bytes, to_bytes,
 };
 use idlc_tests::cubes::{Cube, Cubes, CubesBits, CubesBytes, CubesDiff, CubesDiffBytes, CubesDr};
-use idlc_tests::{cubes_builtin, cubes_data};
+use idlc_tests::{cubes_builtin, cubes_data, cubes_glam, cubes_glam_builtin};
 use proptest::prelude::*;
 
 /// Replicates `ticks` in encoding `E`; `lost[t]`: tick t's packet is lost; `ack_lost[t]`: its
@@ -159,4 +159,112 @@ fn bytes_per_cube() {
     println!("DIFF (CubesDiff): {:.3}", per(diff));
     println!("DEAD_RECKONING + DIFF (CubesDr): {:.3}", per(dr));
     assert!(per(diff) < per(bits) && per(bits) < per(full));
+}
+
+/// A cube held with the game's `glam::Quat` (cubes_glam.map).
+fn glam_cube(c: &Cube) -> cubes_glam::Cube {
+    cubes_glam::Cube {
+        id: c.id,
+        x: c.x,
+        y: c.y,
+        z: c.z,
+        vx: c.vx,
+        vy: c.vy,
+        vz: c.vz,
+        orientation: c.orientation.into(),
+        resting: c.resting,
+    }
+}
+
+/// The cubes of a tick held with `glam::Quat`.
+fn glam_cubes(t: &Cubes) -> cubes_glam::Cubes {
+    cubes_glam::Cubes {
+        tick: t.tick,
+        cubes: t.cubes.iter().map(glam_cube).collect(),
+    }
+}
+
+/// `ticks` in encoding `E` (cubes.rs) and `G`, its twin of cubes_glam.rs: the same bytes in
+/// full and delta form (each tick against the last one's mirror), the same values decoded.
+fn glam_sends_the_same<E: Encoding, G: Encoding>(ticks: &[Cubes])
+where
+    Cubes: DeltaCodec<E>,
+    cubes_glam::Cubes: DeltaCodec<G>,
+{
+    let ctx = DeltaContext::new(1.0 / cubes_data::HZ);
+    let (mut baseline, mut glam_baseline) = (Cubes::default(), cubes_glam::Cubes::default());
+    for truth in ticks {
+        let glam = glam_cubes(truth);
+        let full = to_bytes::<E, Cubes>(truth).unwrap();
+        assert_eq!(to_bytes::<G, cubes_glam::Cubes>(&glam).unwrap(), full);
+        let decoded = from_bytes::<E, Cubes>(&full).unwrap();
+        let glam_decoded = from_bytes::<G, cubes_glam::Cubes>(&full).unwrap();
+        assert_eq!(glam_decoded, glam_cubes(&decoded));
+        let (mut w, mut gw) = (WriterOf::<E>::default(), WriterOf::<G>::default());
+        let mirror = truth.encode_delta_to(&baseline, &ctx, &mut w).unwrap();
+        let glam_mirror = glam.encode_delta_to(&glam_baseline, &ctx, &mut gw).unwrap();
+        let bytes = w.into_bytes();
+        assert_eq!(gw.into_bytes(), bytes, "tick {}", truth.tick);
+        assert_eq!(glam_mirror, glam_cubes(&mirror));
+        let mut r = ReaderOf::<G>::from_bytes(&bytes);
+        let state = cubes_glam::Cubes::decode_delta_from(&glam_baseline, &ctx, &mut r).unwrap();
+        assert_eq!(state, glam_mirror);
+        (baseline, glam_baseline) = (mirror, glam_mirror);
+    }
+}
+
+/// A QUATERNION mapped to the game's `glam::Quat` (cubes_glam.map) sends the bytes of the
+/// unmapped module in every encoding, full and delta form, SMALLEST_THREE(9), its DIFF form and
+/// four raw FLOAT32s (every bit kept), and defaults to the identity.
+#[test]
+fn glam_orientations_send_the_same_bytes() {
+    use cubes_glam as g;
+    let ticks = cubes_data::ticks_from(cubes_data::SEED, 24, 12);
+    glam_sends_the_same::<CubesBits, g::CubesBits>(&ticks);
+    glam_sends_the_same::<CubesBytes, g::CubesBytes>(&ticks);
+    glam_sends_the_same::<CubesDiff, g::CubesDiff>(&ticks);
+    glam_sends_the_same::<CubesDiffBytes, g::CubesDiffBytes>(&ticks);
+    glam_sends_the_same::<CubesDr, g::CubesDr>(&ticks);
+    assert_eq!(g::Cube::default().orientation, glam::Quat::IDENTITY);
+    // Four raw FLOAT32s: the bits of the game's value, -0.0 against +0.0 a change.
+    let odd = Quaternion::new(f32::from_bits(0x7fc0_0001), -0.0, 3.5, f32::INFINITY);
+    let raw = cubes_builtin::Cube {
+        orientation: odd,
+        ..cubes_builtin::Cube::default()
+    };
+    let glam_raw = cubes_glam_builtin::Cube {
+        orientation: odd.into(),
+        ..cubes_glam_builtin::Cube::default()
+    };
+    let bytes = to_bytes::<cubes_builtin::BuiltinEncoding, _>(&raw).unwrap();
+    assert_eq!(
+        to_bytes::<cubes_glam_builtin::BuiltinEncoding, _>(&glam_raw).unwrap(),
+        bytes
+    );
+    let back: cubes_glam_builtin::Cube =
+        from_bytes::<cubes_glam_builtin::BuiltinEncoding, _>(&bytes).unwrap();
+    assert!(Quaternion::from(back.orientation).same_bits(&odd));
+    // In the delta form too, against a baseline of +0.0: the unmapped module's bytes, and the
+    // receiver gets -0.0.
+    let ctx = DeltaContext::new(0.0);
+    let negative = Quaternion::new(-0.0, 0.0, 0.0, 1.0);
+    let mut w = WriterOf::<cubes_builtin::BuiltinEncoding>::default();
+    let raw = cubes_builtin::Cube {
+        orientation: negative,
+        ..cubes_builtin::Cube::default()
+    };
+    raw.encode_delta_to(&cubes_builtin::Cube::default(), &ctx, &mut w)
+        .unwrap();
+    let bytes = w.into_bytes();
+    let mut w = WriterOf::<cubes_glam_builtin::BuiltinEncoding>::default();
+    let glam_raw = cubes_glam_builtin::Cube {
+        orientation: negative.into(),
+        ..cubes_glam_builtin::Cube::default()
+    };
+    let baseline = cubes_glam_builtin::Cube::default();
+    glam_raw.encode_delta_to(&baseline, &ctx, &mut w).unwrap();
+    assert_eq!(w.into_bytes(), bytes);
+    let mut r = ReaderOf::<cubes_glam_builtin::BuiltinEncoding>::from_bytes(&bytes);
+    let state = cubes_glam_builtin::Cube::decode_delta_from(&baseline, &ctx, &mut r).unwrap();
+    assert!(Quaternion::from(state.orientation).same_bits(&negative));
 }

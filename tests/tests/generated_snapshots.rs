@@ -146,3 +146,24 @@ fn builder_output_matches_generate() {
     std::fs::remove_dir_all(&dir).ok();
     assert_eq!(written, gen_module(&inputs));
 }
+
+/// A QUATERNION mapped to the game's `glam::Quat` (cubes_glam.map) in every encoding of
+/// cubes.enc: the conversions through `idlc::Quaternion` in the full form, the mirror, DIFF and
+/// SMALLEST_THREE.
+#[test]
+fn cubes_glam() {
+    let inputs = Inputs {
+        idl: vec![schemas("cubes.idl")],
+        encodings: vec![schemas("cubes.enc")],
+        mappings: vec![schemas("cubes_glam.map")],
+        side: Some("Glam".into()),
+    };
+    let code = check_generated(
+        &inputs,
+        &[
+            "// Inputs: cubes.idl, cubes.enc, cubes_glam.map",
+            "// Side: Glam",
+        ],
+    );
+    insta::assert_snapshot!("cubes_glam", code);
+}

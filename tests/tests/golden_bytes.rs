@@ -550,6 +550,12 @@ fn naval_mk48_and_the_rest() {
         "Lobby",
         &types!(markers::LobbyEncoding, [Wire, WireEncoding], delta []),
     );
+    golden(
+        "markers",
+        &markers_ir,
+        "idlc",
+        &types!(markers::IdlcEncoding, [Wire, WireEncoding], delta []),
+    );
     let derives_ir = ir(
         &[schema("derives.idl")],
         &[],

@@ -782,7 +782,9 @@ fn derives_the_enums_have_already_compile() {
 /// encoding is reachable by its marker, the default one through `DefaultEncoding`.
 #[test]
 fn encoding_markers_step_around_taken_names() {
-    use idlc_tests::markers::{DefaultEncoding, LobbyEncoding, Wire, WireEncoding, WireEncoding2};
+    use idlc_tests::markers::{
+        DefaultEncoding, IdlcEncoding, LobbyEncoding, Wire, WireEncoding, WireEncoding2,
+    };
     let wire = Wire { a: 200 };
     let other = WireEncoding { b: 9 };
     assert_eq!(wire.to_bytes_with::<WireEncoding2>().unwrap(), vec![200]);
@@ -797,6 +799,8 @@ fn encoding_markers_step_around_taken_names() {
         other
     );
     let _unit: idlc_tests::markers::Lobby = idlc_tests::markers::Lobby;
+    // `ENCODING(idlc)`: not `idlc`, which names the runtime in the module.
+    assert_eq!(wire.to_bytes_with::<IdlcEncoding>().unwrap(), vec![200]);
 }
 
 /// `quantized_with::<E>()` is the value the receiver gets: what decoding the encoded bytes

@@ -705,7 +705,7 @@ impl<'a> Gen<'a, '_> {
             None => encode_field(self.ctx, view, field)?,
         };
         if let (Some(plan), WireRule::SmallestThree { bits }) = (&field.diff, rule) {
-            write = Self::quaternion_diff(view, plan, *bits, true);
+            write = Self::quaternion_diff(view, plan, *bits, true)?;
         } else if let Some(plan) = &field.diff {
             write = self.write_diff(view, field, plan, velocity, write)?;
         }
@@ -1043,7 +1043,7 @@ impl<'a> Gen<'a, '_> {
         velocity: Option<&FieldStep>,
     ) -> Result<TokenStream, CodegenError> {
         if let (Some(plan), WireRule::SmallestThree { bits }) = (&field.diff, &field.rule) {
-            return Ok(Self::quaternion_diff(view, plan, *bits, false));
+            return Self::quaternion_diff(view, plan, *bits, false);
         }
         if let Some(plan) = &field.diff {
             return self.read_diff(view, field, plan, velocity);

@@ -196,7 +196,7 @@ impl Prelude {
                 let (boxed, inner) = (self.path("Box"), self.rust_type(inner)?);
                 quote!(#boxed<#inner>)
             }
-            RustType::Named(path) => rust_type(path)?,
+            RustType::Named(path) | RustType::QuaternionAs(path) => rust_type(path)?,
             RustType::Quaternion => quote!(idlc::Quaternion),
         })
     }

@@ -105,6 +105,10 @@ fn sent_bits(rule: &WireRule, rust: &RustType, v: &Val) -> Option<TokenStream> {
             let receiver = v.receiver();
             quote!(#receiver.to_array().map(f32::to_bits))
         }
+        (WireRule::Quaternion, RustType::QuaternionAs(_)) => {
+            let quaternion = super::rules::to_quaternion(v).receiver();
+            quote!(#quaternion.to_array().map(f32::to_bits))
+        }
         _ => return None,
     })
 }
@@ -318,6 +322,11 @@ pub fn sent_element(
     }
     if is_lossless(ctx, rule, rust, &mut HashSet::new()) {
         return Ok(keep(idl, rust, &v));
+    }
+    if let RustType::QuaternionAs(_) = rust {
+        let quaternion = super::rules::to_quaternion(&v);
+        let sent = sent_element(ctx, rule, idl, &RustType::Quaternion, quaternion, site)?;
+        return super::rules::from_quaternion(rust, sent);
     }
     let rt = quote!(idlc);
     let q = site.q();

@@ -176,29 +176,16 @@ pub fn marker_name(ir: &Ir, encoding: &str) -> String {
         PRELUDE_NAMES.contains(&name)
             || name == RUNTIME_ALIAS
             || name == crate::ir::DEFAULT_ENCODING_ALIAS
-            || ir.mapping.structs.values().any(|s| s.rust_name == name)
-            || ir.mapping.enums.values().any(|e| e.rust_name == name)
-            || ir.mapping.typedefs.values().any(|t| t.rust_name == name)
+            || ir.mapping.names_type(name)
             || ir.schema.protocols.keys().any(|p| {
                 crate::ir::protocol_type_names(p)
                     .iter()
                     .any(|generated| generated == name)
             })
     };
-    if encoding == "Default" {
-        return "BuiltinEncoding".to_string();
-    }
-    if is_ident(encoding) && !taken(encoding) && !encoding.starts_with("r#") {
-        return encoding.to_string();
-    }
-    let base = format!("{}Encoding", heck::AsUpperCamelCase(encoding));
-    let mut name = base.clone();
-    let mut suffix = 2;
-    while taken(&name) {
-        name = format!("{base}{suffix}");
-        suffix += 1;
-    }
-    name
+    crate::ir::naming::encoding_type_name(encoding, |name| {
+        !is_ident(name) || name.starts_with("r#") || taken(name)
+    })
 }
 
 /// Generates the module for `ir`: formatted Rust source with a do-not-edit header. A side

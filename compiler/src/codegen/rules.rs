@@ -258,6 +258,16 @@ pub fn encode(
         let inner_ref = v.by_ref();
         return encode(ctx, rule, idl, inner, Val::Ref(quote!(&**#inner_ref)), site);
     }
+    if let RustType::QuaternionAs(_) = rust {
+        return encode(
+            ctx,
+            rule,
+            idl,
+            &RustType::Quaternion,
+            to_quaternion(&v),
+            site,
+        );
+    }
     let (r, c, recv) = (v.by_ref(), v.by_val(), v.receiver());
     let q = site.q();
     Ok(match rule {
@@ -447,6 +457,10 @@ pub fn decode(
         let inner = decode(ctx, rule, idl, inner, site)?;
         let boxed = ctx.prelude.path("Box");
         return Ok(quote!(#boxed::new(#inner)));
+    }
+    if let RustType::QuaternionAs(_) = rust {
+        let inner = decode(ctx, rule, idl, &RustType::Quaternion, site)?;
+        return from_quaternion(rust, inner);
     }
     let q = site.q();
     Ok(match rule {
@@ -712,6 +726,27 @@ pub fn from_f64(rust: &RustType, value: TokenStream) -> TokenStream {
         RustType::F32 => quote!(#value as f32),
         _ => value,
     }
+}
+
+/// A game's QUATERNION value (of a [`RustType::QuaternionAs`], which is `Copy`) as the
+/// runtime's: `idlc::Quaternion::from(self.orientation)`.
+pub fn to_quaternion(v: &Val) -> Val {
+    let value = v.by_val();
+    Val::Expr(quote!(idlc::Quaternion::from(#value)))
+}
+
+/// A runtime quaternion (an expression) as the game's type `rust` holding a QUATERNION
+/// ([`RustType::QuaternionAs`]): `glam::Quat::from(..)`.
+pub fn from_quaternion(
+    rust: &RustType,
+    quaternion: TokenStream,
+) -> Result<TokenStream, CodegenError> {
+    let RustType::QuaternionAs(path) = rust else {
+        return Ok(quaternion);
+    };
+    // A path without arguments (the mapping's resolution took no other).
+    let ty = super::idents::rust_type(path)?;
+    Ok(quote!(#ty::from(#quaternion)))
 }
 
 /// The name of the module-level const that holds `rule`'s quantizer, built at compile time

@@ -59,7 +59,8 @@ pub fn struct_def(
         let current = def.current_type(&field.name).unwrap_or(&field.ty);
         let field_doc = doc(&format!("`{}`: `{}`.", field.name, current.describe()));
         fields.push(quote!(#field_doc pub #field_name: #ty));
-        needs_manual_default |= field.default.is_some() || !derived_default_fits(&field.ty);
+        needs_manual_default |=
+            field.default.is_some() || !derived_default_fits(&field.ty, &rust.ty);
         let value = default_value(ir, prelude, &field.ty, &rust.ty, field.default.as_ref())?;
         defaults.push(quote!(#field_name: #value));
     }

@@ -27,10 +27,14 @@ pub fn default_value(
     Ok(match (idl, rust) {
         // Every element its own default (`[T; n]` derives `Default` only up to 32 elements).
         (Type::Array { element, .. }, RustType::Array(element_rust, _))
-            if !derived_default_fits(idl) =>
+            if !derived_default_fits(idl, rust) =>
         {
             let element = default_value(ir, prelude, element, element_rust, None)?;
             quote!(::core::array::from_fn(|_| #element))
+        }
+        // The identity, whatever the game's type takes for its `Default`.
+        (Type::Quaternion, RustType::QuaternionAs(_)) => {
+            super::rules::from_quaternion(rust, quote!(idlc::Quaternion::IDENTITY))?
         }
         _ => {
             let default = prelude.path("Default");
@@ -39,13 +43,18 @@ pub fn default_value(
     })
 }
 
-/// Whether `#[derive(Default)]` gives a value of a type that can be sent: its zero lies in its
-/// IDL range, and an array has at most 32 elements (the arrays the standard library's `Default`
-/// covers), each such a value.
-pub fn derived_default_fits(idl: &Type) -> bool {
-    match idl {
-        Type::IntRange { .. } | Type::Numeric { .. } => idl.zero_substitute().is_none(),
-        Type::Array { element, len } => *len <= 32 && derived_default_fits(element),
+/// Whether `#[derive(Default)]` gives the value a field of IDL type `idl` held in `rust` takes
+/// by default: its zero lies in its IDL range, it is no game's type holding a QUATERNION (whose
+/// `Default` need not be the identity), and an array has at most 32 elements (the arrays the
+/// standard library's `Default` covers), each such a value.
+pub fn derived_default_fits(idl: &Type, rust: &RustType) -> bool {
+    match (idl, rust) {
+        (Type::IntRange { .. } | Type::Numeric { .. }, _) => idl.zero_substitute().is_none(),
+        (Type::Quaternion, RustType::QuaternionAs(_)) => false,
+        (Type::Array { element, len }, RustType::Array(element_rust, _)) => {
+            *len <= 32 && derived_default_fits(element, element_rust)
+        }
+        (Type::Array { element, len }, _) => *len <= 32 && derived_default_fits(element, rust),
         _ => true,
     }
 }

@@ -35,6 +35,7 @@ pub fn generate_header(ir: &Ir, namespace: &str) -> Result<String, CodegenError>
             "the C++ backend generates a side mapped with MAPPING(\"CPP\", ...)".into(),
         ));
     }
+    check_namespace(namespace)?;
     let first = ir
         .encodings
         .values()
@@ -184,6 +185,36 @@ pub fn generate_header(ir: &Ir, namespace: &str) -> Result<String, CodegenError>
     Ok(indent(&out))
 }
 
+/// Refuses a namespace the header cannot be written in: each `::`-separated part must be a C++
+/// identifier and no reserved word; no part may be `std` (the standard library's), nor `idlc`
+/// after the first (`game::idlc` would hide the runtime's `idlc` from the codecs; `idlc::game`
+/// nests in it and does not).
+fn check_namespace(namespace: &str) -> Result<(), CodegenError> {
+    for (i, part) in namespace.split("::").enumerate() {
+        let mut chars = part.chars();
+        let identifier = chars
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
+        let why = if !identifier {
+            "is not a C++ identifier"
+        } else if crate::ir::naming::is_cpp_keyword(part) {
+            "is a C++ reserved word"
+        } else if part == "std" {
+            "is the standard library's namespace"
+        } else if part == RUNTIME_NAMESPACE && i > 0 {
+            "would hide the runtime's namespace `idlc` from the generated code"
+        } else {
+            continue;
+        };
+        return Err(CodegenError(format!(
+            "C++ namespace `{namespace}`: `{part}` {why}; give another namespace \
+             (`--namespace`, `Builder::namespace`)"
+        )));
+    }
+    Ok(())
+}
+
 /// Whether the header gives the struct `name` its delta form (`encode_delta` / `decode_delta`,
 /// in every encoding): a PUBLISHABLE_STRUCT whose fields hold no `std::unique_ptr`.
 pub fn has_delta_form(ir: &Ir, name: &str) -> bool {
@@ -208,18 +239,31 @@ pub fn default_namespace(idl: &[std::path::PathBuf], side: Option<&str>) -> Stri
     }
 }
 
-/// The C++ name of an encoding's tag struct: the encoding's own name unless a type of the
-/// schema, a class of its protocols (`Lobby`, `LobbyHandler`, ...), `DefaultEncoding` or `Codec`
-/// has it, else `<Name>Encoding` (`<Name>Encoding2`, ...
-/// while that is taken too); the built-in encoding is `BuiltinEncoding`. The Rust backend's
-/// markers follow the same rule.
+/// The names the header gives no tag struct, because it names them itself at namespace scope:
+/// the runtime's namespace (`idlc::BitWriter`; a struct `idlc` in the generated namespace would
+/// hide it), the standard library's, the header's own templates and alias.
+const RESERVED_NAMES: &[&str] = &[
+    RUNTIME_NAMESPACE,
+    "std",
+    "Codec",
+    "DeltaCodec",
+    "DefaultEncoding",
+];
+
+/// The runtime's namespace, which the header names in every codec (`idlc::BitWriter`).
+pub const RUNTIME_NAMESPACE: &str = "idlc";
+
+/// The C++ name of an encoding's tag struct: the encoding's own name unless it is a reserved
+/// word, a name the header itself uses (`idlc`, `std`, `Codec`, `DeltaCodec`,
+/// `DefaultEncoding`), a type of the schema or a class of its protocols (`Lobby`,
+/// `LobbyHandler`, ...), else `<Name>Encoding` (`<Name>Encoding2`, ... while that is taken
+/// too); the built-in encoding is `BuiltinEncoding`. The Rust backend's markers follow the same
+/// rule (`crate::ir::naming::encoding_type_name`): `ENCODING(idlc)` is `IdlcEncoding` in both.
 pub fn tag_name(ir: &Ir, encoding: &str) -> String {
-    let taken = |name: &str| {
-        name == "DefaultEncoding"
-            || name == "Codec"
-            || ir.mapping.structs.values().any(|s| s.rust_name == name)
-            || ir.mapping.enums.values().any(|e| e.rust_name == name)
-            || ir.mapping.typedefs.values().any(|t| t.rust_name == name)
+    crate::ir::naming::encoding_type_name(encoding, |name| {
+        RESERVED_NAMES.contains(&name)
+            || crate::ir::naming::is_cpp_keyword(name)
+            || ir.mapping.names_type(name)
             || ir.schema.protocols.keys().any(|p| {
                 let [ids, _, response, handler, sender, receiver] =
                     crate::ir::protocol_type_names(p);
@@ -227,21 +271,7 @@ pub fn tag_name(ir: &Ir, encoding: &str) -> String {
                     .iter()
                     .any(|generated| generated == name)
             })
-    };
-    if encoding == "Default" {
-        return "BuiltinEncoding".to_string();
-    }
-    if !taken(encoding) {
-        return encoding.to_string();
-    }
-    let base = format!("{encoding}Encoding");
-    let mut name = base.clone();
-    let mut suffix = 2;
-    while taken(&name) {
-        name = format!("{base}{suffix}");
-        suffix += 1;
-    }
-    name
+    })
 }
 
 /// Indents the header by its braces, four spaces a level (a namespace's contents are not
@@ -331,5 +361,34 @@ fn held_by_value<'t>(ty: &'t RustType, out: &mut Vec<&'t str>) {
         RustType::Named(name) => out.push(name),
         RustType::Array(inner, _) | RustType::Option(inner) => held_by_value(inner, out),
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_namespace;
+
+    #[test]
+    fn a_namespace_that_would_hide_the_runtime_is_refused() {
+        for good in [
+            "game",
+            "game::net",
+            "idlc::game",
+            "character::client",
+            "_x1",
+        ] {
+            assert!(check_namespace(good).is_ok(), "{good}");
+        }
+        for (bad, why) in [
+            ("game::idlc", "would hide the runtime's namespace"),
+            ("std::game", "the standard library's"),
+            ("game::class", "reserved word"),
+            ("game::", "not a C++ identifier"),
+            ("1game", "not a C++ identifier"),
+            ("game net", "not a C++ identifier"),
+        ] {
+            let e = check_namespace(bad).unwrap_err();
+            assert!(e.0.contains(why), "{bad}: {}", e.0);
+        }
     }
 }

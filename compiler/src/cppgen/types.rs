@@ -34,6 +34,8 @@ pub(super) fn cpp_type(ty: &RustType) -> Result<String, CodegenError> {
         RustType::Boxed(inner) => format!("std::unique_ptr<{}>", cpp_type(inner)?),
         RustType::Named(name) => name.clone(),
         RustType::Quaternion => "idlc::Quaternion".into(),
+        // A C++ mapping's resolution refuses it (E0407).
+        RustType::QuaternionAs(_) => return Err(unsupported("a game's type holding a QUATERNION")),
     })
 }
 

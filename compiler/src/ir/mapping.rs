@@ -57,6 +57,16 @@ pub struct SideMapping {
     pub typedefs: IndexMap<String, TypedefMapping>,
 }
 
+impl SideMapping {
+    /// Whether a struct (generated or existing), an enum or a TYPEDEF of the side has the name
+    /// `name` in the side's language.
+    pub fn names_type(&self, name: &str) -> bool {
+        self.structs.values().any(|s| s.rust_name == name)
+            || self.enums.values().any(|e| e.rust_name == name)
+            || self.typedefs.values().any(|t| t.rust_name == name)
+    }
+}
+
 /// The Rust form of a TYPEDEF: `pub type Meters = f64;`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TypedefMapping {
@@ -134,6 +144,11 @@ pub enum RustType {
     Named(String),
     /// A QUATERNION: `idlc_runtime::Quaternion` (C++: `idlc::Quaternion`).
     Quaternion,
+    /// A QUATERNION held in a game's own type, its path as written (`glam::Quat`): generated
+    /// code converts it to `idlc_runtime::Quaternion` to send it and back when it reads one
+    /// (`T: Copy`, `idlc_runtime::Quaternion: From<T>`, `T: From<idlc_runtime::Quaternion>`;
+    /// docs/LANGUAGES.md, "Field types").
+    QuaternionAs(String),
 }
 
 impl std::fmt::Display for RustType {
@@ -141,7 +156,9 @@ impl std::fmt::Display for RustType {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             RustType::Bool => f.write_str("bool"),
-            RustType::Int(name) | RustType::Named(name) => f.write_str(name),
+            RustType::Int(name) | RustType::Named(name) | RustType::QuaternionAs(name) => {
+                f.write_str(name)
+            }
             RustType::F32 => f.write_str("f32"),
             RustType::F64 => f.write_str("f64"),
             RustType::String => f.write_str("String"),

@@ -105,3 +105,30 @@ pub fn cpp_escape(ident: &str) -> String {
         ident.to_owned()
     }
 }
+
+/// Whether `ident` is a C++ reserved word.
+pub fn is_cpp_keyword(ident: &str) -> bool {
+    CPP_KEYWORDS.contains(&ident)
+}
+
+/// The name of an encoding's type in generated code (the Rust backend's marker, the C++
+/// backend's tag struct): the encoding's own name unless `taken` says a backend cannot give it,
+/// else `<Name>Encoding` in UpperCamelCase (`<Name>Encoding2`, ... while that is taken too); the
+/// built-in encoding is `BuiltinEncoding`. Both backends pass what their code already names, so
+/// that one schema gets the same names in both where it can.
+pub fn encoding_type_name(encoding: &str, taken: impl Fn(&str) -> bool) -> String {
+    if encoding == "Default" {
+        return "BuiltinEncoding".to_string();
+    }
+    if !taken(encoding) {
+        return encoding.to_string();
+    }
+    let base = format!("{}Encoding", heck::AsUpperCamelCase(encoding));
+    let mut name = base.clone();
+    let mut suffix = 2;
+    while taken(&name) {
+        name = format!("{base}{suffix}");
+        suffix += 1;
+    }
+    name
+}

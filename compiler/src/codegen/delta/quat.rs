@@ -8,7 +8,9 @@ use quote::quote;
 
 use super::super::fields::RustField;
 use super::super::idents::{ident, u32_lit};
-use super::{Gen, Target};
+use super::super::rules::{Val, from_quaternion, to_quaternion};
+use super::{CodegenError, Gen, Target};
+use crate::ir::RustType;
 use crate::ir::plan::DiffPlan;
 
 impl Gen<'_, '_> {
@@ -19,21 +21,32 @@ impl Gen<'_, '_> {
         plan: &DiffPlan,
         bits: u32,
         write: bool,
-    ) -> TokenStream {
+    ) -> Result<TokenStream, CodegenError> {
         let tiers = plan.tiers.iter().map(|&b| u32_lit(b));
         let (bits, name, q) = (u32_lit(bits), ident(&view.rust.rust_name), view.site().q());
         let tiers = quote!(&[#(#tiers),*]);
-        let reference = quote!(rule.reference(&baseline.#name).as_ref());
+        // A game's rotation type goes through the runtime's `Quaternion` (`QuaternionAs`).
+        let quaternion = |v: Val| match view.rust.ty {
+            RustType::QuaternionAs(_) => to_quaternion(&v).by_ref(),
+            _ => v.by_ref(),
+        };
+        let baseline = quaternion(Val::Place(quote!(baseline.#name)));
+        let reference = quote!(rule.reference(#baseline).as_ref());
         let call = if write {
             let candidate = Self::candidate(view);
-            quote!(rule.write_diff(w, #tiers, &#candidate, #reference)#q;)
+            let candidate = quaternion(Val::Place(quote!(#candidate)));
+            quote!(rule.write_diff(w, #tiers, #candidate, #reference)#q;)
         } else {
             let place = Self::place(view, Target::State);
-            quote!(#place = rule.read_diff(r, #tiers, #reference)#q;)
+            let read = from_quaternion(
+                &view.rust.ty,
+                quote!(rule.read_diff(r, #tiers, #reference)#q),
+            )?;
+            quote!(#place = #read;)
         };
-        quote! {{
+        Ok(quote! {{
             let rule = idlc::SmallestThree::new(#bits);
             #call
-        }}
+        }})
     }
 }

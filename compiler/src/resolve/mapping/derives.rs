@@ -106,6 +106,8 @@ fn satisfies<'m>(
         RustType::Bool | RustType::Int(_) => true,
         RustType::F32 | RustType::F64 => need != Need::Total,
         RustType::Quaternion => need != Need::Total && need != Need::Serde,
+        // A game's rotation type: its floats are never `Eq`; the rest is its owner's business.
+        RustType::QuaternionAs(_) => need != Need::Total,
         RustType::Array(_, len) if need == Need::Serde && *len > 32 => false,
         RustType::String
         | RustType::Bytes

@@ -423,12 +423,50 @@ impl Resolver<'_> {
                     self.mismatch(file, side, idl, written, field, false)
                 }
             }
+            (Type::Quaternion, Written::Path) if written.args.is_empty() => {
+                self.quaternion_type(file, written, field)
+            }
             (Type::Sequence { .. } | Type::Struct(_) | Type::Enum(_), _) => {
                 self.mismatch(file, side, idl, written, field, false)
             }
             (_, kind) => {
                 let collection = kind.collection_like(written);
                 self.mismatch(file, side, idl, written, field, collection)
+            }
+        }
+    }
+
+    /// The Rust type of a QUATERNION written as a path: the runtime's own, or a game's type
+    /// that generated code converts (Rust); a C++ side takes only `idlc::Quaternion`.
+    fn quaternion_type(
+        &mut self,
+        file: FileId,
+        written: &ast::RustType,
+        field: &Subject<'_>,
+    ) -> Option<RustType> {
+        let text = written_text(written);
+        match self.item_language {
+            Language::Rust => Some(match text.as_str() {
+                "idlc_runtime::Quaternion" | "::idlc_runtime::Quaternion" => RustType::Quaternion,
+                _ => RustType::QuaternionAs(text),
+            }),
+            Language::Cpp if text == "idlc::Quaternion" => Some(RustType::Quaternion),
+            Language::Cpp => {
+                self.push(
+                    error(
+                        codes::MAP_TYPE_MISMATCH,
+                        format!("`{text}` is not a C++ type for QUATERNION: a C++ side holds `idlc::Quaternion`"),
+                    )
+                    .with_labels(vec![
+                        primary(file, written.span)
+                            .with_message("a game's rotation type is not converted in C++"),
+                        field.label(),
+                    ])
+                    .with_notes(vec![
+                        "the C++ backend converts no QUATERNION: map it to `idlc::Quaternion` (the default) and convert where the game reads and writes it (a Rust side may name a game's type: docs/LANGUAGES.md)".into(),
+                    ]),
+                );
+                None
             }
         }
     }
@@ -457,7 +495,9 @@ impl Resolver<'_> {
                 None => "an integer takes a Rust integer type".to_owned(),
             },
             Type::Float32 => "a FLOAT32 is `f32` (the default) or `f64`".to_owned(),
-            Type::Quaternion => "a QUATERNION is `idlc_runtime::Quaternion`".to_owned(),
+            Type::Quaternion => format!(
+                "a QUATERNION is `idlc_runtime::Quaternion` (the default) or a type path without arguments convertible to and from it, {QUATERNION_BOUND} (`glam::Quat` with the runtime's feature `glam`)"
+            ),
             Type::Float64 => "a FLOAT64 is `f64`".to_owned(),
             Type::Numeric { .. } => "a NUMERIC is `f64` (the default) or `f32`".to_owned(),
             Type::String { .. } => "a STRING is `String`".to_owned(),
@@ -516,6 +556,10 @@ impl Resolver<'_> {
         None
     }
 }
+
+/// What a game's type mapping a QUATERNION must implement (`T` the type).
+const QUATERNION_BOUND: &str =
+    "`T: Copy`, `idlc_runtime::Quaternion: From<T>` and `T: From<idlc_runtime::Quaternion>`";
 
 /// The `<cstdint>` spelling of a Rust integer type: `u16` is `uint16_t`.
 fn cpp_int(rust: &str) -> String {
