@@ -556,6 +556,12 @@ fn naval_mk48_and_the_rest() {
         "idlc",
         &types!(markers::IdlcEncoding, [Wire, WireEncoding], delta []),
     );
+    golden(
+        "markers",
+        &markers_ir,
+        "type",
+        &types!(markers::TypeEncoding, [Wire, WireEncoding], delta []),
+    );
     let derives_ir = ir(
         &[schema("derives.idl")],
         &[],

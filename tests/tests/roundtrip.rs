@@ -783,7 +783,8 @@ fn derives_the_enums_have_already_compile() {
 #[test]
 fn encoding_markers_step_around_taken_names() {
     use idlc_tests::markers::{
-        DefaultEncoding, IdlcEncoding, LobbyEncoding, Wire, WireEncoding, WireEncoding2,
+        DefaultEncoding, IdlcEncoding, LobbyEncoding, TypeEncoding, Wire, WireEncoding,
+        WireEncoding2,
     };
     let wire = Wire { a: 200 };
     let other = WireEncoding { b: 9 };
@@ -801,6 +802,9 @@ fn encoding_markers_step_around_taken_names() {
     let _unit: idlc_tests::markers::Lobby = idlc_tests::markers::Lobby;
     // `ENCODING(idlc)`: not `idlc`, which names the runtime in the module.
     assert_eq!(wire.to_bytes_with::<IdlcEncoding>().unwrap(), vec![200]);
+    // `ENCODING(type)`: not the keyword.
+    let bytes = wire.to_bytes_with::<TypeEncoding>().unwrap();
+    assert_eq!(Wire::from_bytes_with::<TypeEncoding>(&bytes).unwrap(), wire);
 }
 
 /// `quantized_with::<E>()` is the value the receiver gets: what decoding the encoded bytes

@@ -168,7 +168,7 @@ const PRELUDE_NAMES: &[&str] = &[
 const RUNTIME_ALIAS: &str = "idlc";
 
 /// The Rust name of the marker type of an encoding: its own name when that is a usable type
-/// name, else `<Name>Encoding` (`<Name>Encoding2`, ... while that is taken too); the built-in
+/// name (an identifier and no keyword: `ENCODING(type)` is `TypeEncoding`), else `<Name>Encoding` (`<Name>Encoding2`, ... while that is taken too); the built-in
 /// encoding is `BuiltinEncoding`. Taken: the prelude's names, `DefaultEncoding`, the schema's
 /// types and the types its protocols generate.
 pub fn marker_name(ir: &Ir, encoding: &str) -> String {
@@ -184,7 +184,10 @@ pub fn marker_name(ir: &Ir, encoding: &str) -> String {
             })
     };
     crate::ir::naming::encoding_type_name(encoding, |name| {
-        !is_ident(name) || name.starts_with("r#") || taken(name)
+        !is_ident(name)
+            || name.starts_with("r#")
+            || crate::ir::naming::is_keyword(name)
+            || taken(name)
     })
 }
 

@@ -1,5 +1,35 @@
 //! Names both the resolution of mappings (resolve/names.rs) and the backends need, here so that
-//! no backend reaches back into `resolve`: C++'s reserved words and their escape.
+//! no backend reaches back into `resolve`: Rust's keywords and C++'s reserved words, and their
+//! escapes.
+
+/// Keywords of every Rust edition (strict and reserved) that a raw identifier can stand for.
+const RAW_KEYWORDS: &[&str] = &[
+    "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "do", "dyn",
+    "else", "enum", "extern", "false", "final", "fn", "for", "gen", "if", "impl", "in", "let",
+    "loop", "macro", "match", "mod", "move", "mut", "override", "priv", "pub", "ref", "return",
+    "static", "struct", "trait", "true", "try", "type", "typeof", "unsafe", "unsized", "use",
+    "virtual", "where", "while", "yield",
+];
+
+/// Words that are not valid identifiers and cannot be raw identifiers either.
+const NOT_RAW: &[&str] = &["self", "Self", "super", "crate", "_"];
+
+/// Whether `word` is a Rust keyword (including those that cannot be raw identifiers).
+pub fn is_keyword(word: &str) -> bool {
+    RAW_KEYWORDS.contains(&word) || NOT_RAW.contains(&word)
+}
+
+/// Makes `ident` usable as a Rust identifier: keywords become raw identifiers (`r#type`), words
+/// that cannot be raw get a `_` suffix (`self_`). Other identifiers are returned unchanged.
+pub fn escape(ident: &str) -> String {
+    if NOT_RAW.contains(&ident) {
+        format!("{ident}_")
+    } else if RAW_KEYWORDS.contains(&ident) {
+        format!("r#{ident}")
+    } else {
+        ident.to_owned()
+    }
+}
 
 /// C++'s reserved words (C++20, which a C++17 header must not take either).
 const CPP_KEYWORDS: &[&str] = &[

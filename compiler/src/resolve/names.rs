@@ -13,36 +13,7 @@
 
 use heck::{ToSnakeCase, ToUpperCamelCase};
 
-use crate::ir::naming::cpp_escape;
-
-/// Keywords of every Rust edition (strict and reserved) that a raw identifier can stand for.
-const RAW_KEYWORDS: &[&str] = &[
-    "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "do", "dyn",
-    "else", "enum", "extern", "false", "final", "fn", "for", "gen", "if", "impl", "in", "let",
-    "loop", "macro", "match", "mod", "move", "mut", "override", "priv", "pub", "ref", "return",
-    "static", "struct", "trait", "true", "try", "type", "typeof", "unsafe", "unsized", "use",
-    "virtual", "where", "while", "yield",
-];
-
-/// Words that are not valid identifiers and cannot be raw identifiers either.
-const NOT_RAW: &[&str] = &["self", "Self", "super", "crate", "_"];
-
-/// Whether `word` is a Rust keyword (including those that cannot be raw identifiers).
-pub fn is_keyword(word: &str) -> bool {
-    RAW_KEYWORDS.contains(&word) || NOT_RAW.contains(&word)
-}
-
-/// Makes `ident` usable as a Rust identifier: keywords become raw identifiers (`r#type`), words
-/// that cannot be raw get a `_` suffix (`self_`). Other identifiers are returned unchanged.
-pub fn escape(ident: &str) -> String {
-    if NOT_RAW.contains(&ident) {
-        format!("{ident}_")
-    } else if RAW_KEYWORDS.contains(&ident) {
-        format!("r#{ident}")
-    } else {
-        ident.to_owned()
-    }
-}
+use crate::ir::naming::{cpp_escape, escape};
 
 /// `converted`, or `original` when the conversion left nothing (`_` → ``), then escaped for
 /// the target language.
@@ -104,6 +75,7 @@ pub fn find_clashes<S: AsRef<str>>(rust_names: &[S]) -> Vec<(usize, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ir::naming::is_keyword;
 
     #[test]
     fn cases() {

@@ -189,7 +189,7 @@ pub const HEADER_SETS: [HeaderSet; 19] = [
         &[Source::Schema("markers.idl")],
         &[Source::Schema("markers.enc")],
         "STRUCT Wire {}",
-        &["Wire", "Lobby", "idlc"],
+        &["Wire", "Lobby", "idlc", "type"],
         &["Wire", "WireEncoding"],
     ),
     builtin(

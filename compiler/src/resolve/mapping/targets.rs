@@ -334,7 +334,7 @@ impl<'a> Resolver<'a> {
                     renamed.insert(&idl_field.name, *span);
                     // The existing type's field, as its language names it.
                     let rust = match self.item_language {
-                        Language::Rust => names::escape(&rust_field.name),
+                        Language::Rust => crate::ir::naming::escape(&rust_field.name),
                         Language::Cpp => rust_field.name.clone(),
                     };
                     if let Some(&first_span) = rust_fields.get(&rust) {
