@@ -112,6 +112,16 @@ pub mod cubes_builtin {
     generated!("cubes_builtin");
 }
 
+/// schemas/versions/match_v1.idl: a match over sessions, version 1.
+pub mod match_v1 {
+    generated!("match_v1");
+}
+
+/// schemas/versions/match_v2.idl: version 2 (MatchClient gains `emote`).
+pub mod match_v2 {
+    generated!("match_v2");
+}
+
 /// schemas/versions/squad_v1.idl: version 1 of a schema whose nested struct has an open FENCE.
 pub mod squad_v1 {
     generated!("squad_v1");

@@ -222,6 +222,8 @@ impl Items<'_, '_> {
             ItemKind::Message => (0, None),
             ItemKind::Request(request) => (1, Some(request)),
             ItemKind::Response(request) => (2, Some(request)),
+            // A plain packet has no session items (the reader refuses tag 3).
+            ItemKind::Reliable(_) | ItemKind::Snapshot { .. } => (3, None),
         };
         let request_bits = request.map_or(0, |r| vlq_bits(r.into(), DEFAULT_VLQ_GROUP_BITS));
         let header_start = body.saturating_sub(request_bits).saturating_sub(vlq_bits(
@@ -242,6 +244,7 @@ impl Items<'_, '_> {
             ItemKind::Message => "message",
             ItemKind::Request(_) => "request",
             ItemKind::Response(_) => "response",
+            ItemKind::Reliable(_) | ItemKind::Snapshot { .. } => "session item",
         };
         let size = match self.style {
             Style::Bitstream => format!("{} bits", end - header_start),
@@ -311,6 +314,7 @@ impl Items<'_, '_> {
             ItemKind::Message => ("message", None),
             ItemKind::Request(request) => ("request", Some(request)),
             ItemKind::Response(request) => ("response", Some(request)),
+            ItemKind::Reliable(_) | ItemKind::Snapshot { .. } => ("session item", None),
         };
         let entry = self
             .protocol

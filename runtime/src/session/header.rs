@@ -18,7 +18,7 @@ pub type Sequence = u16;
 /// assert!(sequence_newer(1, 0));
 /// assert!(sequence_newer(0, 65535)); // across the wrap
 /// assert!(!sequence_newer(0, 0));
-/// assert!(!sequence_newer(100, 40000));
+/// assert!(!sequence_newer(40000, 100)); // more than half the circle back
 /// ```
 #[must_use]
 pub const fn sequence_newer(a: Sequence, b: Sequence) -> bool {
