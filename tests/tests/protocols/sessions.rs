@@ -576,3 +576,9 @@ fn hostile_packets_are_errors() {
     assert!(usage.handled_requests <= config.pending_requests);
     assert!(usage.cached_answers <= config.cached_answers);
 }
+
+#[test]
+fn a_snapshot_message_costs_less_than_its_bytes_wrapped_delta() {
+    let bytes = idlc_tests::session_bytes::measure(40, 16).unwrap();
+    assert!(bytes.session_item < bytes.wrapped_item, "{bytes:?}");
+}
