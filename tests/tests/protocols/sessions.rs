@@ -21,14 +21,20 @@ const TICK: Duration = Duration::from_millis(33);
 #[derive(Default)]
 struct Wire {
     in_flight: Vec<(u32, Vec<u8>)>,
+    /// The chance a packet is lost, and that it arrives twice.
+    loss: f64,
 }
 
 impl Wire {
     fn send(&mut self, rng: &mut ChaCha8Rng, now: u32, packet: Vec<u8>, lossy: bool) {
-        if lossy && rng.random_bool(0.1) {
+        if lossy && rng.random_bool(self.loss) {
             return;
         }
-        let copies = if lossy && rng.random_bool(0.1) { 2 } else { 1 };
+        let copies = if lossy && rng.random_bool(self.loss) {
+            2
+        } else {
+            1
+        };
         for _ in 0..copies {
             let delay = if lossy { rng.random_range(0..4) } else { 0 };
             self.in_flight.push((now + delay, packet.clone()));
@@ -187,7 +193,7 @@ impl Client {
                     dx: 1,
                 }))
                 .unwrap();
-                if tick.is_multiple_of(5) && tick < 200 {
+                if tick.is_multiple_of(5) && tick < BUSY_UNTIL {
                     let call = v2::Buy {
                         call: tick,
                         item: 3,
@@ -195,7 +201,7 @@ impl Client {
                     ep.send(v2::MatchClientMessage::Buy { request: 0, call })
                         .unwrap();
                 }
-                if tick.is_multiple_of(9) && tick < 200 {
+                if tick.is_multiple_of(9) && tick < BUSY_UNTIL {
                     let call = v2::Emote { kind: 2 };
                     ep.send(v2::MatchClientMessage::Emote { request: 0, call })
                         .unwrap();
@@ -208,7 +214,7 @@ impl Client {
                     dx: -1,
                 }))
                 .unwrap();
-                if tick.is_multiple_of(5) && tick < 200 {
+                if tick.is_multiple_of(5) && tick < BUSY_UNTIL {
                     let call = v1::Buy {
                         call: tick,
                         item: 4,
@@ -222,9 +228,28 @@ impl Client {
     }
 }
 
+/// Calls and chat lines go out before this tick; the link is clean from `CLEAN_FROM` on.
+const BUSY_UNTIL: u32 = 200;
+const CLEAN_FROM: u32 = 240;
+
 #[test]
 fn three_clients_of_two_versions_stay_in_sync_over_a_bad_network() {
-    let mut rng = ChaCha8Rng::seed_from_u64(32);
+    play(32, 0.1, 300);
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(6))]
+
+    #[test]
+    fn any_seed_and_loss_keep_the_match_in_sync(seed in 0u64..1 << 32, loss in 0.0f64..0.3) {
+        play(seed, loss, 260);
+    }
+}
+
+/// Three clients (v2, v1, v2) and a v2 server over links that lose and duplicate a `loss` share
+/// of the packets and delay them by up to 3 ticks, for `ticks` ticks; every check of the match.
+fn play(seed: u64, loss: f64, ticks: u32) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let config = SessionConfig::default();
     let mut clients = [
         Client::V2(ClientV2::newest(config.clone())),
@@ -234,14 +259,17 @@ fn three_clients_of_two_versions_stay_in_sync_over_a_bad_network() {
     let mut seen: Vec<ClientSide> = (0..3).map(|_| ClientSide::default()).collect();
     let mut servers: Vec<Option<Server>> = (0..3).map(|_| None).collect();
     let mut handled: Vec<ServerSide> = (0..3).map(|_| ServerSide::default()).collect();
-    let mut up: Vec<Wire> = (0..3).map(|_| Wire::default()).collect();
-    let mut down: Vec<Wire> = (0..3).map(|_| Wire::default()).collect();
+    let wire = || Wire {
+        loss,
+        ..Wire::default()
+    };
+    let mut up: Vec<Wire> = (0..3).map(|_| wire()).collect();
+    let mut down: Vec<Wire> = (0..3).map(|_| wire()).collect();
     let mut chat_sent: Vec<Vec<u32>> = vec![Vec::new(); 3];
     let mut pings_sent = [0u32; 3];
-    let (ticks, clean_from) = (300u32, 240u32);
     for tick in 0..ticks {
         let now = TICK * tick;
-        let lossy = tick < clean_from;
+        let lossy = tick < CLEAN_FROM;
         for c in 0..3 {
             for packet in clients[c].tick(tick, now) {
                 up[c].send(&mut rng, tick, packet, lossy);
@@ -275,7 +303,7 @@ fn three_clients_of_two_versions_stay_in_sync_over_a_bad_network() {
             server
                 .send_snapshot(tick, v2::MatchServerMessage::Snapshot(state))
                 .unwrap();
-            if tick.is_multiple_of(10) && tick < 200 {
+            if tick.is_multiple_of(10) && tick < BUSY_UNTIL {
                 let chat = v2::Chat {
                     line: tick / 10,
                     text: "gg".into(),
@@ -285,7 +313,7 @@ fn three_clients_of_two_versions_stay_in_sync_over_a_bad_network() {
                     .unwrap();
                 chat_sent[c].push(tick / 10);
             }
-            if tick.is_multiple_of(13) && tick < 200 {
+            if tick.is_multiple_of(13) && tick < BUSY_UNTIL {
                 let call = v2::Ping { nonce: tick };
                 server
                     .send(v2::MatchServerMessage::Ping { request: 0, call })
@@ -331,7 +359,7 @@ fn three_clients_of_two_versions_stay_in_sync_over_a_bad_network() {
             seen[c].chat, chat_sent[c],
             "client {c}: chat in order, once"
         );
-        let calls: Vec<u32> = (0..200).step_by(5).collect();
+        let calls: Vec<u32> = (0..BUSY_UNTIL).step_by(5).collect();
         let mut bought: Vec<u32> = handled[c].buys.keys().copied().collect();
         bought.sort();
         assert_eq!(bought, calls, "client {c}: every buy handled");
@@ -357,7 +385,7 @@ fn three_clients_of_two_versions_stay_in_sync_over_a_bad_network() {
         let emotes = if c == 1 {
             0
         } else {
-            (0..200).step_by(9).count() as u32
+            (0..BUSY_UNTIL).step_by(9).count() as u32
         };
         assert_eq!(handled[c].emotes, emotes);
         assert!(handled[c].inputs > 150);
@@ -581,4 +609,15 @@ fn hostile_packets_are_errors() {
 fn a_snapshot_message_costs_less_than_its_bytes_wrapped_delta() {
     let bytes = idlc_tests::session_bytes::measure(40, 16).unwrap();
     assert!(bytes.session_item < bytes.wrapped_item, "{bytes:?}");
+}
+
+#[test]
+fn a_peer_that_received_nothing_yet_is_heard() {
+    let mut server = Server::newest(SessionConfig::default());
+    let mut client = ClientV2::newest(SessionConfig::default());
+    // The server's first packets are lost; the client's say it has received nothing.
+    let _lost = server.flush(Duration::ZERO);
+    let _lost = server.flush(TICK);
+    let hello = client.flush(TICK).packets.remove(0);
+    assert!(server.receive(TICK, &hello, |_| None).is_ok());
 }
