@@ -100,7 +100,10 @@ pub fn protocol_items(ir: &Ir, protocol: &ProtocolDef) -> Result<TokenStream, Co
         sender: format_ident!("{sender_struct}"),
         receiver: format_ident!("{receiver_struct}"),
     };
-    check_clashes(ir, protocol, &names)?;
+    // A SEND side also gets `<Protocol>Endpoint` (session.rs).
+    let endpoint = matches!(role, ProtocolRole::Send | ProtocolRole::Both)
+        .then(|| format_ident!("{}Endpoint", names.protocol));
+    check_clashes(ir, protocol, &names, endpoint.as_ref())?;
     let entries = entries(ir, protocol)?;
     let bounds = codec_bounds(&entries);
     // The message and response enums are data, like the structs: the side's DERIVEs apply.
@@ -125,15 +128,23 @@ pub fn protocol_items(ir: &Ir, protocol: &ProtocolDef) -> Result<TokenStream, Co
     Ok(quote!(#(#items)*))
 }
 
-fn check_clashes(ir: &Ir, protocol: &ProtocolDef, names: &Names) -> Result<(), CodegenError> {
-    let ours = [
+fn check_clashes(
+    ir: &Ir,
+    protocol: &ProtocolDef,
+    names: &Names,
+    endpoint: Option<&Ident>,
+) -> Result<(), CodegenError> {
+    let ours: Vec<&Ident> = [
         &names.protocol,
         &names.message,
         &names.response,
         &names.handler,
         &names.sender,
         &names.receiver,
-    ];
+    ]
+    .into_iter()
+    .chain(endpoint)
+    .collect();
     let taken = ir
         .mapping
         .structs
