@@ -621,3 +621,25 @@ fn a_peer_that_received_nothing_yet_is_heard() {
     let hello = client.flush(TICK).packets.remove(0);
     assert!(server.receive(TICK, &hello, |_| None).is_ok());
 }
+
+#[test]
+fn a_snapshot_over_the_mtu_is_left_out_and_named() {
+    let config = SessionConfig {
+        mtu: 30,
+        ..SessionConfig::default()
+    };
+    let mut server = Server::newest(config);
+    let big = v2::Snapshot { world: world(7, 0) };
+    let small = v2::Chat {
+        line: 0,
+        text: "hi".into(),
+    };
+    server
+        .send_snapshot(7, v2::MatchServerMessage::Snapshot(big))
+        .unwrap();
+    server.send(v2::MatchServerMessage::Chat(small)).unwrap();
+    let flushed = server.flush(Duration::ZERO);
+    assert_eq!(flushed.left_out, vec![v2::MatchServer::SNAPSHOT]);
+    assert!(flushed.packets.iter().all(|p| p.len() <= 30));
+    assert_eq!(flushed.packets.len(), 1, "the chat line still goes");
+}
