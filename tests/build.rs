@@ -131,6 +131,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .file_name(format!("{version}.rs"))
             .compile(&[schemas(&format!("versions/{version}.idl"))])?;
     }
+    // A match over sessions in two versions, its World a DELTA SEQUENCE of units.
+    for version in ["match_v1", "match_v2"] {
+        idlc::Builder::new()
+            .encoding(schemas("versions/match.enc"))
+            .file_name(format!("{version}.rs"))
+            .compile(&[schemas(&format!("versions/{version}.idl"))])?;
+    }
     idlc::Builder::new()
         .file_name("arena_builtin.rs")
         .compile(&[schemas("arena.idl")])?;

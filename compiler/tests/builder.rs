@@ -82,3 +82,20 @@ fn a_cpp_side_gets_its_header_where_the_builder_says() {
     let header = std::fs::read_to_string(&chosen).expect("written");
     assert!(header.contains("namespace net {"), "{header}");
 }
+
+/// A protocol's session alias `<Protocol>Endpoint` is a name the schema's types must leave
+/// free, as they must its other names: a clash is an error that says to rename.
+#[test]
+fn a_type_named_like_a_protocols_endpoint_is_an_error() {
+    let dir = TempDir::new();
+    let idl = dir.file(
+        "game.idl",
+        "STRUCT PingEndpoint { UINT32 id; }\nPROTOCOL Ping { MESSAGE Hello { UINT8 x; } }\n",
+    );
+    let out = TempDir::new();
+    let error = idlc::Builder::new()
+        .out_dir(out.path())
+        .compile([&idl])
+        .expect_err("the name is taken");
+    assert!(format!("{error}").contains("PingEndpoint"), "{error}");
+}

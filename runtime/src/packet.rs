@@ -32,6 +32,18 @@ pub enum ItemKind {
     Request(RequestId),
     /// The response to a request: the request id follows the header, then the `T`.
     Response(RequestId),
+    /// In a session packet only: a message sent reliably, with its index in the reliable stream
+    /// (WIRE_FORMAT.md, "Session packets").
+    Reliable(u16),
+    /// In a session packet only: a snapshot (a MESSAGE whose struct is a PUBLISHABLE_STRUCT).
+    /// `age` 0 is a full state; otherwise the body is a delta against the snapshot of the same
+    /// id in the packet `age` sequences before this one, `ticks` ticks older.
+    Snapshot {
+        /// Sequences back to the baseline's packet; 0 for a full state.
+        age: u16,
+        /// Ticks between the baseline and this state (0 for a full state).
+        ticks: u32,
+    },
 }
 
 impl ItemKind {
@@ -40,14 +52,47 @@ impl ItemKind {
             ItemKind::Message => 0,
             ItemKind::Request(_) => 1,
             ItemKind::Response(_) => 2,
+            ItemKind::Reliable(_) | ItemKind::Snapshot { .. } => 3,
         }
     }
 
     const fn request(self) -> Option<RequestId> {
         match self {
-            ItemKind::Message => None,
+            ItemKind::Message | ItemKind::Reliable(_) | ItemKind::Snapshot { .. } => None,
             ItemKind::Request(id) | ItemKind::Response(id) => Some(id),
         }
+    }
+
+    /// What follows the header of a session item (tag 3): `x`, then the ticks of a delta.
+    fn write_session_fields<W: WireWrite>(self, w: &mut W) -> Result<(), EncodeError> {
+        match self {
+            ItemKind::Reliable(index) => w.write_vlq(u64::from(index) << 1, DEFAULT_VLQ_GROUP_BITS),
+            ItemKind::Snapshot { age, ticks } => {
+                w.write_vlq(u64::from(age) << 1 | 1, DEFAULT_VLQ_GROUP_BITS)?;
+                if age == 0 {
+                    return Ok(());
+                }
+                w.write_vlq(u64::from(ticks), DEFAULT_VLQ_GROUP_BITS)
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Reads what follows the header of a session item (tag 3).
+    fn read_session_fields<'r, R: WireRead<'r>>(r: &mut R) -> Result<Self, DecodeError> {
+        let at = r.bits_read();
+        let out_of_range = || DecodeError::new(DecodeErrorKind::ValueOutOfRange, at);
+        let x = r.read_vlq_length()?;
+        let number = u16::try_from(x >> 1).map_err(|_| out_of_range())?;
+        if x & 1 == 0 {
+            return Ok(ItemKind::Reliable(number));
+        }
+        let ticks = if number == 0 {
+            0
+        } else {
+            u32::try_from(r.read_vlq_length()?).map_err(|_| out_of_range())?
+        };
+        Ok(ItemKind::Snapshot { age: number, ticks })
     }
 }
 
@@ -227,6 +272,7 @@ impl<E: Encoding> PacketWriter<E> {
             if let Some(request) = kind.request() {
                 w.write_vlq(u64::from(request), DEFAULT_VLQ_GROUP_BITS)?;
             }
+            kind.write_session_fields(w)?;
             body(w)
         });
         if let Err(error) = written {
@@ -264,6 +310,22 @@ impl<E: Encoding> PacketWriter<E> {
         &self.framed
     }
 
+    /// Ends a session packet: `header` (WIRE_FORMAT.md, "Session packets") then the items,
+    /// framed with `frame_id` (the session id of the protocol version); starts an empty packet.
+    /// The MTU counts the items only: give the writer the packet's MTU less the header.
+    pub fn finish_with_header(&mut self, frame_id: u64, header: &[u8]) -> &[u8] {
+        let items = self.writer.finish();
+        self.framed.clear();
+        self.framed.reserve(header.len() + items.len());
+        self.framed.extend_from_slice(header);
+        self.framed.extend_from_slice(items);
+        let payload = core::mem::take(&mut self.framed);
+        frame_into(frame_id, &payload, &mut self.framed);
+        self.writer.clear();
+        self.items = 0;
+        &self.framed
+    }
+
     /// Drops the items added since the last [`PacketWriter::finish`].
     pub fn clear(&mut self) {
         self.writer.clear();
@@ -281,6 +343,8 @@ fn bytes_of(bits: u64) -> usize {
 pub struct PacketReader<'a, E: Encoding> {
     reader: <E::Style as Style>::Reader<'a>,
     done: bool,
+    /// Items of tag 3 (session items) are read, not refused.
+    session: bool,
     encoding: PhantomData<E>,
 }
 
@@ -302,8 +366,21 @@ impl<'a, E: Encoding> PacketReader<'a, E> {
         Ok(PacketReader {
             reader: <E::Style as Style>::Reader::from_bytes(payload),
             done: false,
+            session: false,
             encoding: PhantomData,
         })
+    }
+
+    /// Reads the items of a session packet: `items` is the payload after the session header
+    /// (already unframed); session items (reliable messages, snapshots) are read too.
+    #[must_use]
+    pub fn session_items(items: &'a [u8]) -> Self {
+        PacketReader {
+            reader: <E::Style as Style>::Reader::from_bytes(items),
+            done: false,
+            session: true,
+            encoding: PhantomData,
+        }
     }
 
     /// Reads the next item: `item` gets its header and a reader limited to the item, and reads
@@ -337,6 +414,7 @@ impl<'a, E: Encoding> PacketReader<'a, E> {
                 .map_err(|_| DecodeError::new(DecodeErrorKind::ValueOutOfRange, at))?;
             let kind = match header & 3 {
                 0 => ItemKind::Message,
+                3 if self.session => ItemKind::read_session_fields(r)?,
                 tag => {
                     let at = r.bits_read();
                     let request = u32::try_from(r.read_vlq_length()?)

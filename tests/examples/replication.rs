@@ -1,6 +1,8 @@
 //! Bytes per Character per tick of the seed's Character replicated at 60 Hz, in every bundled
 //! encoding, for a moving, an idle and a mixed population (5% packet and ack loss):
-//! `cargo run --release -p idlc-tests --example replication`.
+//! `cargo run --release -p idlc-tests --example replication`. Then what a snapshot costs per
+//! peer per tick in a session packet against the BYTES-wrapped delta it replaces
+//! (tests/src/session_bytes.rs).
 
 use idlc_tests::character_builtin as cb;
 use idlc_tests::character_client as cc;
@@ -67,6 +69,29 @@ fn main() -> Result<(), String> {
     println!(
         "largest position error shown: {worst:.4} m; client state == server mirror every tick"
     );
+    session_bytes()
+}
+
+/// A snapshot message in a session packet against the BYTES-wrapped delta of the UDP demo.
+fn session_bytes() -> Result<(), String> {
+    println!();
+    println!("a snapshot per peer per tick, bytes (match_v2.idl World, one unit moves a tick):");
+    println!(
+        "{:<6} {:>10} {:>10} {:>10} | {:>10} {:>10} {:>10}",
+        "units", "session", "its item", "its ack", "wrapped", "its item", "ack(tick)"
+    );
+    for units in [4, 16, 32] {
+        let b = idlc_tests::session_bytes::measure(300, units)?;
+        println!(
+            "{units:<6} {:>10.2} {:>10.2} {:>10.2} | {:>10.2} {:>10.2} {:>10.2}",
+            b.session_packet,
+            b.session_item,
+            b.session_ack,
+            b.wrapped_packet,
+            b.wrapped_item,
+            b.wrapped_ack
+        );
+    }
     Ok(())
 }
 

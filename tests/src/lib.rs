@@ -17,6 +17,7 @@ pub mod compat_cross;
 pub mod cpp;
 pub mod cubes_data;
 pub mod mk48_data;
+pub mod session_bytes;
 pub mod simulation;
 
 /// The seed's Character with the project's Item, Client side: MYENCODING1, MYENCODING2,
@@ -121,6 +122,16 @@ pub mod cubes_glam {
 /// [`cubes_builtin`] with the orientation in `glam::Quat`: four raw FLOAT32s of the game's type.
 pub mod cubes_glam_builtin {
     generated!("cubes_glam_builtin");
+}
+
+/// schemas/versions/match_v1.idl: a match over sessions, version 1.
+pub mod match_v1 {
+    generated!("match_v1");
+}
+
+/// schemas/versions/match_v2.idl: version 2 (MatchClient gains `emote`).
+pub mod match_v2 {
+    generated!("match_v2");
 }
 
 /// schemas/versions/squad_v1.idl: version 1 of a schema whose nested struct has an open FENCE.

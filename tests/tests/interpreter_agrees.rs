@@ -423,6 +423,102 @@ fn packets_decode_in_the_interpreter_as_dispatch_reads_them() {
     assert!(error.to_string().contains("CRC"), "{error}");
 }
 
+/// Session packets (WIRE_FORMAT.md, "Session packets") of a generated endpoint, read by the
+/// interpreter: the session header, a full snapshot and a reliable message decoded as the
+/// messages they carry, a request, then a snapshot delta listed with its age and ticks; every
+/// bit of the packet explained.
+#[test]
+fn session_packets_decode_in_the_interpreter() {
+    use idlc_runtime::{Endpoint, SessionConfig};
+    use idlc_tests::match_v2 as m;
+    type Server = Endpoint<m::DefaultEncoding, m::MatchServer, m::MatchClient>;
+    type Client = Endpoint<m::DefaultEncoding, m::MatchClient, m::MatchServer>;
+    let ir = ir(
+        &[schema("versions/match_v2.idl")],
+        &[schema("versions/match.enc")],
+        None,
+    );
+    let mut server = Server::newest(SessionConfig::default());
+    let mut client = Client::newest(SessionConfig::default());
+    let world = |tick| m::World {
+        tick,
+        units: vec![m::Unit {
+            id: 1,
+            x: tick as i16,
+            y: -3,
+            hp: 50,
+        }],
+    };
+    let snapshot = |tick| m::MatchServerMessage::Snapshot(m::Snapshot { world: world(tick) });
+    server.send_snapshot(0, snapshot(0)).unwrap();
+    let chat = m::Chat {
+        line: 4,
+        text: "gg".into(),
+    };
+    server
+        .send_reliable(m::MatchServerMessage::Chat(chat.clone()))
+        .unwrap();
+    let ping = m::Ping { nonce: 9 };
+    server
+        .send(m::MatchServerMessage::Ping {
+            request: 0,
+            call: ping.clone(),
+        })
+        .unwrap();
+    let first = server.flush(std::time::Duration::ZERO).packets.remove(0);
+    client
+        .receive(std::time::Duration::ZERO, &first, |_| None)
+        .unwrap();
+    let ack = client.flush(std::time::Duration::ZERO).packets.remove(0);
+    server
+        .receive(std::time::Duration::ZERO, &ack, |_| None)
+        .unwrap();
+    server.send_snapshot(2, snapshot(2)).unwrap();
+    let second = server.flush(std::time::Duration::ZERO).packets.remove(0);
+
+    let mut trace = Vec::new();
+    let decoded =
+        interpret::decode_packet(&ir, "MatchBits", "MatchServer", &first, Some(&mut trace))
+            .expect("a session packet decodes")
+            .to_json();
+    assert_eq!(decoded["session"]["sequence"], 0);
+    assert_eq!(decoded["session"]["ack"], 65535);
+    let items = decoded["items"].as_array().expect("items");
+    let kinds: Vec<&str> = items.iter().map(|i| i["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["reliable message", "request", "snapshot"]);
+    assert_eq!(items[0]["index"], 0);
+    let alone = |name: &str, bytes: Vec<u8>| {
+        interpret::decode(&ir, "MatchBits", name, &bytes)
+            .expect("decodes alone")
+            .to_json()
+    };
+    assert_eq!(items[0]["value"], alone("Chat", chat.to_bytes().unwrap()));
+    assert_eq!(items[1]["value"], alone("ping", ping.to_bytes().unwrap()));
+    let full = m::Snapshot { world: world(0) };
+    assert_eq!(
+        items[2]["value"],
+        alone("Snapshot", full.to_bytes().unwrap())
+    );
+    // Every bit is explained, in order.
+    let mut at = 0;
+    for entry in &trace {
+        assert_eq!(entry.start, at, "{entry:?}");
+        at = entry.end;
+    }
+    assert_eq!(at, 8 * first.len() as u64);
+
+    let decoded = interpret::decode_packet(&ir, "MatchBits", "MatchServer", &second, None)
+        .unwrap()
+        .to_json();
+    assert_eq!(decoded["session"]["sequence"], 1);
+    assert_eq!(decoded["session"]["ack"], 0);
+    let delta = &decoded["items"][0];
+    assert_eq!(
+        (delta["kind"].as_str(), &delta["age"], &delta["ticks"]),
+        (Some("snapshot delta"), &1.into(), &2.into())
+    );
+}
+
 /// DELTA and DEAD_RECKONING: the interpreter's `encode_delta` / `decode_delta` against the
 /// generated `encode_delta_to` / `decode_delta_from`, tick after tick (the mirror becomes the
 /// next baseline; sometimes an acknowledgement is lost and the baseline stays, `elapsed`

@@ -5,6 +5,9 @@
 //! all of ArenaPing; the squad schema in three versions (schemas/versions/) gives protocols one
 //! and two versions apart.
 
+#[path = "protocols/sessions.rs"]
+mod sessions;
+
 use idlc_runtime::{
     DecodeErrorKind, Dispatched, Incoming, ItemHeader, ItemKind, PacketWriter, Protocol,
     ResponseError, SendError, negotiate,

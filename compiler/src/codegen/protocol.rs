@@ -10,6 +10,8 @@ use super::CodegenError;
 use super::idents::{checked_ident, doc, ident, rust_type, u32_lit, u64_lit};
 use crate::ir::{EntryKind, Ir, ProtocolDef, ProtocolRole};
 
+mod session;
+
 /// One message or RPC of a protocol, with its Rust names.
 struct Entry {
     id: u32,
@@ -20,6 +22,9 @@ struct Entry {
     is_message: bool,
     /// The struct sent: the message, or the RPC's parameters.
     ty: TokenStream,
+    /// A snapshot (a MESSAGE whose one field is a PUBLISHABLE_STRUCT, delta-coded in a
+    /// session): that field's Rust name and type.
+    snapshot: Option<(Ident, TokenStream)>,
     /// The variant of the message enum (the struct's Rust name).
     variant: Ident,
     /// The handler and sender method.
@@ -95,7 +100,10 @@ pub fn protocol_items(ir: &Ir, protocol: &ProtocolDef) -> Result<TokenStream, Co
         sender: format_ident!("{sender_struct}"),
         receiver: format_ident!("{receiver_struct}"),
     };
-    check_clashes(ir, protocol, &names)?;
+    // A SEND side also gets `<Protocol>Endpoint` (session.rs).
+    let endpoint = matches!(role, ProtocolRole::Send | ProtocolRole::Both)
+        .then(|| format_ident!("{}Endpoint", names.protocol));
+    check_clashes(ir, protocol, &names, endpoint.as_ref())?;
     let entries = entries(ir, protocol)?;
     let bounds = codec_bounds(&entries);
     // The message and response enums are data, like the structs: the side's DERIVEs apply.
@@ -103,10 +111,12 @@ pub fn protocol_items(ir: &Ir, protocol: &ProtocolDef) -> Result<TokenStream, Co
     let mut items = vec![ids(ir, protocol, &names, &entries)?];
     // Both sides hold messages as values: a receiver gets them, a sender sends them.
     items.push(message_enum(protocol, &names, &entries, &bounds, &derives));
+    // Both sides hold responses as values too: a caller gets them, a session answers with them.
+    if entries.iter().any(|e| e.response.is_some()) {
+        items.push(response_enum(protocol, &names, &entries, &bounds, &derives));
+    }
+    items.push(session::session_items(ir, &names, &entries, role)?);
     if matches!(role, ProtocolRole::Send | ProtocolRole::Both) {
-        if entries.iter().any(|e| e.response.is_some()) {
-            items.push(response_enum(protocol, &names, &entries, &bounds, &derives));
-        }
         items.push(sender(protocol, &names, &entries, &bounds));
     }
     if matches!(role, ProtocolRole::Receive | ProtocolRole::Both) {
@@ -118,15 +128,23 @@ pub fn protocol_items(ir: &Ir, protocol: &ProtocolDef) -> Result<TokenStream, Co
     Ok(quote!(#(#items)*))
 }
 
-fn check_clashes(ir: &Ir, protocol: &ProtocolDef, names: &Names) -> Result<(), CodegenError> {
-    let ours = [
+fn check_clashes(
+    ir: &Ir,
+    protocol: &ProtocolDef,
+    names: &Names,
+    endpoint: Option<&Ident>,
+) -> Result<(), CodegenError> {
+    let ours: Vec<&Ident> = [
         &names.protocol,
         &names.message,
         &names.response,
         &names.handler,
         &names.sender,
         &names.receiver,
-    ];
+    ]
+    .into_iter()
+    .chain(endpoint)
+    .collect();
     let taken = ir
         .mapping
         .structs
@@ -164,6 +182,12 @@ fn entries(ir: &Ir, protocol: &ProtocolDef) -> Result<Vec<Entry>, CodegenError> 
             None => None,
         };
         let (idl_name, what, mapping) = (view.name.to_string(), view.what, view.sent);
+        let snapshot = match view.snapshot {
+            Some((field, ty)) => {
+                Some((checked_ident(&field.rust_name)?, rust_type(&ty.rust_name)?))
+            }
+            None => None,
+        };
         let variant = mapping
             .rust_name
             .rsplit("::")
@@ -199,6 +223,7 @@ fn entries(ir: &Ir, protocol: &ProtocolDef) -> Result<Vec<Entry>, CodegenError> 
             id: entry.id,
             is_message,
             what,
+            snapshot,
             ty: rust_type(&mapping.rust_name)?,
             variant: checked_ident(&variant)?,
             method,

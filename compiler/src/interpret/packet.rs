@@ -3,7 +3,7 @@
 
 use idlc_runtime::{
     BitStream, ByteStream, DEFAULT_VLQ_GROUP_BITS, Encoding as RuntimeEncoding, FRAME_HEADER_BYTES,
-    ItemHeader, ItemKind, PacketReader, WireRead, vlq_bits,
+    ItemHeader, ItemKind, PacketReader, SESSION_HEADER_BYTES, SessionHeader, WireRead, vlq_bits,
 };
 use indexmap::IndexMap;
 
@@ -59,11 +59,15 @@ pub fn decode_packet(
         .map(|e| e.style)
         .ok_or_else(|| schema_error(format!("no encoding `{encoding}`")))?;
     let ids = version_ids(ir, def, encoding);
-    let version = ids
+    // A plain packet of a version, or a session packet (WIRE_FORMAT.md, "Session packets").
+    let plain = ids
         .iter()
         .position(|&id| idlc_runtime::unframe(id, packet).is_ok());
+    let session = ids
+        .iter()
+        .position(|&id| idlc_runtime::unframe(idlc_runtime::session_id(id), packet).is_ok());
     let crc = format!("{protocol} (CRC32)");
-    let Some(version) = version else {
+    let Some(version) = plain.or(session) else {
         let error = idlc_runtime::unframe(ids.last().copied().unwrap_or_default(), packet)
             .err()
             .unwrap_or_else(|| {
@@ -80,34 +84,72 @@ pub fn decode_packet(
             kind: DecodeErrorKind::Wire(error),
         });
     };
-    let header_bits = 8 * FRAME_HEADER_BYTES as u64;
+    let session_header = match plain {
+        Some(_) => None,
+        None => {
+            let payload = packet.get(FRAME_HEADER_BYTES..).unwrap_or_default();
+            let (header, _) = SessionHeader::split(payload).map_err(|error| DecodeError {
+                path: format!("{protocol} (session header)"),
+                kind: DecodeErrorKind::Wire(error),
+            })?;
+            Some(header)
+        }
+    };
+    let frame_bits = 8 * FRAME_HEADER_BYTES as u64;
+    let header_bits = frame_bits + 8 * session_header.map_or(0, |_| SESSION_HEADER_BYTES) as u64;
     let first = trace.as_deref().map_or(0, Vec::len);
     if let Some(trace) = trace.as_deref_mut() {
+        let what = if session_header.is_some() {
+            "session packet, "
+        } else {
+            ""
+        };
         trace.push(Entry {
             path: crc,
             start: 0,
-            end: header_bits,
-            value: format!("version {version} of {}", ids.len()),
+            end: frame_bits,
+            value: format!("{what}version {version} of {}", ids.len()),
             error: None,
             bytes: true,
         });
+        if let Some(header) = session_header {
+            trace.push(Entry {
+                path: format!("{protocol} (session header)"),
+                start: frame_bits,
+                end: header_bits,
+                value: format!(
+                    "sequence {}, ack {}, ack bits {:#010x}",
+                    header.sequence, header.ack, header.ack_bits
+                ),
+                error: None,
+                bytes: true,
+            });
+        }
     }
     let reader = Items {
         ir,
         encoding,
         protocol: def,
         style,
-        payload_bits: 8 * packet.len().saturating_sub(FRAME_HEADER_BYTES) as u64,
+        payload_bits: 8 * (packet.len() as u64).saturating_sub(header_bits / 8),
         next: 0,
         trace: trace.as_deref_mut(),
     };
-    let items = match style {
-        Style::Bitstream => reader.read(PacketReader::<Bits>::new(ids[version], packet)),
-        Style::Bytestream => reader.read(PacketReader::<Bytes>::new(ids[version], packet)),
+    let items_of = packet.get((header_bits / 8) as usize..).unwrap_or_default();
+    let items = match (style, session_header) {
+        (Style::Bitstream, None) => reader.read(PacketReader::<Bits>::new(ids[version], packet)),
+        (Style::Bytestream, None) => reader.read(PacketReader::<Bytes>::new(ids[version], packet)),
+        (Style::Bitstream, Some(_)) => {
+            reader.read(Ok(PacketReader::<Bits>::session_items(items_of)))
+        }
+        (Style::Bytestream, Some(_)) => {
+            reader.read(Ok(PacketReader::<Bytes>::session_items(items_of)))
+        }
     };
     // The items were read from the payload: count from the start of the packet.
+    let framing_entries = 1 + usize::from(session_header.is_some());
     if let Some(trace) = trace {
-        for entry in trace.iter_mut().skip(first + 1) {
+        for entry in trace.iter_mut().skip(first + framing_entries) {
             entry.start += header_bits;
             entry.end += header_bits;
         }
@@ -121,6 +163,13 @@ pub fn decode_packet(
     let mut fields = IndexMap::new();
     fields.insert("protocol".to_string(), Value::Str(protocol.to_string()));
     fields.insert("version".to_string(), Value::Int(version as i128));
+    if let Some(header) = session_header {
+        let mut session = IndexMap::new();
+        session.insert("sequence".to_string(), Value::Int(header.sequence.into()));
+        session.insert("ack".to_string(), Value::Int(header.ack.into()));
+        session.insert("ack_bits".to_string(), Value::Int(header.ack_bits.into()));
+        fields.insert("session".to_string(), Value::Struct(session));
+    }
     fields.insert("items".to_string(), Value::List(items));
     Ok(Value::Struct(fields))
 }
@@ -222,9 +271,15 @@ impl Items<'_, '_> {
             ItemKind::Message => (0, None),
             ItemKind::Request(request) => (1, Some(request)),
             ItemKind::Response(request) => (2, Some(request)),
+            ItemKind::Reliable(_) | ItemKind::Snapshot { .. } => (3, None),
         };
         let request_bits = request.map_or(0, |r| vlq_bits(r.into(), DEFAULT_VLQ_GROUP_BITS));
-        let header_start = body.saturating_sub(request_bits).saturating_sub(vlq_bits(
+        let session = session_fields(header.kind);
+        let session_bits = session.as_ref().map_or(0, |(bits, _)| *bits);
+        let header_end = body
+            .saturating_sub(request_bits)
+            .saturating_sub(session_bits);
+        let header_start = header_end.saturating_sub(vlq_bits(
             u64::from(header.id) << 2 | tag,
             DEFAULT_VLQ_GROUP_BITS,
         ));
@@ -242,6 +297,9 @@ impl Items<'_, '_> {
             ItemKind::Message => "message",
             ItemKind::Request(_) => "request",
             ItemKind::Response(_) => "response",
+            ItemKind::Reliable(_) => "reliable message",
+            ItemKind::Snapshot { age: 0, .. } => "snapshot",
+            ItemKind::Snapshot { .. } => "snapshot delta",
         };
         let size = match self.style {
             Style::Bitstream => format!("{} bits", end - header_start),
@@ -256,12 +314,11 @@ impl Items<'_, '_> {
         self.note(format!("{item} (length)"), length_start, header_start, size);
         let name = entry.map_or_else(|| "unknown".to_string(), |name| format!("`{name}`"));
         let label = format!("id {} {name}, {kind}", header.id);
-        self.note(
-            format!("{item} (header)"),
-            header_start,
-            body.saturating_sub(request_bits),
-            label,
-        );
+        self.note(format!("{item} (header)"), header_start, header_end, label);
+        if let Some((_, value)) = session {
+            let path = format!("{item} (session)");
+            self.note(path, header_end, header_end + session_bits, value);
+        }
         if let Some(request) = request {
             let path = format!("{item} (request id)");
             self.note(
@@ -311,6 +368,25 @@ impl Items<'_, '_> {
             ItemKind::Message => ("message", None),
             ItemKind::Request(request) => ("request", Some(request)),
             ItemKind::Response(request) => ("response", Some(request)),
+            ItemKind::Reliable(_) => ("reliable message", None),
+            ItemKind::Snapshot { age: 0, .. } => ("snapshot", None),
+            ItemKind::Snapshot { .. } => ("snapshot delta", None),
+        };
+        match header.kind {
+            ItemKind::Reliable(index) => {
+                fields.insert("index".to_string(), Value::Int(index.into()));
+            }
+            ItemKind::Snapshot { age, ticks } if age > 0 => {
+                fields.insert("age".to_string(), Value::Int(age.into()));
+                fields.insert("ticks".to_string(), Value::Int(ticks.into()));
+            }
+            _ => {}
+        }
+        // A reliable message and a full snapshot are read as a message; a delta is not (its
+        // baseline is in another packet).
+        let as_message = match header.kind {
+            ItemKind::Reliable(_) | ItemKind::Snapshot { age: 0, .. } => ItemKind::Message,
+            other => other,
         };
         let entry = self
             .protocol
@@ -318,7 +394,7 @@ impl Items<'_, '_> {
             .iter()
             .find(|e| e.id == header.id)
             .map(|e| &e.kind);
-        let struct_name = match (entry, header.kind) {
+        let struct_name = match (entry, as_message) {
             (Some(EntryKind::Message(name)), ItemKind::Message)
             | (
                 Some(EntryKind::Rpc {
@@ -368,6 +444,11 @@ impl Items<'_, '_> {
                     self.note(format!("{item} (tail)"), read, item_end, label);
                 }
             }
+            None if matches!(header.kind, ItemKind::Snapshot { .. }) => {
+                let bits = item_end - body_start;
+                let label = format!("a delta of {bits} bits against a state of another packet");
+                self.note(format!("{item} (delta)"), body_start, item_end, label);
+            }
             None => {
                 fields.insert("unknown".to_string(), Value::Bool(true));
                 let label = "skipped: an entry this schema does not know".to_string();
@@ -375,5 +456,23 @@ impl Items<'_, '_> {
             }
         }
         Ok(Value::Struct(fields))
+    }
+}
+
+/// The bits and the text of what follows a session item's header (a reliable message's index,
+/// a snapshot's age and ticks), as the runtime wrote them; `None` for the other items.
+fn session_fields(kind: ItemKind) -> Option<(u64, String)> {
+    let group = DEFAULT_VLQ_GROUP_BITS;
+    match kind {
+        ItemKind::Reliable(index) => Some((
+            vlq_bits(u64::from(index) << 1, group),
+            format!("reliable message {index}"),
+        )),
+        ItemKind::Snapshot { age: 0, .. } => Some((vlq_bits(1, group), "in full".to_string())),
+        ItemKind::Snapshot { age, ticks } => Some((
+            vlq_bits(u64::from(age) << 1 | 1, group) + vlq_bits(u64::from(ticks), group),
+            format!("a delta against the packet {age} before, {ticks} ticks older"),
+        )),
+        _ => None,
     }
 }

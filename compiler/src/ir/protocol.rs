@@ -28,6 +28,10 @@ pub struct EntryView<'a> {
     pub sent: &'a StructMapping,
     /// For an RPC with a response: the response struct's mapping and its one field's.
     pub response: Option<(&'a StructMapping, &'a FieldMapping)>,
+    /// A snapshot: a MESSAGE whose one field is of a PUBLISHABLE_STRUCT type, which a session
+    /// sends as a delta of that field against the state the peer acknowledged (WIRE_FORMAT.md,
+    /// "Session packets"): the field's mapping and the mapping of its struct.
+    pub snapshot: Option<(&'a FieldMapping, &'a StructMapping)>,
 }
 
 /// The [`EntryView`] of `entry`; the error names what the mapping lacks (an internal error).
@@ -57,12 +61,35 @@ pub fn entry_view<'a>(ir: &'a Ir, entry: &'a ProtocolEntry) -> Result<EntryView<
             returns: None,
         } => (name, "an RPC without a response".to_string(), None),
     };
+    let snapshot = match &entry.kind {
+        EntryKind::Message(_) => snapshot_field(ir, name),
+        EntryKind::Rpc { .. } => None,
+    };
     Ok(EntryView {
         name,
         what,
         sent: mapping(name)?,
         response,
+        snapshot,
     })
+}
+
+/// The one field of the MESSAGE `name` and its struct's mapping, when the message has exactly
+/// one field and that field is of a PUBLISHABLE_STRUCT type.
+fn snapshot_field<'a>(ir: &'a Ir, name: &str) -> Option<(&'a FieldMapping, &'a StructMapping)> {
+    let def = ir.schema.structs.get(name)?;
+    let mut fields = def.fields();
+    let (Some(field), None) = (fields.next(), fields.next()) else {
+        return None;
+    };
+    let Type::Struct(ty) = &field.ty else {
+        return None;
+    };
+    if ir.schema.structs.get(ty)?.kind != super::StructKind::Publishable {
+        return None;
+    }
+    let field_mapping = ir.mapping.structs.get(name)?.fields.get(&field.name)?;
+    Some((field_mapping, ir.mapping.structs.get(ty)?))
 }
 
 /// The ids of every version of `protocol` in the encoding `encoding`, oldest first (one more

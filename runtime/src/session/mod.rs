@@ -1,0 +1,24 @@
+//! Sessions: one [`Endpoint`] per peer over a link of two protocols (one each way, or one
+//! spoken both ways). Packets carry a sequence and acknowledgements ([`SessionHeader`]);
+//! requests, responses and reliable messages are resent until acknowledged; a request is
+//! handled once; snapshot messages travel as deltas against the newest state the peer
+//! acknowledged. The endpoint opens no socket: bytes in, calls out; calls in, bytes out.
+//! The wire is in docs/WIRE_FORMAT.md, "Session packets".
+
+mod acks;
+mod baselines;
+mod config;
+mod endpoint;
+mod error;
+mod header;
+mod reliable;
+mod requests;
+mod traits;
+
+pub use config::SessionConfig;
+pub use endpoint::{Delivery, Endpoint, Flushed, Received, Usage};
+pub use error::{Cap, SessionError};
+pub use header::{
+    SESSION_HEADER_BYTES, Sequence, SessionHeader, sequence_newer, session_id, session_version,
+};
+pub use traits::{NoResponse, SessionMessage, SessionProtocol, SessionResponse};
