@@ -21,6 +21,7 @@
 //! runtime crate. The models take turns run by run, so a change in the machine's load falls on
 //! every row alike.
 
+use clap::Parser;
 use std::error::Error;
 use std::fmt::Write as _;
 use std::fs;
@@ -51,13 +52,24 @@ const PROST_MESSAGES: &[&str] = &[
 /// The encodings of schemas/mk48.enc.
 const ENCODINGS: &[&str] = &["MK48", "MK48_PLAIN", "MK48_LOSSY"];
 
+/// The command line (the file's doc says what each does).
+#[derive(Parser)]
+#[command(about = "What the generated code costs a user's build (docs/PERFORMANCE.md)")]
 struct Options {
+    /// Copies of the mk48 model in each crate (at least 1).
+    #[arg(long, default_value_t = 20)]
     copies: usize,
+    /// Timed builds of each crate, at least 1; the fastest is kept.
+    #[arg(long, default_value_t = 5)]
     runs: usize,
+    /// The scratch workspace.
+    #[arg(long, default_value = "target/build-cost")]
     dir: PathBuf,
-    /// Another revision's generated mk48 module, measured too, with `runtime`.
+    /// Another revision's generated mk48 module, measured too, with `--runtime`.
+    #[arg(long, requires = "runtime")]
     module: Option<PathBuf>,
     /// The idlc-runtime crate of that revision.
+    #[arg(long, requires = "module")]
     runtime: Option<PathBuf>,
 }
 
@@ -73,7 +85,10 @@ struct Model {
 }
 
 fn main() -> Result<()> {
-    let options = options()?;
+    let options = Options::parse();
+    if options.copies == 0 || options.runs == 0 {
+        return Err("--copies and --runs must be at least 1".into());
+    }
     let workspace = Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .ok_or("no workspace above bench/")?
@@ -120,35 +135,6 @@ fn main() -> Result<()> {
 
 fn ratio(a: Duration, b: Duration) -> f64 {
     a.as_secs_f64() / b.as_secs_f64().max(1e-9)
-}
-
-fn options() -> Result<Options> {
-    let mut options = Options {
-        copies: 20,
-        runs: 5,
-        dir: PathBuf::from("target/build-cost"),
-        module: None,
-        runtime: None,
-    };
-    let mut args = std::env::args().skip(1);
-    while let Some(arg) = args.next() {
-        let mut value = || args.next().ok_or(format!("{arg} needs a value"));
-        match arg.as_str() {
-            "--copies" => options.copies = value()?.parse()?,
-            "--runs" => options.runs = value()?.parse()?,
-            "--dir" => options.dir = PathBuf::from(value()?),
-            "--module" => options.module = Some(PathBuf::from(value()?)),
-            "--runtime" => options.runtime = Some(PathBuf::from(value()?)),
-            other => return Err(format!("unknown argument {other}: see the file's doc").into()),
-        }
-    }
-    if options.module.is_some() != options.runtime.is_some() {
-        return Err("--module and --runtime go together".into());
-    }
-    if options.copies == 0 || options.runs == 0 {
-        return Err("--copies and --runs must be at least 1".into());
-    }
-    Ok(options)
 }
 
 /// Writes the scratch workspace and the files its crates include.
