@@ -138,6 +138,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .file_name(format!("{version}.rs"))
             .compile(&[schemas(&format!("versions/{version}.idl"))])?;
     }
+    // The match's snapshots as the UDP demo sent them before sessions.
+    idlc::Builder::new()
+        .encoding(schemas("versions/match_wrapped.enc"))
+        .file_name("match_wrapped.rs")
+        .compile(&[schemas("versions/match_wrapped.idl")])?;
     idlc::Builder::new()
         .file_name("arena_builtin.rs")
         .compile(&[schemas("arena.idl")])?;
@@ -293,7 +298,6 @@ fn arena_udp() -> Result<(), Box<dyn std::error::Error>> {
     let idl = [
         seed("character.idl"),
         schemas("item.idl"),
-        schemas("world.idl"),
         schemas("arena_udp.idl"),
     ];
     for (tag, seed_encoding, encoding) in [

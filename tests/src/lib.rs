@@ -134,6 +134,12 @@ pub mod match_v2 {
     generated!("match_v2");
 }
 
+/// schemas/versions/match_wrapped.idl: the match's snapshots before sessions, delta bytes in a
+/// BYTES field (tests/src/session_bytes.rs).
+pub mod match_wrapped {
+    generated!("match_wrapped");
+}
+
 /// schemas/versions/squad_v1.idl: version 1 of a schema whose nested struct has an open FENCE.
 pub mod squad_v1 {
     generated!("squad_v1");

@@ -1,7 +1,7 @@
-//! What a snapshot costs per peer per tick in a session packet, against the demo's way before
-//! sessions: the delta bytes wrapped in the BYTES field of a message (schemas/arena_udp.idl,
-//! `Snapshot { tick, baseline_tick, moves_handled, BYTES world }`) in a plain packet, and an
-//! `ack(tick)` call back from the client. The state is schemas/versions/match_v2.idl's World,
+//! What a snapshot costs per peer per tick in a session packet, against the UDP demo's way before
+//! sessions: the delta bytes wrapped in the BYTES field of a message
+//! (schemas/versions/match_wrapped.idl, `Snapshot { tick, baseline_tick, moves_handled, BYTES
+//! world }`) in a plain packet, and an `ack(tick)` call back from the client. The state is schemas/versions/match_v2.idl's World,
 //! changing every tick; the link is clean, so both send each tick's delta against the tick
 //! before. Printed by `cargo run -p idlc-tests --example replication`.
 
@@ -12,9 +12,8 @@ use idlc_runtime::{
     SessionConfig,
 };
 
-use crate::arena_udp_e1_client as old_client;
-use crate::arena_udp_e1_server as old_server;
 use crate::match_v2 as m;
+use crate::match_wrapped as old;
 
 type Server = Endpoint<m::DefaultEncoding, m::MatchServer, m::MatchClient>;
 type Client = Endpoint<m::DefaultEncoding, m::MatchClient, m::MatchServer>;
@@ -61,8 +60,8 @@ pub fn world(tick: u32, units: u16) -> m::World {
 pub fn measure(ticks: u32, units: u16) -> Result<SnapshotBytes, String> {
     let mut server = Server::newest(SessionConfig::default());
     let mut client = Client::newest(SessionConfig::default());
-    let old_snapshot = old_server::UdpServerToClient::newest_with::<old_server::MYENCODING1>();
-    let old_calls = old_client::UdpClientToServer::newest_with::<old_client::MYENCODING1>();
+    let old_snapshot = old::WrappedServer::newest_with::<old::WrappedBits>();
+    let old_calls = old::WrappedClient::newest_with::<old::WrappedBits>();
     let mut totals = [0usize; 4];
     let mut previous = world(0, units);
     for tick in 0..ticks {
@@ -93,19 +92,19 @@ pub fn measure(ticks: u32, units: u16) -> Result<SnapshotBytes, String> {
                 &idlc_runtime::DeltaContext::from_ticks(1, 1.0 / 30.0),
             )
             .map_err(|e| e.to_string())?;
-        let wrapped = old_server::UdpServerToClientMessage::Snapshot(old_server::Snapshot {
+        let wrapped = old::WrappedServerMessage::Snapshot(old::Snapshot {
             tick,
             baseline_tick: tick.saturating_sub(1),
             moves_handled: tick,
             world: delta,
         });
-        let mut packet = PacketWriter::<old_server::MYENCODING1>::new(old_snapshot);
+        let mut packet = PacketWriter::<old::WrappedBits>::new(old_snapshot);
         wrapped
             .encode_item(&mut packet)
             .map_err(|e| e.to_string())?;
         let wrapped_len = packet.finish().len();
-        let ack = old_client::UdpClientToServerMessage::Ack(old_client::Ack { tick });
-        let mut packet = PacketWriter::<old_client::MYENCODING1>::new(old_calls);
+        let ack = old::WrappedClientMessage::Ack(old::Ack { tick });
+        let mut packet = PacketWriter::<old::WrappedBits>::new(old_calls);
         ack.encode_item(&mut packet).map_err(|e| e.to_string())?;
         let ack_len = packet.finish().len();
         previous = state;

@@ -1,10 +1,11 @@
-//! The UDP demo (tests/src/arena_udp/) for one second in each seed encoding: everything the
-//! clients sent is handled, every `use_item` answered once with the server's result, every
-//! acknowledged World equal to the server's mirror; and dead reckoning (MYENCODING2) sends fewer
-//! snapshot bytes than MYENCODING1 for the same moving Characters.
+//! The UDP demo (tests/src/arena_udp/) for one second in each seed encoding, four clients over
+//! sessions on a network that loses, duplicates and reorders 10% of the datagrams: everything
+//! the clients sent is handled once, every `use_item` answered once with the server's result,
+//! every World a client was delivered equal to the server's mirror of it; and on a clean
+//! network dead reckoning (MYENCODING2) sends fewer bytes than MYENCODING1 for the same moving
+//! Characters.
 //!
-//! Loss-tolerant (what is not confirmed is sent again; only acknowledged ticks are compared),
-//! on ports the OS picks, with deadlines on every wait: it cannot hang, and parallel tests do
+//! On ports the OS picks, with deadlines on every wait: it cannot hang, and parallel tests do
 //! not collide.
 //!
 //! The C++ client (tests/cpp/arena_client.cpp, its headers generated here as `idlc gen` writes
@@ -18,7 +19,7 @@ use std::sync::OnceLock;
 use std::time::SystemTime;
 
 use idlc_tests::arena_udp::external::{Printed, run_cpp_client};
-use idlc_tests::arena_udp::{Config, Report, e1, e2, sim};
+use idlc_tests::arena_udp::{Config, Network, Report, e1, e2, sim};
 use idlc_tests::cpp;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -26,7 +27,7 @@ use rand_chacha::ChaCha8Rng;
 fn check(report: &Report) {
     println!("{report}");
     assert_eq!(report.problems(), Vec::<String>::new(), "{report}");
-    assert_eq!(report.clients.len(), 2);
+    assert_eq!(report.clients.len(), usize::from(report.config.clients));
     for client in &report.clients {
         assert!(client.client.moves > 0 && client.client.moves == client.server.moves);
         assert!(client.client.uses > 0);
@@ -35,46 +36,50 @@ fn check(report: &Report) {
         assert!(client.uses_agree);
         assert!(client.ticks_compared > 0);
         assert_eq!(client.ticks_differing, 0);
-        // The newest version both speak: version 2, with move_to and use_item.
+        assert!(client.server.bye);
+        // The newest version: version 2, with move_to and use_item.
         assert_eq!(client.version, (2, 2));
     }
 }
 
+/// The demo's run, over the bad network: the endpoints' resends, acknowledgements and
+/// deduplication deliver everything.
 #[test]
-fn both_encodings_deliver_everything_and_dead_reckoning_sends_less() {
+fn both_encodings_deliver_everything_over_a_bad_network() {
     let config = Config::short();
+    assert_eq!(config.network, Network::BAD);
+    for run in [e1::run, e2::run] {
+        let report = run(&config).expect("a run over a bad network");
+        check(&report);
+        let refused: u32 = report
+            .clients
+            .iter()
+            .map(|c| c.server.packets_refused + c.client.packets_refused)
+            .sum();
+        assert!(refused > 0, "the network repeated nothing: {report}");
+    }
+}
+
+/// On a clean network, dead reckoning (MYENCODING2) sends fewer bytes than MYENCODING1.
+#[test]
+fn dead_reckoning_sends_less() {
+    let config = Config {
+        network: Network::CLEAN,
+        ..Config::short()
+    };
     let one = e1::run(&config).expect("the MYENCODING1 run");
     check(&one);
     let two = e2::run(&config).expect("the MYENCODING2 run");
     check(&two);
     assert_eq!((one.encoding, two.encoding), ("MYENCODING1", "MYENCODING2"));
-    let (bytes_one, bytes_two) = (one.world_bytes_per_tick(), two.world_bytes_per_tick());
+    let (bytes_one, bytes_two) = (one.server_bytes_per_tick(), two.server_bytes_per_tick());
     println!(
-        "World bytes per client per tick: MYENCODING1 {bytes_one:.1}, MYENCODING2 {bytes_two:.1}; \
-         snapshot packets {:.1} and {:.1}",
-        one.snapshot_bytes_per_tick(),
-        two.snapshot_bytes_per_tick()
+        "server->client bytes per client per tick: MYENCODING1 {bytes_one:.1}, MYENCODING2 {bytes_two:.1}"
     );
     assert!(
         bytes_two < bytes_one,
         "dead reckoning should send fewer bytes for moving Characters: {bytes_two:.1} >= {bytes_one:.1}"
     );
-    assert!(two.snapshot_bytes_per_tick() < one.snapshot_bytes_per_tick());
-}
-
-/// Loopback loses nothing, so the resends above never run: here each side loses 10% of what it
-/// sends (a seeded stream), and everything must still arrive, through resends alone.
-#[test]
-fn lost_packets_are_recovered_by_resends() {
-    let config = Config {
-        loss: 0.1,
-        ..Config::short()
-    };
-    for run in [e1::run, e2::run] {
-        let report = run(&config).expect("a lossy run");
-        println!("{report}");
-        assert_eq!(report.problems(), Vec::<String>::new(), "{report}");
-    }
 }
 
 /// The C++ client's build: its directory and binary, once per test process; `None` (said on
@@ -171,9 +176,7 @@ fn cpp_client_plays(build: &'static str, run_with: RunWith) {
         .find(|c| c.character_id == cpp_ids[0])
         .expect("the C++ client's report");
     println!("the C++ client steered Character {}", cpp.character_id);
-    // Loopback loses nothing: every Snapshot sent was decoded, every ack arrived.
-    assert_eq!(cpp.client.snapshots, cpp.server.snapshots, "{report}");
-    assert_eq!(cpp.server.acks, cpp.client.acks, "{report}");
+    assert!(cpp.client.snapshots > 0, "{report}");
 }
 
 #[test]
@@ -216,15 +219,14 @@ fn a_player_keeps_its_velocity() {
 fn reads_what_the_cpp_client_prints() {
     let printed = Printed::parse(
         "joined 9 2 2\ncounts snapshots=30 bytes_sent=1234 uses=4 uses_answered=4\n\
-         use 0 1 1 2\nuse 3 7 0 0\nworld 1 0aff\nworld 2 -\nerror tick 3: bad\nnonsense\n",
+         use 1 1 2\nuse 7 0 0\nworld 1 0aff\nworld 2 -\nerror tick 3: bad\nnonsense\n",
     );
     assert_eq!(printed.character_id, Some(9));
     assert_eq!(printed.version, (2, 2));
     assert_eq!(printed.counts.snapshots, 30);
     assert_eq!(printed.counts.bytes_sent, 1234);
     assert_eq!(printed.counts.uses_answered, 4);
-    assert_eq!(printed.uses[&0], (1, true, 2));
-    assert_eq!(printed.uses[&3], (7, false, 0));
+    assert_eq!(printed.uses, vec![(1, true, 2), (7, false, 0)]);
     assert_eq!(printed.worlds[&1], vec![0x0a, 0xff]);
     assert_eq!(printed.worlds[&2], Vec::<u8>::new());
     assert_eq!(printed.errors.len(), 2, "{:?}", printed.errors);

@@ -59,6 +59,9 @@ pub struct Flushed {
     /// The message ids of the snapshots left out: alone in a packet, over the MTU. The game
     /// sends a smaller state (the endpoint does not split a snapshot).
     pub left_out: Vec<u32>,
+    /// The snapshots sent: each one's message id and the sequence of the packet that carries
+    /// it ([`Endpoint::sent_snapshot`] gives its mirror).
+    pub snapshots: Vec<(u32, Sequence)>,
 }
 
 /// How much an endpoint holds, to check against its caps.
@@ -687,6 +690,7 @@ impl<E: Encoding, Out: SessionProtocol<E>, In: SessionProtocol<E>> Endpoint<E, O
             };
             match pushed {
                 Ok(()) => {
+                    build.flushed.snapshots.push((id, sequence));
                     if let Some(value) = mirror {
                         self.mirrors.insert(Kept {
                             sequence,

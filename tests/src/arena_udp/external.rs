@@ -16,13 +16,13 @@ use super::{ClientCounts, Config};
 pub struct Printed {
     /// The Character it steered (`joined <id> <version> <versions>`); `None` if it never joined.
     pub character_id: Option<u16>,
-    /// The negotiated version of UdpClientToServer (from 1), and how many the client speaks.
+    /// The version of UdpClientToServer it speaks (from 1), and how many there are.
     pub version: (usize, usize),
     /// Its counts (`counts <name>=<value> ...`, [`ClientCounts`]' field names).
     pub counts: ClientCounts,
-    /// Every `use_item` answered, by use id: the item, whether it was used, what is left
-    /// (`use <use id> <item id> <0|1> <left>`).
-    pub uses: BTreeMap<u32, (u32, bool, u8)>,
+    /// Every `use_item` answered: the item, whether it was used, what is left
+    /// (`use <item id> <0|1> <left>`).
+    pub uses: Vec<(u32, bool, u8)>,
     /// The World of every tick it decoded, in full form in its encoding (`world <tick> <hex>`).
     pub worlds: BTreeMap<u32, Vec<u8>>,
     /// What went wrong (`error <text>`), and any line that is none of the above.
@@ -58,7 +58,6 @@ impl Printed {
                 }
             }
             "use" => {
-                let use_id = next()?.parse().ok()?;
                 let item_id = next()?.parse().ok()?;
                 let used = match next()? {
                     "0" => false,
@@ -66,7 +65,7 @@ impl Printed {
                     _ => return None,
                 };
                 let left = next()?.parse().ok()?;
-                self.uses.insert(use_id, (item_id, used, left));
+                self.uses.push((item_id, used, left));
             }
             "world" => {
                 let tick = next()?.parse().ok()?;
@@ -83,17 +82,13 @@ impl Printed {
         let small = u32::try_from(value).ok();
         match name {
             "snapshots" => c.snapshots = small?,
-            "snapshots_skipped" => c.snapshots_skipped = small?,
             "packets_sent" => c.packets_sent = small?,
             "bytes_sent" => c.bytes_sent = value,
-            "acks" => c.acks = small?,
+            "packets_received" => c.packets_received = small?,
+            "packets_refused" => c.packets_refused = small?,
             "moves" => c.moves = small?,
-            "moves_resent" => c.moves_resent = small?,
             "uses" => c.uses = small?,
-            "uses_resent" => c.uses_resent = small?,
             "uses_answered" => c.uses_answered = small?,
-            "late_responses" => c.late_responses = small?,
-            "ignored_packets" => c.ignored_packets = small?,
             _ => return None,
         }
         Some(())
@@ -115,7 +110,7 @@ fn unhex(text: &str) -> Option<Vec<u8>> {
 }
 
 /// The C++ client's command line after the program: the build (`e1` for MYENCODING1, `e2` for
-/// MYENCODING2), the server's port, and `config`'s timers and pace.
+/// MYENCODING2), the server's port, and `config`'s timers, pace and network.
 #[must_use]
 pub fn cpp_client_args(config: &Config, build: &str, server: SocketAddr) -> Vec<String> {
     let ms = |d: std::time::Duration| d.as_millis().to_string();
@@ -123,11 +118,15 @@ pub fn cpp_client_args(config: &Config, build: &str, server: SocketAddr) -> Vec<
         build.to_string(),
         server.port().to_string(),
         format!("read_timeout_ms={}", ms(config.read_timeout)),
-        format!("resend_after_ms={}", ms(config.resend_after)),
         format!("join_timeout_ms={}", ms(config.join_timeout)),
         format!("deadline_ms={}", ms(config.deadline)),
         format!("use_every={}", config.use_every),
         format!("turn_every={}", config.turn_every),
+        format!("tick_hz={}", config.tick_hz),
+        format!("seed={}", config.seed),
+        format!("loss={}", config.network.loss),
+        format!("duplication={}", config.network.duplication),
+        format!("reordering={}", config.network.reordering),
     ]
 }
 

@@ -1,17 +1,17 @@
 //! The UDP demo: a server and clients on 127.0.0.1 (std::net and threads), speaking the
-//! protocols of schemas/arena_udp.idl through their generated code.
+//! protocols of schemas/arena_udp.idl through sessions: one generated endpoint
+//! (`idlc_runtime::Endpoint`) per peer on each side.
 //!
-//! - The clients say `hello` in the oldest protocol version, which every peer speaks; both sides
-//!   then pick the newest version they share with `idlc_runtime::negotiate` and switch to it.
+//! - A client says `hello` (a request) and gets the Character it steers; the server reads the
+//!   client's protocol version from its first packet.
 //! - The server sends a Snapshot per client per tick: the World of the seed's Characters (NPCs
-//!   walking straight and turning now and then, and one Character per client) delta-encoded
-//!   against the last tick that client acknowledged.
-//! - Each client acknowledges every Snapshot (`ack`), steers its Character (`move_to`,
-//!   fire-and-forget, numbered so that the server can say in each Snapshot how many it handled,
-//!   and a lost one is sent again) and uses items (`use_item`, a request: a response that does
-//!   not come is asked for again under the same use id, which the server answers once).
-//! - Every socket read has a timeout, every phase a deadline: a lost packet costs a resend,
-//!   never a hang.
+//!   walking straight and turning now and then, and one Character per client), which the
+//!   endpoint sends as a delta against the last World that client acknowledged.
+//! - Each client steers its Character (`move_to`, sent reliably: once, in order) and uses items
+//!   (`use_item`, a request answered exactly once). The endpoints acknowledge, resend and
+//!   deduplicate; neither side writes any of that.
+//! - The network is made bad on purpose ([`Network`]): each side loses, duplicates and delays
+//!   datagrams it sends. Every socket read has a timeout, every phase a deadline: nothing hangs.
 //!
 //! The game code is written once (game.rs, with game_server.rs and game_client.rs) and compiled
 //! twice: [`e1`] uses the modules generated with MYENCODING1, [`e2`] those generated with
@@ -45,6 +45,34 @@ pub mod e2 {
     include!("game.rs");
 }
 
+/// What the network does to each datagram a side sends, on purpose: loopback loses, repeats and
+/// reorders nothing, so the endpoints' resends and checks would never run.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Network {
+    /// The probability that a datagram is lost.
+    pub loss: f64,
+    /// The probability that a datagram is sent twice.
+    pub duplication: f64,
+    /// The probability that a datagram is held back and sent after the next one.
+    pub reordering: f64,
+}
+
+impl Network {
+    /// Loopback as it is.
+    pub const CLEAN: Network = Network {
+        loss: 0.0,
+        duplication: 0.0,
+        reordering: 0.0,
+    };
+
+    /// 10% of the datagrams lost, 10% duplicated, 10% reordered.
+    pub const BAD: Network = Network {
+        loss: 0.1,
+        duplication: 0.1,
+        reordering: 0.1,
+    };
+}
+
 /// How a run goes.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Config {
@@ -52,35 +80,32 @@ pub struct Config {
     pub clients: u16,
     /// Characters the server moves by itself (walking straight, turning now and then).
     pub npcs: u16,
-    /// Ticks per second.
+    /// Ticks per second, of the server and of the clients.
     pub tick_hz: u16,
     /// Ticks the server simulates, one Snapshot per client each.
     pub ticks: u32,
-    /// A client calls `use_item` every this many Snapshots.
+    /// A client calls `use_item` every this many of its ticks.
     pub use_every: u32,
-    /// A client turns its Character every this many Snapshots.
+    /// A client turns its Character every this many of its ticks.
     pub turn_every: u32,
-    /// The seed of the NPCs' movement.
+    /// The seed of the NPCs' movement and of the network's mischief.
     pub seed: u64,
     /// The longest a side blocks on its socket before it looks at its timers again.
     pub read_timeout: Duration,
-    /// A `hello`, `move_to` or `use_item` not confirmed after this long is sent again.
-    pub resend_after: Duration,
     /// The longest the server waits for the clients to join, and for their `bye` at the end.
     pub join_timeout: Duration,
     /// The longest the whole run may take: past it every thread stops and reports what it has.
     pub deadline: Duration,
-    /// The probability that a side loses a datagram it sends, on purpose (0 in the demo: loopback
-    /// loses nothing, so the resends would never run).
-    pub loss: f64,
+    /// What the network does to the datagrams.
+    pub network: Network,
 }
 
 impl Config {
-    /// The example's run: 2 clients and 8 NPCs, 30 Hz for 2 seconds.
+    /// The example's run: 4 clients and 8 NPCs, 30 Hz for 2 seconds, over a bad network.
     #[must_use]
     pub fn demo() -> Self {
         Config {
-            clients: 2,
+            clients: 4,
             npcs: 8,
             tick_hz: 30,
             ticks: 60,
@@ -88,14 +113,13 @@ impl Config {
             turn_every: 20,
             seed: 0x0a7e_4a0d,
             read_timeout: Duration::from_millis(20),
-            resend_after: Duration::from_millis(150),
             join_timeout: Duration::from_secs(2),
             deadline: Duration::from_secs(8),
-            loss: 0.0,
+            network: Network::BAD,
         }
     }
 
-    /// The test's run: the same at 30 Hz for 1 second.
+    /// The test's run: the same for 1 second.
     #[must_use]
     pub fn short() -> Self {
         Config {
@@ -114,6 +138,19 @@ impl Config {
     #[must_use]
     pub fn tick_interval(&self) -> Duration {
         Duration::from_secs_f64(self.tick_seconds())
+    }
+
+    /// The sessions' settings: a reliable item not acknowledged after 4 packets (4 ticks) is
+    /// sent again, and a peer silent for the join timeout is gone.
+    #[must_use]
+    pub fn session(&self) -> idlc_runtime::SessionConfig {
+        idlc_runtime::SessionConfig {
+            mtu: udp::MTU,
+            resend_after: 4,
+            timeout: self.join_timeout,
+            tick_seconds: self.tick_seconds(),
+            ..idlc_runtime::SessionConfig::default()
+        }
     }
 }
 

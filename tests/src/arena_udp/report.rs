@@ -9,30 +9,21 @@ use super::Config;
 /// What the server counted for one client.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ServerCounts {
-    /// Snapshots sent to the client.
+    /// Snapshots sent to the client (one per tick).
     pub snapshots: u32,
-    /// Their packets' bytes, as sent (frame, message headers, tick numbers, the World delta).
-    pub snapshot_bytes: u64,
-    /// The World deltas alone.
-    pub world_bytes: u64,
-    /// Bytes of the reply packets (responses to `hello` and `use_item`).
-    pub reply_bytes: u64,
-    /// Bytes of the End packets.
-    pub end_bytes: u64,
-    /// Packets and bytes received from the client.
+    /// Packets sent to the client (snapshots, answers, acknowledgements, End).
+    pub packets_sent: u32,
+    /// Their bytes, as sent.
+    pub bytes_sent: u64,
+    /// Packets received from the client and read.
     pub packets_received: u32,
-    /// Bytes received from the client.
-    pub bytes_received: u64,
-    /// `ack`s handled.
-    pub acks: u32,
-    /// `move_to`s handled, in order (seq 0, 1, 2, ...).
+    /// Packets received from the client and refused by the endpoint: duplicates and late ones
+    /// (the network's doing), anything malformed.
+    pub packets_refused: u32,
+    /// `move_to`s handled.
     pub moves: u32,
-    /// `move_to`s skipped: a repeat of one handled already, or one after a gap.
-    pub moves_skipped: u32,
-    /// Distinct `use_item`s handled (use ids).
+    /// `use_item`s handled.
     pub uses: u32,
-    /// `use_item`s asked again under a use id already handled: answered with the same result.
-    pub uses_repeated: u32,
     /// Whether the client said `bye`.
     pub bye: bool,
 }
@@ -40,31 +31,22 @@ pub struct ServerCounts {
 /// What one client counted.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ClientCounts {
-    /// Snapshots received and decoded.
+    /// Snapshots delivered (each newer than the one before).
     pub snapshots: u32,
-    /// Snapshots not decoded: older than one decoded already, or against a baseline it no
-    /// longer holds.
-    pub snapshots_skipped: u32,
     /// Packets sent to the server.
     pub packets_sent: u32,
     /// Their bytes.
     pub bytes_sent: u64,
-    /// `ack`s sent.
-    pub acks: u32,
-    /// Distinct `move_to`s (seqs) sent.
+    /// Packets received from the server and read.
+    pub packets_received: u32,
+    /// Packets received from the server and refused by the endpoint (duplicates, late ones).
+    pub packets_refused: u32,
+    /// `move_to`s sent.
     pub moves: u32,
-    /// `move_to`s sent again, unconfirmed after `resend_after`.
-    pub moves_resent: u32,
-    /// Distinct `use_item`s (use ids) called.
+    /// `use_item`s called.
     pub uses: u32,
-    /// `use_item`s asked again, unanswered after `resend_after`.
-    pub uses_resent: u32,
-    /// `use_item`s answered: a response paired with the request that was pending for it.
+    /// `use_item`s answered.
     pub uses_answered: u32,
-    /// Responses paired with no pending request (the answer to a request asked again since).
-    pub late_responses: u32,
-    /// Packets that were not of the negotiated versions or were malformed, ignored.
-    pub ignored_packets: u32,
 }
 
 /// One client: the server's and the client's counts, and the checks that compare them.
@@ -72,14 +54,14 @@ pub struct ClientCounts {
 pub struct ClientReport {
     /// The Character it steered.
     pub character_id: u16,
-    /// The version of UdpClientToServer negotiated (from 1) and how many the client speaks.
+    /// The version of UdpClientToServer the client speaks (from 1), and how many there are.
     pub version: (usize, usize),
     /// What the server counted.
     pub server: ServerCounts,
     /// What the client counted.
     pub client: ClientCounts,
-    /// Ticks the client acknowledged (as the server saw the acks) whose World the client holds
-    /// and was compared with the server's mirror of that tick.
+    /// Ticks whose World the client holds, compared with the server's mirror of that tick (what
+    /// the server's endpoint computed the client holds once it has the Snapshot).
     pub ticks_compared: u32,
     /// Of these, ticks where the client's World differs from the server's mirror.
     pub ticks_differing: u32,
@@ -111,19 +93,13 @@ pub struct Report {
 }
 
 impl Report {
-    /// Snapshot bytes per client per tick (packets as sent).
+    /// Server-to-client bytes per client per tick (every packet as sent, over the ticks).
     #[must_use]
-    pub fn snapshot_bytes_per_tick(&self) -> f64 {
-        self.mean(|c| c.server.snapshot_bytes, |c| c.server.snapshots)
+    pub fn server_bytes_per_tick(&self) -> f64 {
+        self.mean(|c| c.server.bytes_sent, |c| c.server.snapshots)
     }
 
-    /// World delta bytes per client per tick.
-    #[must_use]
-    pub fn world_bytes_per_tick(&self) -> f64 {
-        self.mean(|c| c.server.world_bytes, |c| c.server.snapshots)
-    }
-
-    /// Client-to-server bytes per client per tick (everything a client sent, over the ticks).
+    /// Client-to-server bytes per client per tick (every packet as sent, over the ticks).
     #[must_use]
     pub fn client_bytes_per_tick(&self) -> f64 {
         self.mean(|c| c.client.bytes_sent, |_| self.ticks)
@@ -141,7 +117,7 @@ impl Report {
 
     /// Every broken promise of the run: an error on either side, a `move_to` or `use_item` the
     /// server did not handle, a `use_item` not answered exactly once with what the server
-    /// returned, too few acknowledged ticks compared, a client World that differs from the
+    /// returned, too few ticks compared, a client World that differs from the
     /// server's mirror. Empty when the run delivered everything.
     #[must_use]
     pub fn problems(&self) -> Vec<String> {
@@ -184,7 +160,7 @@ impl Report {
             }
             if u64::from(c.ticks_compared) * 2 < u64::from(self.ticks) {
                 out.push(format!(
-                    "{who}: only {} of {} ticks acknowledged and compared",
+                    "{who}: only {} of {} ticks compared",
                     c.ticks_compared, self.ticks
                 ));
             }
@@ -217,19 +193,18 @@ impl fmt::Display for Report {
         )?;
         for c in &self.clients {
             let (s, k) = (&c.server, &c.client);
-            let per = |bytes: u64, n: u32| bytes as f64 / f64::from(n.max(1));
             writeln!(
                 f,
-                "  client {}: snapshot {:.1} B/tick (World delta {:.1}), client->server {:.1} B/tick, replies {} B",
+                "  client {}: server->client {:.1} B/tick, client->server {:.1} B/tick; packets refused as duplicates or late: server {}, client {}",
                 c.character_id,
-                per(s.snapshot_bytes, s.snapshots),
-                per(s.world_bytes, s.snapshots),
-                per(k.bytes_sent, self.ticks),
-                s.reply_bytes,
+                s.bytes_sent as f64 / f64::from(s.snapshots.max(1)),
+                k.bytes_sent as f64 / f64::from(self.ticks.max(1)),
+                s.packets_refused,
+                k.packets_refused,
             )?;
             writeln!(
                 f,
-                "    snapshots decoded {}/{}; move_to sent {}, handled {}; use_item called {}, handled {}, answered {}; resent {}; acked Worlds equal to the mirror {}/{}",
+                "    snapshots delivered {}/{}; move_to sent {}, handled {}; use_item called {}, handled {}, answered {}; Worlds equal to the mirror {}/{}",
                 k.snapshots,
                 s.snapshots,
                 k.moves,
@@ -237,7 +212,6 @@ impl fmt::Display for Report {
                 k.uses,
                 s.uses,
                 k.uses_answered,
-                k.moves_resent + k.uses_resent,
                 c.ticks_compared - c.ticks_differing,
                 c.ticks_compared,
             )?;
@@ -246,7 +220,7 @@ impl fmt::Display for Report {
         if problems.is_empty() {
             write!(
                 f,
-                "  delivered: every move_to and use_item; every acked World equal"
+                "  delivered: every move_to and use_item, once; every World equal to the mirror"
             )
         } else {
             write!(f, "  PROBLEMS: {}", problems.join("; "))

@@ -8,6 +8,8 @@ use std::time::{Duration, Instant};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use super::Network;
+
 /// The largest packet any side sends (a safe UDP payload on any path).
 pub(crate) const MTU: usize = 1200;
 
@@ -50,36 +52,64 @@ pub(crate) fn recv_until(
     }
 }
 
-/// Loses outgoing datagrams at random (a seeded stream), to show that the protocol recovers
-/// from loss that loopback never has.
+/// The network between the sides, made bad on purpose ([`Network`]): a seeded stream decides
+/// what happens to each datagram a side sends.
 #[derive(Debug, Clone)]
-pub(crate) struct Loss {
-    rate: f64,
+pub(crate) struct Link {
+    network: Network,
     rng: ChaCha8Rng,
+    /// A datagram held back, sent after the next one.
+    held: Option<(Vec<u8>, SocketAddr)>,
 }
 
-impl Loss {
-    /// Loses each datagram with probability `rate` (0: none).
-    pub(crate) fn new(rate: f64, seed: u64) -> Self {
-        Loss {
-            rate: rate.clamp(0.0, 1.0),
+impl Link {
+    /// A link that does what `network` says, decided by the seed `seed`.
+    pub(crate) fn new(network: Network, seed: u64) -> Self {
+        Link {
+            network,
             rng: ChaCha8Rng::seed_from_u64(seed),
+            held: None,
         }
     }
+
+    /// Sends `packet` to `to`, unless the network loses it, holds it back (it goes after the
+    /// next datagram) or repeats it.
+    pub(crate) fn send(
+        &mut self,
+        socket: &UdpSocket,
+        packet: &[u8],
+        to: SocketAddr,
+    ) -> Result<(), String> {
+        let Network {
+            loss,
+            duplication,
+            reordering,
+        } = self.network;
+        if self.happens(loss) {
+            return Ok(());
+        }
+        if self.held.is_none() && self.happens(reordering) {
+            self.held = Some((packet.to_vec(), to));
+            return Ok(());
+        }
+        send_to(socket, packet, to)?;
+        if self.happens(duplication) {
+            send_to(socket, packet, to)?;
+        }
+        match self.held.take() {
+            Some((late, to)) => send_to(socket, &late, to),
+            None => Ok(()),
+        }
+    }
+
+    fn happens(&mut self, probability: f64) -> bool {
+        probability > 0.0 && self.rng.random_bool(probability.min(1.0))
+    }
 }
 
-/// Sends `packet` to `to` unless `loss` loses it; returns its size either way (a lost datagram
-/// was sent, as far as the sender knows).
-pub(crate) fn send(
-    socket: &UdpSocket,
-    packet: &[u8],
-    to: SocketAddr,
-    loss: &mut Loss,
-) -> Result<usize, String> {
-    if loss.rate > 0.0 && loss.rng.random_bool(loss.rate) {
-        return Ok(packet.len());
-    }
+fn send_to(socket: &UdpSocket, packet: &[u8], to: SocketAddr) -> Result<(), String> {
     socket
         .send_to(packet, to)
+        .map(|_| ())
         .map_err(|e| format!("cannot send {} bytes to {to}: {e}", packet.len()))
 }
