@@ -3,9 +3,10 @@
 
 use crate::codec::Encoding;
 use crate::delta::DeltaContext;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 use crate::packet::{Messages, Protocol, RequestId, Responses};
 use crate::replication::{ReaderOf, WriterOf};
+use crate::wire::WireRead;
 
 /// A PROTOCOL an endpoint speaks in encoding `E` (generated for its unit struct).
 pub trait SessionProtocol<E: Encoding>: Protocol<E> {
@@ -32,12 +33,17 @@ pub trait SessionMessage<E: Encoding>: Messages<E> + Clone {
     /// Writes the message or the call's parameters alone (the item's body).
     fn encode_body(&self, w: &mut WriterOf<E>) -> Result<(), EncodeError>;
 
-    /// Whether it is a snapshot: a message whose struct is a PUBLISHABLE_STRUCT.
-    fn is_snapshot(&self) -> bool;
+    /// Whether it is a snapshot: a message whose struct is a PUBLISHABLE_STRUCT. None is,
+    /// unless generated code says otherwise.
+    fn is_snapshot(&self) -> bool {
+        false
+    }
 
     /// The state the receiver holds once it decoded the message sent in full (a snapshot's
-    /// first mirror).
-    fn sent_state(&self) -> Result<Self, EncodeError>;
+    /// first mirror); a message that is no snapshot is its own.
+    fn sent_state(&self) -> Result<Self, EncodeError> {
+        Ok(self.clone())
+    }
 
     /// Writes a snapshot as a delta against `baseline` (the same message) and returns the
     /// mirror. An error ([`crate::EncodeErrorKind::InvalidArgument`]) when it is no snapshot
@@ -47,14 +53,24 @@ pub trait SessionMessage<E: Encoding>: Messages<E> + Clone {
         baseline: &Self,
         ctx: &DeltaContext,
         w: &mut WriterOf<E>,
-    ) -> Result<Self, EncodeError>;
+    ) -> Result<Self, EncodeError> {
+        let _ = (baseline, ctx, w);
+        Err(EncodeError::new(EncodeErrorKind::InvalidArgument, 0))
+    }
 
-    /// Reads a snapshot delta against `baseline`, a snapshot of the same message.
+    /// Reads a snapshot delta against `baseline`, a snapshot of the same message; an error
+    /// ([`crate::DecodeErrorKind::InvalidArgument`]) when `baseline` is no snapshot.
     fn decode_delta_body(
         baseline: &Self,
         ctx: &DeltaContext,
         r: &mut ReaderOf<'_, E>,
-    ) -> Result<Self, DecodeError>;
+    ) -> Result<Self, DecodeError> {
+        let _ = (baseline, ctx);
+        Err(DecodeError::new(
+            DecodeErrorKind::InvalidArgument,
+            WireRead::bits_read(r),
+        ))
+    }
 }
 
 /// A protocol's response enum as a session sends it back.

@@ -81,7 +81,8 @@ fn session_message(names: &Names, entries: &[Entry]) -> TokenStream {
         |matched: usize| -> Option<TokenStream> { (matched < entries.len()).then(|| quote!(_)) };
     let request_rest = others(requests.len()).map(|_| quote!(_ => ::core::option::Option::None,));
     let set_rest = others(requests.len()).map(|_| quote!(_ => {}));
-    let sent_rest = others(snapshots.len()).map(|_| quote!(_ => self.clone(),));
+    let sent_rest =
+        others(snapshots.len()).map(|_| quote!(_ => ::core::clone::Clone::clone(self),));
     let pair_rest = (entries.len() > 1 || snapshots.len() < entries.len()).then(
         || quote!(_ => Err(idlc::EncodeError::new(idlc::EncodeErrorKind::InvalidArgument, 0)),),
     );
@@ -105,6 +106,12 @@ fn session_message(names: &Names, entries: &[Entry]) -> TokenStream {
     };
     let set_request = if requests.is_empty() {
         quote!(let _ = request;)
+    } else if let ([only], Some(_)) = (requests.as_slice(), &set_rest) {
+        quote! {
+            if let Self::#only { request: id, .. } = self {
+                *id = request;
+            }
+        }
     } else {
         quote! {
             match self {
@@ -125,34 +132,9 @@ fn session_message(names: &Names, entries: &[Entry]) -> TokenStream {
     let types: Vec<_> = snapshots.iter().map(|(e, _)| &e.ty).collect();
     let fields: Vec<_> = snapshots.iter().map(|(_, (field, _))| field).collect();
     let states: Vec<_> = snapshots.iter().map(|(_, (_, state))| state).collect();
+    // A protocol without snapshots keeps the trait's provided methods.
     let snapshot_methods = if snapshots.is_empty() {
-        quote! {
-            fn is_snapshot(&self) -> bool {
-                false
-            }
-
-            fn sent_state(&self) -> ::core::result::Result<Self, idlc::EncodeError> {
-                Ok(self.clone())
-            }
-
-            fn encode_delta_body(
-                &self,
-                _baseline: &Self,
-                _ctx: &idlc::DeltaContext,
-                _w: &mut idlc::WriterOf<E>,
-            ) -> ::core::result::Result<Self, idlc::EncodeError> {
-                Err(idlc::EncodeError::new(idlc::EncodeErrorKind::InvalidArgument, 0))
-            }
-
-            fn decode_delta_body(
-                _baseline: &Self,
-                _ctx: &idlc::DeltaContext,
-                r: &mut idlc::ReaderOf<'_, E>,
-            ) -> ::core::result::Result<Self, idlc::DecodeError> {
-                let at = idlc::WireRead::bits_read(r);
-                Err(idlc::DecodeError::new(idlc::DecodeErrorKind::InvalidArgument, at))
-            }
-        }
+        TokenStream::new()
     } else {
         quote! {
             fn is_snapshot(&self) -> bool {
@@ -206,8 +188,6 @@ fn session_message(names: &Names, entries: &[Entry]) -> TokenStream {
         }
     };
     quote! {
-        // A message of `Copy` types is cloned like any other; one request variant matched alone.
-        #[allow(clippy::clone_on_copy, clippy::single_match)]
         impl<E: idlc::Encoding> idlc::SessionMessage<E> for #message
         where
             #bounds
@@ -249,8 +229,6 @@ fn session_response(names: &Names, entries: &[Entry]) -> TokenStream {
         .iter()
         .filter_map(|e| e.response.as_ref().map(|(ty, _)| ty));
     quote! {
-        // A response value of a `Copy` type is cloned like any other.
-        #[allow(clippy::clone_on_copy)]
         impl<E: idlc::Encoding> idlc::SessionResponse<E> for #response
         where
             #bounds
@@ -273,7 +251,7 @@ fn session_response(names: &Names, entries: &[Entry]) -> TokenStream {
             ) -> ::core::result::Result<(), idlc::EncodeError> {
                 match self {
                     #(Self::#variants { value, .. } => idlc::Codec::<E>::encode_to(
-                        &#structs { value: value.clone() },
+                        &#structs { value: ::core::clone::Clone::clone(value) },
                         w,
                     ),)*
                 }
