@@ -22,9 +22,12 @@ use std::marker::PhantomData;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::OnceLock;
 
+use std::time::Duration;
+
 use idlc_runtime::{
-    Codec, DecodeError, DeltaCodec, DeltaContext, EncodeError, Encoding, ReaderOf, WireRead,
-    from_bytes, from_bytes_in_place, from_delta_bytes, to_bytes, to_delta_bytes,
+    Codec, DecodeError, Delivery, DeltaCodec, DeltaContext, EncodeError, Encoding, Endpoint,
+    ReaderOf, SessionConfig, SessionProtocol, WireRead, from_bytes, from_bytes_in_place,
+    from_delta_bytes, session_id, to_bytes, to_delta_bytes,
 };
 
 /// `bytes` in lowercase hex, two digits a byte, no separator.
@@ -797,6 +800,284 @@ pub static PROTOCOLS: Target = Target {
     },
 };
 
+/// The caps a session fuzz case runs with: small, so that hostile input reaches them.
+fn session_config() -> SessionConfig {
+    SessionConfig {
+        kept_baselines: 4,
+        pending_requests: 4,
+        cached_answers: 4,
+        queued_reliable: 8,
+        queued_messages: 8,
+        resend_after: 2,
+        ..SessionConfig::default()
+    }
+}
+
+/// The payloads of a session input: each a length byte, then that many bytes (fewer at the end).
+fn session_payloads(mut data: &[u8]) -> Vec<&[u8]> {
+    let mut payloads = Vec::new();
+    while let Some((&len, rest)) = data.split_first() {
+        let (payload, rest) = rest.split_at(usize::from(len).min(rest.len()));
+        payloads.push(payload);
+        data = rest;
+    }
+    payloads
+}
+
+/// The property for an endpoint fed hostile packets: each payload of `data`
+/// ([`session_payloads`]) is framed with the session id of the newest version of `In` (so the
+/// input reaches the session header and the items) and received; before each, `tick` queues
+/// the side's own traffic for that step, and after each the endpoint flushes. No packet
+/// panics, and the endpoint never holds more than its caps. Returns whether a packet was
+/// accepted.
+pub fn check_session<E, Out, In>(
+    data: &[u8],
+    mut tick: impl FnMut(&mut Endpoint<E, Out, In>, u32),
+    mut answer: impl FnMut(
+        Delivery<In::Message, Out::Response>,
+    ) -> Option<<In as SessionProtocol<E>>::Response>,
+) -> bool
+where
+    E: Encoding,
+    Out: SessionProtocol<E>,
+    In: SessionProtocol<E>,
+{
+    let config = session_config();
+    let framing = session_id(In::VERSIONS.last().copied().unwrap_or_default());
+    let mut endpoint = Endpoint::<E, Out, In>::newest(config.clone());
+    let mut accepted = false;
+    for (step, payload) in (1u32..).zip(session_payloads(data)) {
+        let now = Duration::from_millis(u64::from(step) * 33);
+        let packet = idlc_runtime::frame(framing, payload);
+        let outcome = catch_unwind(AssertUnwindSafe(|| {
+            tick(&mut endpoint, step);
+            let received = endpoint.receive(now, &packet, &mut answer).is_ok();
+            endpoint.flush(now);
+            received
+        }));
+        let Ok(received) = outcome else {
+            panic!(
+                "{} <- {}: the endpoint panicked at packet {step}: input {}",
+                type_name::<Out>(),
+                type_name::<In>(),
+                hex(data)
+            );
+        };
+        accepted |= received;
+        let usage = endpoint.usage();
+        let within = usage.mirrors <= config.kept_baselines
+            && usage.states <= config.kept_baselines
+            && usage.pending_requests <= config.pending_requests
+            && usage.cached_answers <= config.cached_answers
+            && usage.queued_reliable <= config.queued_reliable
+            && usage.waiting_reliable <= config.queued_reliable
+            && usage.queued_messages <= config.queued_messages
+            && usage.handled_requests <= config.pending_requests;
+        assert!(
+            within,
+            "{} <- {}: {usage:?} beyond the caps after packet {step}: input {}",
+            type_name::<Out>(),
+            type_name::<In>(),
+            hex(data)
+        );
+    }
+    accepted
+}
+
+/// The match's World of `step` (schemas/versions/match_v2.idl): units that move and come and go.
+fn match_world(step: u32) -> crate::match_v2::World {
+    let count = 1 + step % 4;
+    crate::match_v2::World {
+        tick: step,
+        units: (0..count)
+            .map(|i| crate::match_v2::Unit {
+                id: i as u16,
+                x: ((step * (i + 3)) % 2000) as i16 - 1000,
+                y: (step % 7) as i16,
+                hp: (step % 101) as u8,
+            })
+            .collect(),
+    }
+}
+
+/// What the match's server queues each step: a snapshot, now and then a chat line (reliable)
+/// and a ping (a request).
+fn match_server_tick(endpoint: &mut MatchServerEndpoint, step: u32) {
+    use crate::match_v2::{Chat, MatchServerMessage, Ping, Snapshot};
+    let snapshot = MatchServerMessage::Snapshot(Snapshot {
+        world: match_world(step),
+    });
+    let _ = endpoint.send_snapshot(step, snapshot);
+    if step.is_multiple_of(3) {
+        let chat = Chat {
+            line: step,
+            text: "gg".into(),
+        };
+        let _ = endpoint.send_reliable(MatchServerMessage::Chat(chat));
+    }
+    if step.is_multiple_of(4) {
+        let call = Ping { nonce: step };
+        let _ = endpoint.send(MatchServerMessage::Ping { request: 0, call });
+    }
+}
+
+/// What the match's client queues each step: an input, now and then a `buy` and an `emote`.
+fn match_client_tick(endpoint: &mut MatchClientEndpoint, step: u32) {
+    use crate::match_v2::{Buy, Emote, Input, MatchClientMessage};
+    let input = Input {
+        seq: step,
+        dx: (step % 21) as i8 - 10,
+    };
+    let _ = endpoint.send(MatchClientMessage::Input(input));
+    if step.is_multiple_of(3) {
+        let call = Buy {
+            call: step,
+            item: 2,
+        };
+        let _ = endpoint.send(MatchClientMessage::Buy { request: 0, call });
+    }
+    if step.is_multiple_of(5) {
+        let call = Emote { kind: 1 };
+        let _ = endpoint.send(MatchClientMessage::Emote { request: 0, call });
+    }
+}
+
+/// The match's server endpoint: it sends MatchServer and receives MatchClient.
+type MatchServerEndpoint = Endpoint<
+    crate::match_v2::DefaultEncoding,
+    crate::match_v2::MatchServer,
+    crate::match_v2::MatchClient,
+>;
+/// The match's client endpoint: it sends MatchClient and receives MatchServer.
+type MatchClientEndpoint = Endpoint<
+    crate::match_v2::DefaultEncoding,
+    crate::match_v2::MatchClient,
+    crate::match_v2::MatchServer,
+>;
+
+/// The server's answers: every call handled by the generated `handle`.
+struct MatchAnswers;
+
+impl crate::match_v2::MatchClientHandler for MatchAnswers {
+    fn input(&mut self, _message: crate::match_v2::Input) {}
+    fn buy(&mut self, call: crate::match_v2::Buy) -> u32 {
+        call.call
+    }
+    fn emote(&mut self, call: crate::match_v2::Emote) -> bool {
+        call.kind == 1
+    }
+}
+
+impl crate::match_v2::MatchServerHandler for MatchAnswers {
+    fn snapshot(&mut self, _message: crate::match_v2::Snapshot) {}
+    fn chat(&mut self, _message: crate::match_v2::Chat) {}
+    fn ping(&mut self, call: crate::match_v2::Ping) -> u32 {
+        call.nonce
+    }
+}
+
+/// The match's server endpoint fed hostile client packets.
+fn check_match_server(data: &[u8]) -> bool {
+    check_session(data, match_server_tick, |delivery| match delivery {
+        Delivery::Message(m) | Delivery::Request(m) => m.handle(&mut MatchAnswers),
+        _ => None,
+    })
+}
+
+/// The match's client endpoint fed hostile server packets (snapshot deltas among them).
+fn check_match_client(data: &[u8]) -> bool {
+    check_session(data, match_client_tick, |delivery| match delivery {
+        Delivery::Message(m) | Delivery::Request(m) => m.handle(&mut MatchAnswers),
+        _ => None,
+    })
+}
+
+/// A session input of `steps` steps: the payloads a real peer sent to an endpoint that ran as
+/// [`check_session`] runs it (its traffic queued, the packet received, a flush, each step), so
+/// that the seed replays a real exchange, deltas against acknowledged snapshots included.
+/// `target_is_server` picks which endpoint the input is for.
+fn match_seed(target_is_server: bool, steps: u32) -> Vec<u8> {
+    let mut server = MatchServerEndpoint::newest(session_config());
+    let mut client = MatchClientEndpoint::newest(session_config());
+    let mut input = Vec::new();
+    let mut record = |packets: &[Vec<u8>], framing: u64| {
+        for packet in packets {
+            let payload = idlc_runtime::unframe(framing, packet).expect("a packet just framed");
+            if let Ok(len) = u8::try_from(payload.len()) {
+                input.push(len);
+                input.extend_from_slice(payload);
+            }
+        }
+    };
+    let server_ids = <crate::match_v2::MatchServer as idlc_runtime::Protocol<
+        crate::match_v2::DefaultEncoding,
+    >>::VERSIONS;
+    let client_ids = <crate::match_v2::MatchClient as idlc_runtime::Protocol<
+        crate::match_v2::DefaultEncoding,
+    >>::VERSIONS;
+    let server_framing = session_id(server_ids.last().copied().unwrap_or_default());
+    let client_framing = session_id(client_ids.last().copied().unwrap_or_default());
+    for step in 1..=steps {
+        let now = Duration::from_millis(u64::from(step) * 33);
+        let answer = |d: Delivery<_, _>| match d {
+            Delivery::Message(m) | Delivery::Request(m) => {
+                crate::match_v2::MatchClientMessage::handle(m, &mut MatchAnswers)
+            }
+            _ => None,
+        };
+        if target_is_server {
+            match_client_tick(&mut client, step);
+            let packets = client.flush(now).packets;
+            record(&packets[..1], client_framing);
+            match_server_tick(&mut server, step);
+            let _ = server.receive(now, &packets[0], answer);
+            for packet in server.flush(now).packets {
+                let _ = client.receive(now, &packet, |d| match d {
+                    Delivery::Message(m) | Delivery::Request(m) => m.handle(&mut MatchAnswers),
+                    _ => None,
+                });
+            }
+        } else {
+            match_server_tick(&mut server, step);
+            let packets = server.flush(now).packets;
+            record(&packets[..1], server_framing);
+            match_client_tick(&mut client, step);
+            let _ = client.receive(now, &packets[0], |d| match d {
+                Delivery::Message(m) | Delivery::Request(m) => m.handle(&mut MatchAnswers),
+                _ => None,
+            });
+            for packet in client.flush(now).packets {
+                let _ = server.receive(now, &packet, answer);
+            }
+        }
+    }
+    input
+}
+
+/// Session endpoints fed hostile packets ([`check_session`]): the match's server and client
+/// (schemas/versions/match_v2.idl), seeded with a real exchange of 12 steps.
+pub static SESSIONS: Target = Target {
+    name: "sessions",
+    cases: {
+        fn cases() -> &'static [Case] {
+            static CASES: [Case; 2] = [
+                Case {
+                    name: "match_v2 server endpoint",
+                    check: check_match_server,
+                    default_bytes: || match_seed(true, 12),
+                },
+                Case {
+                    name: "match_v2 client endpoint",
+                    check: check_match_client,
+                    default_bytes: || match_seed(false, 12),
+                },
+            ];
+            &CASES
+        }
+        cases
+    },
+};
+
 target! {
     /// schemas/cubes.idl in cubes.enc (QUATERNION under SMALLEST_THREE(9), in both streams)
     /// and in the built-in encoding (four raw FLOAT32s).
@@ -807,6 +1088,6 @@ target! {
 }
 
 /// Every schema target.
-pub static TARGETS: [&Target; 8] = [
-    &ARENA, &EDGE, &CHARACTER, &NAVAL, &VERSIONS, &PROTOCOLS, &DELTA, &CUBES,
+pub static TARGETS: [&Target; 9] = [
+    &ARENA, &EDGE, &CHARACTER, &NAVAL, &VERSIONS, &PROTOCOLS, &DELTA, &CUBES, &SESSIONS,
 ];

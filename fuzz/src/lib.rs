@@ -5,8 +5,8 @@
 
 pub use idlc_tests::{
     arena_builtin, arena_client, arena_server, character_builtin, character_client,
-    character_server, character_v2_client, cubes, cubes_builtin, edge, naval, rover, squad_v1,
-    squad_v2, squad_v3,
+    character_server, character_v2_client, cubes, cubes_builtin, edge, match_v2, naval, rover,
+    squad_v1, squad_v2, squad_v3,
 };
 
 pub mod dispatch;

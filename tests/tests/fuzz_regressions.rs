@@ -27,8 +27,8 @@ use dispatch::{Target, hex};
 // The modules that the dispatch tables name as `crate::<module>`.
 use idlc_tests::{
     arena_builtin, arena_client, arena_server, character_builtin, character_client,
-    character_server, character_v2_client, cubes, cubes_builtin, edge, naval, rover, squad_v1,
-    squad_v2, squad_v3,
+    character_server, character_v2_client, cubes, cubes_builtin, edge, match_v2, naval, rover,
+    squad_v1, squad_v2, squad_v3,
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -289,6 +289,12 @@ fn protocols() {
 #[test]
 fn delta() {
     check(&dispatch::DELTA, 0xDE17A);
+}
+
+/// Session endpoints fed hostile packets: no panic, never beyond the caps.
+#[test]
+fn sessions() {
+    check(&dispatch::SESSIONS, 0x5E55);
 }
 
 /// Every folder of `fuzz/regressions/` and `fuzz/seeds/` is a target's, so that no saved input
