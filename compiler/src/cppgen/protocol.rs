@@ -662,17 +662,26 @@ fn sender_stubs(out: &mut String, ids: &str, e: &Entry) {
     let Some(params) = &e.params else {
         return;
     };
+    // The local struct and the request out-parameter take names no parameter has.
+    let free = |base: &str| {
+        let mut name = base.to_string();
+        while params.iter().any(|(p, _, _)| *p == name) {
+            name.push('_');
+        }
+        name
+    };
+    let (call, request) = (free("call"), free("request"));
     let mut list: Vec<String> = params
         .iter()
         .map(|(name, ty, _)| format!("{ty} {name}"))
         .collect();
     if e.response.is_some() {
-        list.push("idlc::RequestId& request".to_string());
+        list.push(format!("idlc::RequestId& {request}"));
     }
     writeln!(
         out,
         "    /// Calls `{}` with its parameters: `{struct_method}` of a `{ty}`.\n    \
-         idlc::SendStatus {}({}) {{\n        {ty} call;",
+         idlc::SendStatus {}({}) {{\n        {ty} {call};",
         e.idl_name,
         e.method,
         list.join(", ")
@@ -680,19 +689,19 @@ fn sender_stubs(out: &mut String, ids: &str, e: &Entry) {
     .unwrap();
     for (name, _, scalar) in params {
         if *scalar {
-            writeln!(out, "        call.{name} = {name};").unwrap();
+            writeln!(out, "        {call}.{name} = {name};").unwrap();
         } else {
-            writeln!(out, "        call.{name} = std::move({name});").unwrap();
+            writeln!(out, "        {call}.{name} = std::move({name});").unwrap();
         }
     }
     let request = if e.response.is_some() {
-        ", request"
+        format!(", {request}")
     } else {
-        ""
+        String::new()
     };
     writeln!(
         out,
-        "        return {struct_method}(call{request});\n    }}\n"
+        "        return {struct_method}({call}{request});\n    }}\n"
     )
     .unwrap();
 }
