@@ -47,8 +47,13 @@ pub fn generate_header(ir: &Ir, namespace: &str) -> Result<String, CodegenError>
          #pragma once\n\n\
          #include <algorithm>\n#include <array>\n#include <cstddef>\n#include <cstdint>\n\
          #include <memory>\n#include <optional>\n#include <string>\n#include <string_view>\n\
-         #include <utility>\n#include <vector>\n\n#include <idlc/idlc.hpp>\n",
+         #include <utility>\n",
     );
+    // A protocol's session glue holds its messages in a `std::variant`.
+    if ir.schema.protocols.values().any(|p| !p.entries.is_empty()) {
+        out.push_str("#include <variant>\n");
+    }
+    out.push_str("#include <vector>\n\n#include <idlc/idlc.hpp>\n");
     for header in &ir.mapping.includes {
         writeln!(out, "#include \"{header}\"").unwrap();
     }
@@ -265,11 +270,20 @@ pub fn tag_name(ir: &Ir, encoding: &str) -> String {
             || crate::ir::naming::is_cpp_keyword(name)
             || ir.mapping.names_type(name)
             || ir.schema.protocols.keys().any(|p| {
-                let [ids, _, response, handler, sender, receiver] =
+                let [ids, message, response, handler, sender, receiver] =
                     crate::ir::protocol_type_names(p);
-                [ids, format!("{response}Handler"), handler, sender, receiver]
-                    .iter()
-                    .any(|generated| generated == name)
+                let session = [format!("{ids}Session"), format!("{ids}Endpoint")];
+                [
+                    ids,
+                    message,
+                    format!("{response}Handler"),
+                    response,
+                    handler,
+                ]
+                .into_iter()
+                .chain([sender, receiver])
+                .chain(session)
+                .any(|generated| generated == name)
             })
     })
 }

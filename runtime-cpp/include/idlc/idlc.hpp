@@ -16,6 +16,7 @@
 #include "int.hpp"
 #include "quaternion.hpp"
 #include "packet.hpp"
+#include "session.hpp"
 #include "status.hpp"
 #include "vlq.hpp"
 #include "wire.hpp"

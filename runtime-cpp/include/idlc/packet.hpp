@@ -3,7 +3,8 @@
 // `crc32 || payload`, the CRC-32/ISO-HDLC of the 8 little-endian bytes of the protocol id and
 // the payload; the payload is a run of items, each an open extension (a 1 bit, its length as a
 // VLQ(7), the item), ended by a 0 bit or by the end of the data. An item is a header VLQ(7)
-// (`id << 2 | tag`), the request id (VLQ(7)) of a request or response, then the message.
+// (`id << 2 | tag`), the request id (VLQ(7)) of a request or response (or a session item's
+// fields, WIRE.md "Session packets"), then the message.
 #ifndef IDLC_PACKET_HPP
 #define IDLC_PACKET_HPP
 
@@ -134,28 +135,55 @@ enum class ItemTag : std::uint8_t {
     Request = 1,
     /// The response to a request: the request id follows the header, then the `T`.
     Response = 2,
+    /// In a session packet only (wire tag 3): a message sent reliably, with its `index` in the
+    /// reliable stream (WIRE_FORMAT.md, "Session packets").
+    Reliable = 3,
+    /// In a session packet only (wire tag 3): a snapshot, in full (`age` 0) or as a delta
+    /// against the snapshot of the same id `age` sequences before, `ticks` ticks older.
+    Snapshot = 4,
 };
 
-/// An item's kind and, for a request or response, its request id (Rust's `ItemKind`).
+/// An item's kind and, for a request or response, its request id (Rust's `ItemKind`); for a
+/// session item, its reliable index or its snapshot's age and ticks.
 struct ItemKind {
-    /// Message, request or response.
+    /// Message, request, response, or a session item.
     ItemTag tag = ItemTag::Message;
     /// The request id (0 for a message).
     RequestId request = 0;
+    /// A reliable message's index in the reliable stream (`Reliable`).
+    std::uint16_t index = 0;
+    /// Sequences back to a snapshot delta's baseline; 0 for a full state (`Snapshot`).
+    std::uint16_t age = 0;
+    /// Ticks between a snapshot delta's baseline and its state (`Snapshot`).
+    std::uint32_t ticks = 0;
 
     /// A message.
-    static constexpr ItemKind message() noexcept { return ItemKind{ItemTag::Message, 0}; }
+    static constexpr ItemKind message() noexcept { return ItemKind{ItemTag::Message, 0, 0, 0, 0}; }
     /// The call `request` of an RPC with a response.
     static constexpr ItemKind request_of(RequestId id) noexcept {
-        return ItemKind{ItemTag::Request, id};
+        return ItemKind{ItemTag::Request, id, 0, 0, 0};
     }
     /// The response to `request`.
     static constexpr ItemKind response_to(RequestId id) noexcept {
-        return ItemKind{ItemTag::Response, id};
+        return ItemKind{ItemTag::Response, id, 0, 0, 0};
     }
-    /// Same tag and request id.
+    /// The reliable message of `index` (a session item).
+    static constexpr ItemKind reliable(std::uint16_t index) noexcept {
+        return ItemKind{ItemTag::Reliable, 0, index, 0, 0};
+    }
+    /// A snapshot `age` packets and `ticks` ticks after its baseline; `age` 0 is a full state
+    /// (a session item).
+    static constexpr ItemKind snapshot(std::uint16_t age, std::uint32_t ticks) noexcept {
+        return ItemKind{ItemTag::Snapshot, 0, 0, age, age == 0 ? 0 : ticks};
+    }
+    /// The tag on the wire: the low two bits of the item's header (3 for a session item).
+    constexpr std::uint64_t wire_tag() const noexcept {
+        return tag == ItemTag::Snapshot ? 3 : static_cast<std::uint64_t>(tag);
+    }
+    /// Same tag, request id, index, age and ticks.
     friend constexpr bool operator==(ItemKind a, ItemKind b) noexcept {
-        return a.tag == b.tag && a.request == b.request;
+        return a.tag == b.tag && a.request == b.request && a.index == b.index &&
+               a.age == b.age && a.ticks == b.ticks;
     }
     /// Not `==`.
     friend constexpr bool operator!=(ItemKind a, ItemKind b) noexcept { return !(a == b); }
@@ -297,11 +325,26 @@ public:
     SendStatus push(std::uint32_t id, ItemKind kind, F&& body) {
         std::uint64_t start = writer_.bits_written();
         Status written = writer_.write_extension([&](W& w) -> Status {
-            IDLC_TRY(w.write_vlq(static_cast<std::uint64_t>(id) << 2 |
-                                     static_cast<std::uint64_t>(kind.tag),
+            IDLC_TRY(w.write_vlq(static_cast<std::uint64_t>(id) << 2 | kind.wire_tag(),
                                  DEFAULT_VLQ_GROUP_BITS));
-            if (kind.tag != ItemTag::Message) {
+            switch (kind.tag) {
+            case ItemTag::Message:
+                break;
+            case ItemTag::Request:
+            case ItemTag::Response:
                 IDLC_TRY(w.write_vlq(kind.request, DEFAULT_VLQ_GROUP_BITS));
+                break;
+            case ItemTag::Reliable:
+                IDLC_TRY(w.write_vlq(static_cast<std::uint64_t>(kind.index) << 1,
+                                     DEFAULT_VLQ_GROUP_BITS));
+                break;
+            case ItemTag::Snapshot:
+                IDLC_TRY(w.write_vlq(static_cast<std::uint64_t>(kind.age) << 1 | 1u,
+                                     DEFAULT_VLQ_GROUP_BITS));
+                if (kind.age != 0) {
+                    IDLC_TRY(w.write_vlq(kind.ticks, DEFAULT_VLQ_GROUP_BITS));
+                }
+                break;
             }
             return body(w);
         });
@@ -338,6 +381,25 @@ public:
         return framed_;
     }
 
+    /// Ends a session packet: `header` (`header_size` bytes, WIRE_FORMAT.md, "Session
+    /// packets") then the items, framed with `frame_id` (the session id of the protocol
+    /// version); starts an empty packet. The MTU counts the items only: give the writer the
+    /// packet's MTU less the header.
+    const std::vector<std::uint8_t>& finish_with_header(std::uint64_t frame_id,
+                                                        const std::uint8_t* header,
+                                                        std::size_t header_size) {
+        const std::vector<std::uint8_t>& items = writer_.finish();
+        payload_.clear();
+        payload_.reserve(header_size + items.size());
+        payload_.insert(payload_.end(), header, header + header_size);
+        payload_.insert(payload_.end(), items.begin(), items.end());
+        framed_.clear();
+        frame_into(frame_id, payload_.data(), payload_.size(), framed_);
+        writer_.clear();
+        items_ = 0;
+        return framed_;
+    }
+
     /// Drops the items added since the last `finish`.
     void clear() noexcept {
         writer_.clear();
@@ -346,6 +408,7 @@ public:
 
 private:
     W writer_;
+    std::vector<std::uint8_t> payload_;
     std::vector<std::uint8_t> framed_;
     std::uint64_t protocol_id_;
     std::size_t mtu_;
@@ -370,7 +433,16 @@ public:
         IDLC_TRY(unframe(protocol_id, packet, size, payload, payload_size));
         reader_ = R(payload, payload_size);
         done_ = false;
+        session_ = false;
         return Status{};
+    }
+
+    /// Starts reading the items of a session packet: `items` is the payload after the session
+    /// header (already unframed); session items (reliable messages, snapshots) are read too.
+    void open_session_items(const std::uint8_t* items, std::size_t size) {
+        reader_ = R(items, size);
+        done_ = false;
+        session_ = true;
     }
 
     /// Reads the next item: `item(const ItemHeader&, R&) -> Status` gets its header and a
@@ -408,7 +480,9 @@ private:
             ItemHeader h;
             h.id = static_cast<std::uint32_t>(header >> 2);
             std::uint64_t tag = header & 3u;
-            if (tag != 0) {
+            if (tag == 3 && session_) {
+                IDLC_TRY(read_session_fields(r, h.kind));
+            } else if (tag != 0) {
                 std::uint64_t request_at = r.bits_read();
                 std::uint64_t request = 0;
                 IDLC_TRY(read_vlq_length(r, request));
@@ -416,7 +490,7 @@ private:
                     return Status::error(ErrorKind::ValueOutOfRange, request_at);
                 }
                 h.kind = ItemKind{tag == 1 ? ItemTag::Request : ItemTag::Response,
-                                  static_cast<RequestId>(request)};
+                                  static_cast<RequestId>(request), 0, 0, 0};
             }
             return item(static_cast<const ItemHeader&>(h), r);
         }));
@@ -428,8 +502,34 @@ private:
         return Status{};
     }
 
+    /// What follows the header of a session item (tag 3): `x`, then the ticks of a delta.
+    static Status read_session_fields(R& r, ItemKind& kind) {
+        std::uint64_t at = r.bits_read();
+        std::uint64_t x = 0;
+        IDLC_TRY(read_vlq_length(r, x));
+        if ((x >> 1) > 0xFFFFu) {
+            return Status::error(ErrorKind::ValueOutOfRange, at);
+        }
+        std::uint16_t number = static_cast<std::uint16_t>(x >> 1);
+        if ((x & 1u) == 0) {
+            kind = ItemKind::reliable(number);
+            return Status{};
+        }
+        std::uint64_t ticks = 0;
+        if (number != 0) {
+            IDLC_TRY(read_vlq_length(r, ticks));
+            if (ticks > 0xFFFFFFFFull) {
+                return Status::error(ErrorKind::ValueOutOfRange, at);
+            }
+        }
+        kind = ItemKind::snapshot(number, static_cast<std::uint32_t>(ticks));
+        return Status{};
+    }
+
     R reader_;
     bool done_ = true;
+    /// Items of tag 3 (session items) are read, not refused.
+    bool session_ = false;
 };
 
 /// What a generated receiver's `dispatch` did with one packet.

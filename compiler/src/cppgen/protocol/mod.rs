@@ -2,7 +2,10 @@
 //! "Protocols"): a struct of its ids and per-encoding version ids, and per the side's role an
 //! abstract handler class with one virtual method per entry and a receiver whose `dispatch`
 //! calls it (receiving), a sender with one stub per entry and a response handler class for the
-//! answers of its requests (sending). The packet layer is the runtime's `idlc/packet.hpp`.
+//! answers of its requests (sending). The packet layer is the runtime's `idlc/packet.hpp`; what a
+//! session endpoint needs of the protocol is session.rs's.
+
+mod session;
 
 use std::fmt::Write as _;
 
@@ -35,6 +38,9 @@ struct Entry {
     segment: usize,
     /// An RPC's parameters when its one-by-one stub exists.
     params: Option<Vec<Param>>,
+    /// A snapshot (a MESSAGE whose one field is of a PUBLISHABLE_STRUCT type): the field's C++
+    /// name and its struct's.
+    snapshot: Option<(String, String)>,
 }
 
 /// A parameter of an RPC's one-by-one stub: the member's name, its C++ type, and whether it is
@@ -69,6 +75,12 @@ struct Names {
     sender: String,
     receiver: String,
     responses: String,
+    /// The session's names: the message and response variants, the session struct and the
+    /// endpoint alias.
+    message: String,
+    response: String,
+    session: String,
+    endpoint: String,
 }
 
 /// Writes everything generated for `protocol` on this side to `out` (after every codec).
@@ -83,14 +95,18 @@ pub(super) fn protocol(
         .get(&protocol.name)
         .copied()
         .unwrap_or(ProtocolRole::Both);
-    let [ids, _, response, handler, sender, receiver] =
+    let [ids, message, response, handler, sender, receiver] =
         crate::ir::protocol_type_names(&protocol.name);
     let names = Names {
+        session: format!("{ids}Session"),
+        endpoint: format!("{ids}Endpoint"),
         ids,
         handler,
         sender,
         receiver,
         responses: format!("{response}Handler"),
+        message,
+        response,
     };
     check_clashes(ir, protocol, &names)?;
     let entries = entries(ir, protocol)?;
@@ -115,6 +131,7 @@ pub(super) fn protocol(
         }
         sender_class(out, protocol, &names, &entries, &streams);
     }
+    session::session_items(out, ir, protocol, &names, &entries, role);
     Ok(())
 }
 
@@ -125,6 +142,10 @@ fn check_clashes(ir: &Ir, protocol: &ProtocolDef, names: &Names) -> Result<(), C
         &names.sender,
         &names.receiver,
         &names.responses,
+        &names.message,
+        &names.response,
+        &names.session,
+        &names.endpoint,
     ];
     let taken = ir
         .mapping
@@ -153,6 +174,9 @@ fn entries(ir: &Ir, protocol: &ProtocolDef) -> Result<Vec<Entry>, CodegenError> 
             Some((response, value)) => Some((response.rust_name.clone(), cpp_type(&value.ty)?)),
             None => None,
         };
+        let snapshot = view
+            .snapshot
+            .map(|(field, state)| (field.rust_name.clone(), state.rust_name.clone()));
         let (idl_name, what, mapping) = (view.name.to_string(), view.what, view.sent);
         let is_message = matches!(entry.kind, EntryKind::Message(_));
         let snake = idl_name.to_snake_case();
@@ -196,6 +220,7 @@ fn entries(ir: &Ir, protocol: &ProtocolDef) -> Result<Vec<Entry>, CodegenError> 
             response,
             segment: entry.segment,
             params,
+            snapshot,
         });
     }
     Ok(out)
@@ -662,17 +687,26 @@ fn sender_stubs(out: &mut String, ids: &str, e: &Entry) {
     let Some(params) = &e.params else {
         return;
     };
+    // The local struct and the request out-parameter take names no parameter has.
+    let free = |base: &str| {
+        let mut name = base.to_string();
+        while params.iter().any(|(p, _, _)| *p == name) {
+            name.push('_');
+        }
+        name
+    };
+    let (call, request) = (free("call"), free("request"));
     let mut list: Vec<String> = params
         .iter()
         .map(|(name, ty, _)| format!("{ty} {name}"))
         .collect();
     if e.response.is_some() {
-        list.push("idlc::RequestId& request".to_string());
+        list.push(format!("idlc::RequestId& {request}"));
     }
     writeln!(
         out,
         "    /// Calls `{}` with its parameters: `{struct_method}` of a `{ty}`.\n    \
-         idlc::SendStatus {}({}) {{\n        {ty} call;",
+         idlc::SendStatus {}({}) {{\n        {ty} {call};",
         e.idl_name,
         e.method,
         list.join(", ")
@@ -680,19 +714,19 @@ fn sender_stubs(out: &mut String, ids: &str, e: &Entry) {
     .unwrap();
     for (name, _, scalar) in params {
         if *scalar {
-            writeln!(out, "        call.{name} = {name};").unwrap();
+            writeln!(out, "        {call}.{name} = {name};").unwrap();
         } else {
-            writeln!(out, "        call.{name} = std::move({name});").unwrap();
+            writeln!(out, "        {call}.{name} = std::move({name});").unwrap();
         }
     }
     let request = if e.response.is_some() {
-        ", request"
+        format!(", {request}")
     } else {
-        ""
+        String::new()
     };
     writeln!(
         out,
-        "        return {struct_method}(call{request});\n    }}\n"
+        "        return {struct_method}({call}{request});\n    }}\n"
     )
     .unwrap();
 }

@@ -1,0 +1,504 @@
+//! Sessions between Rust and C++ (docs/CPP.md, "Sessions"): the generated C++ `Endpoint`s of
+//! schemas/versions/match_v2.idl, driven by tests/cpp/session_driver.cpp, against the generated
+//! Rust ones, driven here by the same script. A seeded link loses, duplicates and delays whole
+//! packets; a client sends inputs (some reliable), buys and emotes (RPCs), a server sends the
+//! World as a snapshot every tick, reliable chat lines and pings (RPCs): every packet (hex),
+//! every delivery and every verdict must be the same text in both languages, line by line. Then
+//! hostile packets (replays, random bytes, bits flipped before and after the CRC) get the same
+//! verdicts from the C++ server as from the Rust one. The driver is built once per compiler:
+//! g++ at -O0, and clang++ at -O0 with ASan and UBSan (plain clang++ where the sanitizer
+//! runtimes do not link), both with the warnings of every C++ test as errors.
+
+mod common;
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use idlc_runtime::{Delivery, Endpoint, Received, SessionConfig, SessionError};
+use idlc_tests::match_v2 as v2;
+
+use common::cpp::{build, present};
+use common::{hex, schema};
+
+type Server = Endpoint<v2::DefaultEncoding, v2::MatchServer, v2::MatchClient>;
+type Client = Endpoint<v2::DefaultEncoding, v2::MatchClient, v2::MatchServer>;
+
+const TICK: Duration = Duration::from_millis(33);
+/// Calls, chat lines and pings go out before this tick; the link is clean from `CLEAN_FROM` on.
+const BUSY_UNTIL: u32 = 200;
+const CLEAN_FROM: u32 = 240;
+
+/// SplitMix64, as the driver draws.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn chance(&mut self, per_mille: u64) -> bool {
+        self.next() % 1000 < per_mille
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// Whole packets in flight one way: each lost, duplicated or delayed (so reordered).
+struct Wire {
+    in_flight: Vec<(u32, Vec<u8>)>,
+    loss: u64,
+}
+
+impl Wire {
+    fn send(&mut self, rng: &mut Rng, now: u32, packet: &[u8], lossy: bool) {
+        if lossy && rng.chance(self.loss) {
+            return;
+        }
+        let copies = if lossy && rng.chance(self.loss) { 2 } else { 1 };
+        for _ in 0..copies {
+            let delay = if lossy { rng.below(4) as u32 } else { 0 };
+            self.in_flight.push((now + delay, packet.to_vec()));
+        }
+    }
+
+    fn arrived(&mut self, now: u32) -> Vec<Vec<u8>> {
+        let (ready, later) = self.in_flight.drain(..).partition(|(at, _)| *at <= now);
+        self.in_flight = later;
+        ready.into_iter().map(|(_, p)| p).collect()
+    }
+}
+
+fn world(tick: u32) -> v2::World {
+    let count = 3 + (tick / 40) % 5;
+    v2::World {
+        tick,
+        units: (0..count)
+            .map(|i| v2::Unit {
+                id: i as u16,
+                x: ((tick * (i + 1)) % 2000) as i16 - 1000,
+                y: if i % 2 == 0 { 5 } else { (tick % 100) as i16 },
+                hp: ((tick / 10 + i) % 101) as u8,
+            })
+            .collect(),
+    }
+}
+
+fn text(world: &v2::World) -> String {
+    let mut out = world.tick.to_string();
+    for u in &world.units {
+        write!(out, " {},{},{},{}", u.id, u.x, u.y, u.hp).unwrap();
+    }
+    out
+}
+
+fn verdict(result: &Result<Received, SessionError>) -> String {
+    match result {
+        Ok(r) => format!("ok {} {}", r.delivered, r.skipped),
+        Err(SessionError::Decode(e)) => format!("decode {:?} {}", e.kind, e.bit_offset),
+        Err(e) => e.to_string(),
+    }
+}
+
+fn usage(out: &mut String, who: &str, u: idlc_runtime::Usage) {
+    writeln!(
+        out,
+        "{who} usage {} {} {} {} {} {} {} {}",
+        u.mirrors,
+        u.states,
+        u.pending_requests,
+        u.cached_answers,
+        u.queued_reliable,
+        u.waiting_reliable,
+        u.queued_messages,
+        u.handled_requests
+    )
+    .unwrap();
+}
+
+/// The server's handler: what it was given, as the driver prints it.
+#[derive(Default)]
+struct ServerSide {
+    out: String,
+}
+
+impl v2::MatchClientHandler for ServerSide {
+    fn input(&mut self, message: v2::Input) {
+        writeln!(self.out, "s: input {} {}", message.seq, message.dx).unwrap();
+    }
+    fn buy(&mut self, call: v2::Buy) -> u32 {
+        writeln!(self.out, "s: buy {} {}", call.call, call.item).unwrap();
+        call.call * 10
+    }
+    fn emote(&mut self, call: v2::Emote) -> bool {
+        writeln!(self.out, "s: emote {}", call.kind).unwrap();
+        call.kind.is_multiple_of(2)
+    }
+}
+
+fn server_delivery(
+    side: &mut ServerSide,
+    d: Delivery<v2::MatchClientMessage, v2::MatchServerResponse>,
+) -> Option<v2::MatchClientResponse> {
+    match d {
+        Delivery::Message(m) | Delivery::Request(m) => m.handle(side),
+        Delivery::Response(v2::MatchServerResponse::Ping { request, value }) => {
+            writeln!(side.out, "s: pong {request} {value}").unwrap();
+            None
+        }
+        Delivery::Snapshot { .. } => None,
+    }
+}
+
+fn client_delivery(
+    out: &mut String,
+    d: Delivery<v2::MatchServerMessage, v2::MatchClientResponse>,
+) -> Option<v2::MatchServerResponse> {
+    match d {
+        Delivery::Snapshot {
+            sequence,
+            message: v2::MatchServerMessage::Snapshot(s),
+        } => writeln!(out, "c: snapshot {sequence} {}", text(&s.world)).unwrap(),
+        Delivery::Response(v2::MatchClientResponse::Buy { request, value }) => {
+            writeln!(out, "c: bought {request} {value}").unwrap();
+        }
+        Delivery::Response(v2::MatchClientResponse::Emote { request, value }) => {
+            writeln!(out, "c: emoted {request} {}", i32::from(value)).unwrap();
+        }
+        Delivery::Message(v2::MatchServerMessage::Chat(c)) => {
+            writeln!(out, "c: chat {} {}", c.line, c.text).unwrap();
+        }
+        Delivery::Request(v2::MatchServerMessage::Ping { request, call }) => {
+            writeln!(out, "c: ping {}", call.nonce).unwrap();
+            return Some(v2::MatchServerResponse::Ping {
+                request,
+                value: call.nonce + 1,
+            });
+        }
+        _ => {}
+    }
+    None
+}
+
+/// The script of the driver's `play`, through the Rust endpoints: its output.
+fn play(seed: u64, loss: u64, ticks: u32) -> String {
+    let mut rng = Rng(seed);
+    let mut client = Client::newest(SessionConfig::default());
+    let mut server = Server::newest(SessionConfig::default());
+    let mut side = ServerSide::default();
+    let mut up = Wire {
+        in_flight: Vec::new(),
+        loss,
+    };
+    let mut down = Wire {
+        in_flight: Vec::new(),
+        loss,
+    };
+    for tick in 0..ticks {
+        let now = TICK * tick;
+        let lossy = tick < CLEAN_FROM;
+        writeln!(side.out, "tick {tick}").unwrap();
+        client
+            .send(v2::MatchClientMessage::Input(v2::Input {
+                seq: tick,
+                dx: 1,
+            }))
+            .unwrap();
+        if tick % 5 == 0 && tick < BUSY_UNTIL {
+            let call = v2::Buy {
+                call: tick,
+                item: 3,
+            };
+            let request = client
+                .send(v2::MatchClientMessage::Buy { request: 0, call })
+                .unwrap();
+            writeln!(side.out, "c: request {}", request.unwrap()).unwrap();
+        }
+        if tick % 9 == 0 && tick < BUSY_UNTIL {
+            let call = v2::Emote {
+                kind: (tick % 4) as u8,
+            };
+            client
+                .send(v2::MatchClientMessage::Emote { request: 0, call })
+                .unwrap();
+        }
+        if tick % 7 == 0 && tick < BUSY_UNTIL {
+            let input = v2::Input {
+                seq: 1000 + tick,
+                dx: -1,
+            };
+            client
+                .send_reliable(v2::MatchClientMessage::Input(input))
+                .unwrap();
+        }
+        for packet in client.flush(now).packets {
+            writeln!(side.out, "c> {}", hex(&packet)).unwrap();
+            up.send(&mut rng, tick, &packet, lossy);
+        }
+        for packet in up.arrived(tick) {
+            let result = server.receive(now, &packet, |d| server_delivery(&mut side, d));
+            writeln!(side.out, "s< {}", verdict(&result)).unwrap();
+        }
+        let state = v2::Snapshot { world: world(tick) };
+        server
+            .send_snapshot(tick, v2::MatchServerMessage::Snapshot(state))
+            .unwrap();
+        if tick % 10 == 0 && tick < BUSY_UNTIL {
+            let chat = v2::Chat {
+                line: tick / 10,
+                text: "gg".into(),
+            };
+            server
+                .send_reliable(v2::MatchServerMessage::Chat(chat))
+                .unwrap();
+        }
+        if tick % 13 == 0 && tick < BUSY_UNTIL {
+            let call = v2::Ping { nonce: tick };
+            server
+                .send(v2::MatchServerMessage::Ping { request: 0, call })
+                .unwrap();
+        }
+        let flushed = server.flush(now);
+        for id in flushed.left_out {
+            writeln!(side.out, "s: left out {id}").unwrap();
+        }
+        for packet in flushed.packets {
+            writeln!(side.out, "s> {}", hex(&packet)).unwrap();
+            down.send(&mut rng, tick, &packet, lossy);
+        }
+        for packet in down.arrived(tick) {
+            let result = client.receive(now, &packet, |d| client_delivery(&mut side.out, d));
+            writeln!(side.out, "c< {}", verdict(&result)).unwrap();
+        }
+        if tick % 50 == 49 {
+            usage(&mut side.out, "c", client.usage());
+            usage(&mut side.out, "s", server.usage());
+        }
+    }
+    writeln!(
+        side.out,
+        "silent {} {}",
+        i32::from(client.is_silent(TICK * ticks)),
+        i32::from(server.is_silent(Duration::from_secs(3600)))
+    )
+    .unwrap();
+    side.out
+}
+
+/// The script of the driver's `hostile`, through a Rust server: its output.
+fn hostile(seed: u64) -> String {
+    let mut rng = Rng(seed);
+    let mut client = Client::newest(SessionConfig::default());
+    let mut server = Server::newest(SessionConfig::default());
+    let mut side = ServerSide::default();
+    let mut good: Vec<Vec<u8>> = Vec::new();
+    for tick in 0..20u32 {
+        let call = v2::Buy {
+            call: tick,
+            item: 1,
+        };
+        client
+            .send(v2::MatchClientMessage::Buy { request: 0, call })
+            .unwrap();
+        if tick % 3 == 0 {
+            let input = v2::Input { seq: tick, dx: 2 };
+            client
+                .send_reliable(v2::MatchClientMessage::Input(input))
+                .unwrap();
+        }
+        good.extend(client.flush(TICK * tick).packets);
+    }
+    let mut feed = |side: &mut ServerSide, packet: &[u8]| {
+        let result = server.receive(Duration::ZERO, packet, |d| server_delivery(side, d));
+        writeln!(side.out, "h {}", verdict(&result)).unwrap();
+    };
+    for _ in 0..2 {
+        for packet in &good {
+            feed(&mut side, packet);
+        }
+    }
+    let version = *<v2::MatchClient as idlc_runtime::Protocol<v2::DefaultEncoding>>::VERSIONS
+        .last()
+        .unwrap();
+    for round in 0..3000usize {
+        let packet = if round % 2 == 0 {
+            let size = rng.below(40);
+            (0..size).map(|_| rng.next() as u8).collect()
+        } else if round % 4 == 1 {
+            let mut p = good[round % good.len()].clone();
+            let at = rng.below(p.len() as u64) as usize;
+            p[at] ^= 1 << rng.below(8);
+            p
+        } else {
+            let mut payload = good[round % good.len()][4..].to_vec();
+            let flips = 1 + rng.below(3);
+            for _ in 0..flips {
+                if payload.is_empty() {
+                    break;
+                }
+                let at = rng.below(payload.len() as u64) as usize;
+                payload[at] ^= 1 << rng.below(8);
+            }
+            idlc_runtime::frame(idlc_runtime::session_id(version), &payload)
+        };
+        feed(&mut side, &packet);
+    }
+    usage(&mut side.out, "h", server.usage());
+    side.out
+}
+
+fn work_dir() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cpp_sessions");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The C++ header of match_v2 (schemas/versions/match.cpp.map), written to the rig's directory.
+fn header(dir: &Path) {
+    let compilation = common::compiled(
+        &[schema("versions/match_v2.idl")],
+        &[schema("versions/match.enc")],
+        Some(("Cpp", schema("versions/match.cpp.map"))),
+    );
+    let text = idlc::cppgen::generate_header(&compilation.ir, "match_v2").unwrap();
+    std::fs::write(dir.join("match_v2.hpp"), text).unwrap();
+}
+
+/// A built driver: its name (compiler and flags) and binary.
+struct Driver {
+    name: String,
+    binary: PathBuf,
+}
+
+impl Driver {
+    fn run(&self, args: &[&str]) -> String {
+        let output = Command::new(&self.binary).args(args).output().unwrap();
+        assert!(
+            output.status.success(),
+            "{} {args:?}: {}\n{}",
+            self.name,
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8(output.stdout).unwrap()
+    }
+}
+
+/// The driver built by g++ at -O0, and by clang++ at -O0 with ASan and UBSan (plain where the
+/// sanitizers do not link), in parallel, once per test process; empty without a compiler.
+fn drivers() -> &'static [Driver] {
+    static DRIVERS: OnceLock<Vec<Driver>> = OnceLock::new();
+    DRIVERS.get_or_init(|| {
+        let dir = work_dir();
+        header(&dir);
+        let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("cpp/session_driver.cpp");
+        let sanitized = [
+            "-O0",
+            "-gline-tables-only",
+            "-fsanitize=address,undefined",
+            "-fno-sanitize-recover=all",
+        ];
+        let builds: Vec<(&str, &[&str])> = [("g++", &["-O0"][..]), ("clang++", &sanitized[..])]
+            .into_iter()
+            .filter(|(compiler, _)| present(compiler))
+            .collect();
+        std::thread::scope(|scope| {
+            let threads: Vec<_> = builds
+                .iter()
+                .map(|&(compiler, flags)| {
+                    let (dir, source) = (&dir, &source);
+                    scope.spawn(move || {
+                        let binary = dir.join(format!("session_driver_{}", compiler.replace('+', "p")));
+                        let name = format!("{compiler} {}", flags.join(" "));
+                        match build(compiler, flags, dir, &[source], &binary) {
+                            Ok(()) => Driver { name, binary },
+                            Err(e) if compiler == "clang++" => {
+                                eprintln!("the sanitizers do not link here, clang++ builds without them: {e}");
+                                build(compiler, &["-O0"], dir, &[source], &binary)
+                                    .unwrap_or_else(|e| panic!("{e}"));
+                                Driver { name: "clang++ -O0".into(), binary }
+                            }
+                            Err(e) => panic!("{e}"),
+                        }
+                    })
+                })
+                .collect();
+            threads.into_iter().map(|t| t.join().unwrap()).collect()
+        })
+    })
+}
+
+/// The first line where two outputs differ, with its number, for a readable failure.
+fn assert_same(driver: &Driver, what: &str, cpp: &str, rust: &str) {
+    for (n, (c, r)) in cpp.lines().zip(rust.lines()).enumerate() {
+        assert_eq!(c, r, "{}: {what}, line {}", driver.name, n + 1);
+    }
+    assert_eq!(
+        cpp.lines().count(),
+        rust.lines().count(),
+        "{}: {what}",
+        driver.name
+    );
+}
+
+#[test]
+fn cpp_and_rust_sessions_send_the_same_bytes_over_a_bad_network() {
+    if drivers().is_empty() {
+        eprintln!("no g++ or clang++: skipped");
+        return;
+    }
+    for (seed, loss, ticks) in [(32u64, 100u64, 300u32), (5, 250, 260), (9, 0, 60)] {
+        let rust = play(seed, loss, ticks);
+        // Every state the client decoded; every buy answered.
+        assert!(rust.contains("c: snapshot"), "seed {seed}");
+        assert!(
+            rust.contains("c: bought") && rust.contains("s: pong"),
+            "seed {seed}"
+        );
+        let args = [seed.to_string(), loss.to_string(), ticks.to_string()];
+        for driver in drivers() {
+            let cpp = driver.run(&["play", &args[0], &args[1], &args[2]]);
+            assert_same(driver, &format!("play {args:?}"), &cpp, &rust);
+        }
+    }
+}
+
+#[test]
+fn hostile_packets_get_the_same_verdicts_in_cpp_as_in_rust() {
+    if drivers().is_empty() {
+        eprintln!("no g++ or clang++: skipped");
+        return;
+    }
+    let rust = hostile(7);
+    assert!(rust.contains("h decode CrcMismatch") && rust.contains("was received already"));
+    for driver in drivers() {
+        let cpp = driver.run(&["hostile", "7"]);
+        assert_same(driver, "hostile 7", &cpp, &rust);
+    }
+}
+
+/// The generated session code, reviewed: MatchServer's and MatchClient's of match_v2.
+#[test]
+fn the_session_code_reads_well() {
+    let compilation = common::compiled(
+        &[schema("versions/match_v2.idl")],
+        &[schema("versions/match.enc")],
+        Some(("Cpp", schema("versions/match.cpp.map"))),
+    );
+    let header = idlc::cppgen::generate_header(&compilation.ir, "match_v2").unwrap();
+    let sessions: Vec<&str> = header
+        .split("/// A message or call of the protocol")
+        .skip(1)
+        .map(|part| part.split("/// The protocol `").next().unwrap_or(part))
+        .collect();
+    assert_eq!(sessions.len(), 2);
+    insta::assert_snapshot!("match_v2_sessions_hpp", sessions.join("\n// ...\n"));
+}
