@@ -100,7 +100,6 @@ fn build_cpp_client() -> Option<PathBuf> {
     let idl = [
         seed.join("character.idl"),
         schemas.join("item.idl"),
-        schemas.join("world.idl"),
         schemas.join("arena_udp.idl"),
     ];
     let mut inputs = vec![root.join("tests/cpp/arena_client.cpp")];
