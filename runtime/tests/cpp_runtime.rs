@@ -1605,17 +1605,27 @@ fn available(program: &str) -> bool {
         .is_ok_and(|s| s.success())
 }
 
+/// The files under `dir`, its subdirectories' (idlc/session/) included.
+fn headers(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.is_dir() {
+            files.extend(headers(&path)?);
+        } else {
+            files.push(path);
+        }
+    }
+    Ok(files)
+}
+
 /// Compiles the driver with `compiler` and `flags` (cached by the sources and flags), or says
 /// why it could not.
 fn build(compiler: &str, flags: &[&str]) -> Result<PathBuf, String> {
     let root = cpp_root();
     let mut hasher = DefaultHasher::new();
     (compiler, flags).hash(&mut hasher);
-    let mut sources: Vec<PathBuf> = std::fs::read_dir(root.join("include/idlc"))
-        .map_err(|e| e.to_string())?
-        .map(|entry| entry.map(|e| e.path()))
-        .collect::<Result<_, _>>()
-        .map_err(|e| e.to_string())?;
+    let mut sources = headers(&root.join("include/idlc")).map_err(|e| e.to_string())?;
     sources.push(root.join("tests/driver.cpp"));
     sources.sort();
     for source in &sources {
