@@ -1605,7 +1605,7 @@ fn available(program: &str) -> bool {
         .is_ok_and(|s| s.success())
 }
 
-/// The files under `dir`, its folders' included (idlc/session/).
+/// The files under `dir`, its subdirectories' (idlc/session/) included.
 fn headers(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     for entry in std::fs::read_dir(dir)? {
