@@ -306,3 +306,114 @@ fn plain_packets_show_every_field_as_idlc_decode_does() {
     check_in_tshark("plain", &first, true);
     check_in_tshark("plain_e2", &second, true);
 }
+
+/// The session packets of schemas/versions/match_v2.idl (MatchBits) that generated endpoints
+/// send each other for a few ticks (as tests/tests/protocols/sessions.rs drives them): full
+/// snapshots and deltas, reliable chat, requests and responses both ways.
+fn session_scenarios() -> Vec<Scenario> {
+    use idlc_runtime::{Delivery, Endpoint, SessionConfig};
+    use idlc_tests::match_v2 as m;
+    type Server = Endpoint<m::DefaultEncoding, m::MatchServer, m::MatchClient>;
+    type Client = Endpoint<m::DefaultEncoding, m::MatchClient, m::MatchServer>;
+    let ir = compile(
+        &[schema("versions/match_v2.idl")],
+        &[schema("versions/match.enc")],
+    );
+    let mut to_client = Scenario::new(ir.clone(), "MatchBits", "MatchServer", 41010);
+    let mut to_server = Scenario::new(ir, "MatchBits", "MatchClient", 41011);
+    let mut server = Server::newest(SessionConfig::default());
+    let mut client = Client::newest(SessionConfig::default());
+    let now = std::time::Duration::ZERO;
+    for tick in 0..8u32 {
+        let units = (0..tick % 3 + 1)
+            .map(|id| m::Unit {
+                id: id as u16,
+                x: (tick * 7) as i16 - 20,
+                y: -3,
+                hp: 50 + id as u8,
+            })
+            .collect();
+        let world = m::World { tick, units };
+        let snapshot = m::MatchServerMessage::Snapshot(m::Snapshot { world });
+        server.send_snapshot(tick, snapshot).unwrap();
+        if tick % 3 == 0 {
+            let chat = m::Chat {
+                line: tick,
+                text: format!("tick {tick}"),
+            };
+            server
+                .send_reliable(m::MatchServerMessage::Chat(chat))
+                .unwrap();
+        }
+        if tick == 1 {
+            let call = m::Ping { nonce: 9 };
+            server
+                .send(m::MatchServerMessage::Ping { request: 0, call })
+                .unwrap();
+        }
+        for packet in server.flush(now).packets {
+            let _ = client.receive(now, &packet, |d| match d {
+                Delivery::Request(m::MatchServerMessage::Ping { request, call }) => {
+                    Some(m::MatchServerResponse::Ping {
+                        request,
+                        value: call.nonce + 1,
+                    })
+                }
+                _ => None,
+            });
+            to_client.packets.push(packet);
+        }
+        let input = m::Input {
+            seq: tick,
+            dx: tick as i8 - 4,
+        };
+        client.send(m::MatchClientMessage::Input(input)).unwrap();
+        if tick % 4 == 2 {
+            let call = m::Buy {
+                call: tick,
+                item: 3,
+            };
+            client
+                .send(m::MatchClientMessage::Buy { request: 0, call })
+                .unwrap();
+        }
+        for packet in client.flush(now).packets {
+            let _ = server.receive(now, &packet, |d| match d {
+                Delivery::Request(m::MatchClientMessage::Buy { request, call }) => {
+                    Some(m::MatchClientResponse::Buy {
+                        request,
+                        value: call.call * 10,
+                    })
+                }
+                _ => None,
+            });
+            to_server.packets.push(packet);
+        }
+    }
+    vec![to_client, to_server]
+}
+
+/// Session packets: the session header, every item (reliable messages with their index,
+/// snapshots in full and as deltas with their age and ticks, requests, responses) as
+/// `idlc decode` shows them.
+#[test]
+fn session_packets_show_their_header_and_items() {
+    let scenarios = session_scenarios();
+    let kinds: Vec<String> = scenarios[0]
+        .packets
+        .iter()
+        .filter_map(|p| scenarios[0].expected(p).ok())
+        .flat_map(|json| json["items"].as_array().cloned().unwrap_or_default())
+        .filter_map(|item| item["kind"].as_str().map(str::to_string))
+        .collect();
+    for kind in [
+        "snapshot",
+        "snapshot delta",
+        "reliable message",
+        "request",
+        "response",
+    ] {
+        assert!(kinds.iter().any(|k| k == kind), "no {kind} in {kinds:?}");
+    }
+    check_in_tshark("sessions", &scenarios, true);
+}
