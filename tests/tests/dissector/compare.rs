@@ -72,7 +72,7 @@ fn value(node: &Node, want: &Json, path: &str, out: &mut Vec<String>) {
             let enumerator = show
                 .rsplit_once(" (")
                 .is_some_and(|(name, index)| name == s && index.ends_with(')'));
-            if show != s && !enumerator {
+            if show != s && show != escaped(s) && !enumerator {
                 differs();
             }
         }
@@ -119,6 +119,27 @@ fn value(node: &Node, want: &Json, path: &str, out: &mut Vec<String>) {
             }
         }
     }
+}
+
+/// `text` as Wireshark shows a string: control characters escaped (`\n`, `\x5`).
+fn escaped(text: &str) -> String {
+    let mut out = String::new();
+    for c in text.chars() {
+        match c {
+            '\x07' => out.push_str("\\a"),
+            '\x08' => out.push_str("\\b"),
+            '\x0c' => out.push_str("\\f"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\x0b' => out.push_str("\\v"),
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                out.push_str(&format!("\\x{:x}", c as u32));
+            }
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 fn close(got: f64, want: f64) -> bool {
