@@ -477,3 +477,73 @@ fn hostile_payloads_are_malformed_exactly_when_idlc_decode_rejects_them() {
         "{accepted} accepted, {rejected} rejected"
     );
 }
+
+/// The script is deterministic and readable: match_v2's MatchServer, whole.
+#[test]
+fn generated_script_snapshot() {
+    let ir = compile(
+        &[schema("versions/match_v2.idl")],
+        &[schema("versions/match.enc")],
+    );
+    let options = Options {
+        protocol: "MatchServer".to_string(),
+        encoding: None,
+        port: Some(41010),
+    };
+    let lua = dissector::generate(&ir, &options).expect("a script");
+    assert_eq!(dissector::generate(&ir, &options).expect("a script"), lua);
+    insta::assert_snapshot!("dissector_match_server", lua);
+}
+
+/// What the dissector cannot read yet is refused with E0701, at the declaration: a
+/// BYTESTREAM encoding, a QUATERNION; and an unknown protocol is a usage error.
+#[test]
+fn refusals_are_diagnostics() {
+    let compilation = common::compiled(&[schema("arena.idl")], &[schema("arena_s2s.enc")], None);
+    let options = Options {
+        protocol: "ArenaServerToClient".to_string(),
+        encoding: None,
+        port: None,
+    };
+    match dissector::generate(&compilation.ir, &options) {
+        Err(dissector::Error::Refused(diagnostics)) => {
+            let text = compilation.sources.render_plain(&diagnostics);
+            assert!(
+                text.contains("E0701") && text.contains("BYTESTREAM"),
+                "{text}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    let idl = temp_dir("refusals").join("turn.idl");
+    std::fs::write(
+        &idl,
+        "PROTOCOL Turns {\n  MESSAGE Turn {\n    QUATERNION q;\n  }\n}\n",
+    )
+    .expect("written");
+    let compilation = common::compiled(&[idl], &[], None);
+    let options = Options {
+        protocol: "Turns".to_string(),
+        encoding: None,
+        port: None,
+    };
+    match dissector::generate(&compilation.ir, &options) {
+        Err(dissector::Error::Refused(diagnostics)) => {
+            let text = compilation.sources.render_plain(&diagnostics);
+            assert!(
+                text.contains("E0701") && text.contains("QUATERNION"),
+                "{text}"
+            );
+            assert!(text.contains("QUATERNION q;"), "{text}");
+        }
+        other => panic!("{other:?}"),
+    }
+    let options = Options {
+        protocol: "Nope".to_string(),
+        ..Options::default()
+    };
+    assert!(matches!(
+        dissector::generate(&compilation.ir, &options),
+        Err(dissector::Error::Usage(_))
+    ));
+}
