@@ -25,6 +25,7 @@ pub mod compat;
 pub mod config;
 pub mod cppgen;
 pub mod diagnostics;
+pub mod dissector;
 pub mod fmt;
 pub mod front;
 pub mod interpret;

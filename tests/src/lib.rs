@@ -17,6 +17,7 @@ pub mod compat_cross;
 pub mod cpp;
 pub mod cubes_data;
 pub mod mk48_data;
+pub mod pcap;
 pub mod session_bytes;
 pub mod simulation;
 

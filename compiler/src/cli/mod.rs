@@ -8,6 +8,7 @@ pub mod check;
 pub mod compat;
 pub mod data;
 pub mod decode;
+pub mod dissector;
 pub mod encode;
 pub mod fmt;
 pub mod r#gen;
@@ -60,6 +61,8 @@ pub enum Command {
     Encode(encode::EncodeArgs),
     /// Encode a trace of values (JSON lines) in each encoding; rank them by size.
     Measure(measure::MeasureArgs),
+    /// Write a Wireshark Lua dissector of one PROTOCOL in one encoding.
+    Dissector(dissector::DissectorArgs),
     /// Rewrite IDL, Encoding and Mapping files in their canonical layout; `--check` for CI.
     Fmt(fmt::FmtArgs),
     /// Serve the Language Server Protocol on stdin / stdout (for editors).
@@ -106,6 +109,7 @@ pub fn run(cli: &Cli) -> Status {
         Command::Decode(args) => args.run(),
         Command::Encode(args) => args.run(),
         Command::Measure(args) => args.run(),
+        Command::Dissector(args) => args.run(),
         Command::Fmt(args) => args.run(),
         #[cfg(feature = "lsp")]
         Command::Lsp(args) => args.run(),

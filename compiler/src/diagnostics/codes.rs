@@ -2,7 +2,7 @@
 //!
 //! `E01xx`: lexing and parsing. `E02xx`: IDL resolution. `E03xx`: Encoding resolution.
 //! `E04xx`: Mapping resolution. `E05xx`: loading files. `E06xx`: check-compat (one code per
-//! rule of [`crate::compat::Rule`]). `W0xxx`: warnings.
+//! rule of [`crate::compat::Rule`]). `E07xx`: `idlc dissector`. `W0xxx`: warnings.
 
 /// Text the lexer cannot read: a stray character, an unclosed string or comment.
 pub const LEX_ERROR: &str = "E0101";
@@ -231,6 +231,10 @@ pub const COMPAT_ENUM_CHANGED: &str = "E0612";
 pub const COMPAT_WIRE_RULE_CHANGED: &str = "E0613";
 /// check-compat `removed-encoding`: an encoding of OLD is missing from NEW's encodings.
 pub const COMPAT_REMOVED_ENCODING: &str = "E0614";
+
+/// `idlc dissector`: a rule, an encoding or a name the Wireshark dissector cannot decode yet
+/// (a BYTESTREAM, QUATERNION, a length with a rule of its own, two fields with one filter name).
+pub const DISSECTOR_UNSUPPORTED: &str = "E0701";
 /// check-compat: an `// idlc:allow(name)` comment whose name is no rule.
 pub const COMPAT_UNKNOWN_ALLOW: &str = "W0601";
 /// check-compat: an `// idlc:allow(rule)` comment that acknowledges no violation.

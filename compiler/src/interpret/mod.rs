@@ -152,6 +152,23 @@ pub fn encode(
     }
 }
 
+/// Encodes `value` as the struct `type_name` into `w`, where it stands in a stream (a packet
+/// item's body: ALIGN counts from the start of the stream, as generated `encode_to` writes).
+/// `w` must be of the encoding's style.
+pub fn encode_into<W: idlc_runtime::WireWrite>(
+    ir: &Ir,
+    encoding: &str,
+    type_name: &str,
+    value: &Value,
+    w: &mut W,
+) -> Result<(), EncodeError> {
+    let ctx = Context::new(ir, encoding, type_name).map_err(|message| EncodeError {
+        path: type_name.to_string(),
+        kind: EncodeErrorKind::Schema(message),
+    })?;
+    encode::Encoder::new(&ctx).top(w, type_name, value)
+}
+
 /// Decodes the struct `type_name` of the encoding `encoding` from `bytes` (what generated
 /// `from_bytes_with` reads; whatever follows the value is ignored, as there).
 pub fn decode(
