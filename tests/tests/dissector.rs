@@ -140,7 +140,6 @@ fn plain_scenarios() -> Vec<Scenario> {
             &[
                 seed("character.idl"),
                 schema("item.idl"),
-                schema("world.idl"),
                 schema("arena_udp.idl"),
             ],
             &[seed(enc), schema(udp_enc)],
