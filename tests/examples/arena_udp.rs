@@ -6,20 +6,38 @@
 //! The code is tests/src/arena_udp/; the walkthrough docs/TUTORIAL.md.
 //!
 //! With `-- --cpp-client BINARY`, the last client is the C++ client (tests/cpp/
-//! arena_client.cpp, built as docs/CPP.md says, "The UDP demo's C++ client").
+//! arena_client.cpp, built as docs/CPP.md says, "The UDP demo's C++ client"); with
+//! `-- --pcap DIR`, the server's datagrams of each run go to a pcap file in DIR
+//! (docs/DISSECTOR.md).
 
 use std::path::PathBuf;
 
+use clap::Parser;
 use idlc_tests::arena_udp::external::run_cpp_client;
 use idlc_tests::arena_udp::{Config, Report, e1, e2};
 
+/// The UDP demo: a server and four clients over sessions, in MYENCODING1, then in MYENCODING2.
+#[derive(Parser)]
+struct Args {
+    /// The C++ client's binary (docs/CPP.md): it plays the last client.
+    #[arg(long, value_name = "BINARY")]
+    cpp_client: Option<PathBuf>,
+    /// Writes what the server received and sent to DIR/arena_udp_MYENCODING1.pcap and
+    /// DIR/arena_udp_MYENCODING2.pcap (for Wireshark and `idlc dissector`, docs/DISSECTOR.md).
+    #[arg(long, value_name = "DIR")]
+    pcap: Option<PathBuf>,
+}
+
 fn main() -> Result<(), String> {
-    let config = Config::demo();
-    let cpp_client = cpp_client_arg()?;
+    let args = Args::parse();
+    let config = Config {
+        capture: args.pcap.is_some(),
+        ..Config::demo()
+    };
     let mut failed = false;
     let mut reports = Vec::new();
     for build in ["e1", "e2"] {
-        let report = match &cpp_client {
+        let report = match &args.cpp_client {
             None if build == "e1" => e1::run(&config)?,
             None => e2::run(&config)?,
             Some(binary) => {
@@ -35,6 +53,12 @@ fn main() -> Result<(), String> {
             }
         };
         println!("{report}\n");
+        if let (Some(dir), Some(capture)) = (&args.pcap, &report.capture) {
+            let path = dir.join(format!("arena_udp_{}.pcap", report.encoding));
+            std::fs::write(&path, capture)
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            println!("wrote {}\n", path.display());
+        }
         failed |= !report.problems().is_empty();
         reports.push(report);
     }
@@ -43,21 +67,6 @@ fn main() -> Result<(), String> {
         return Err("a run did not deliver everything (see PROBLEMS above)".into());
     }
     Ok(())
-}
-
-/// The binary after `--cpp-client`, if given.
-fn cpp_client_arg() -> Result<Option<PathBuf>, String> {
-    let mut args = std::env::args().skip(1);
-    match args.next().as_deref() {
-        None => Ok(None),
-        Some("--cpp-client") => args
-            .next()
-            .map(|path| Some(PathBuf::from(path)))
-            .ok_or_else(|| "--cpp-client needs the C++ client's binary".to_string()),
-        Some(other) => Err(format!(
-            "unknown argument {other:?} (usage: arena_udp [--cpp-client BINARY])"
-        )),
-    }
 }
 
 fn summary(one: &Report, two: &Report) {

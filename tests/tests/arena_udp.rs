@@ -60,6 +60,34 @@ fn both_encodings_deliver_everything_over_a_bad_network() {
     }
 }
 
+/// With `capture`, the report holds a pcap file of every datagram the server received and
+/// sent: as many records as the server's counts say, each an Ethernet, IPv4 and UDP frame.
+#[test]
+fn the_server_captures_what_it_receives_and_sends() {
+    let config = Config {
+        capture: true,
+        ..Config::short()
+    };
+    let report = e1::run(&config).expect("a run with a capture");
+    check(&report);
+    let capture = report.capture.as_deref().expect("a capture");
+    // The classic pcap header, then per record 16 bytes and the frame (its length at 8..12).
+    assert_eq!(capture[..4], [0xd4, 0xc3, 0xb2, 0xa1], "a pcap file");
+    let (mut at, mut records) = (24, 0u32);
+    while at + 16 <= capture.len() {
+        let len = u32::from_le_bytes(capture[at + 8..at + 12].try_into().unwrap()) as usize;
+        at += 16 + len;
+        records += 1;
+    }
+    assert_eq!(at, capture.len(), "whole records");
+    let datagrams: u32 = report
+        .clients
+        .iter()
+        .map(|c| c.server.packets_sent + c.server.packets_received + c.server.packets_refused)
+        .sum();
+    assert_eq!(records, datagrams, "a record per datagram counted");
+}
+
 /// On a clean network, dead reckoning (MYENCODING2) sends fewer bytes than MYENCODING1.
 #[test]
 fn dead_reckoning_sends_less() {

@@ -78,6 +78,7 @@ pub fn run_with(
             .iter()
             .map(|e| format!("server: {e}"))
             .collect(),
+        capture: server.capture.map(|pcap| pcap.bytes().to_vec()),
     };
     for client in clients {
         let Some(id) = client.character_id else {

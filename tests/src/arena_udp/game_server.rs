@@ -13,6 +13,7 @@ use super::UseRecord;
 use crate::arena_udp::sim::{self, Body};
 use crate::arena_udp::udp::{self, Link};
 use crate::arena_udp::{Config, ServerCounts};
+use crate::pcap::Pcap;
 
 /// The encoding this build speaks.
 type E = net::DefaultEncoding;
@@ -30,6 +31,8 @@ pub(super) struct Outcome {
     pub(super) peers: Vec<PeerOutcome>,
     /// What went wrong, if anything.
     pub(super) errors: Vec<String>,
+    /// Every datagram received and sent, with `config.capture`.
+    pub(super) capture: Option<Pcap>,
 }
 
 /// One client as the server saw it.
@@ -68,6 +71,7 @@ pub(super) fn serve(socket: UdpSocket, config: &Config) -> Outcome {
             })
             .collect(),
         errors: server.errors,
+        capture: server.capture,
     }
 }
 
@@ -102,6 +106,7 @@ struct Server<'c> {
     errors: Vec<String>,
     buffer: Vec<u8>,
     link: Link,
+    capture: Option<Pcap>,
 }
 
 impl<'c> Server<'c> {
@@ -134,7 +139,15 @@ impl<'c> Server<'c> {
             errors: Vec::new(),
             buffer: vec![0; 2048],
             link: Link::new(config.network, config.seed ^ 0x5e4e),
+            capture: config.capture.then(Pcap::new),
         }
+    }
+
+    /// The server's own address.
+    fn address(&self) -> SocketAddr {
+        self.socket
+            .local_addr()
+            .unwrap_or(SocketAddr::from(([127, 0, 0, 1], 0)))
     }
 
     /// The session clock: the time since the server started.
@@ -214,6 +227,8 @@ impl<'c> Server<'c> {
     /// A packet goes to the endpoint of its address; a new address gets an endpoint in the
     /// version its first packet is framed with, while the match has room for it.
     fn on_packet(&mut self, packet: &[u8], from: SocketAddr) {
+        let address = self.address();
+        record(&mut self.capture, from, address, packet);
         let now = self.now();
         let at = match self.peers.iter().position(|p| p.address == from) {
             Some(at) => at,
@@ -308,6 +323,7 @@ impl<'c> Server<'c> {
     /// the mirror of every World sent; stops serving a client its endpoint reports silent.
     fn flush(&mut self) -> Result<(), String> {
         let now = self.now();
+        let address = self.address();
         for peer in self.peers.iter_mut().filter(|p| !p.state.timed_out) {
             if peer.endpoint.is_silent(now) {
                 peer.state.timed_out = true;
@@ -332,12 +348,20 @@ impl<'c> Server<'c> {
                 return Err(format!("snapshot {id} does not fit in a packet"));
             }
             for packet in &flushed.packets {
+                record(&mut self.capture, address, peer.address, packet);
                 self.link.send(&self.socket, packet, peer.address)?;
                 peer.state.counts.packets_sent += 1;
                 peer.state.counts.bytes_sent += packet.len() as u64;
             }
         }
         Ok(())
+    }
+}
+
+/// Adds a datagram from `from` to `to` to the capture, if one is kept (loopback: IPv4).
+fn record(capture: &mut Option<Pcap>, from: SocketAddr, to: SocketAddr, datagram: &[u8]) {
+    if let (Some(pcap), SocketAddr::V4(from), SocketAddr::V4(to)) = (capture, from, to) {
+        pcap.udp(from, to, datagram);
     }
 }
 

@@ -98,6 +98,9 @@ pub struct Config {
     pub deadline: Duration,
     /// What the network does to the datagrams.
     pub network: Network,
+    /// Whether the server keeps a capture of every datagram it receives and every one it sends
+    /// ([`Report::capture`], a pcap file's bytes).
+    pub capture: bool,
 }
 
 impl Config {
@@ -116,6 +119,7 @@ impl Config {
             join_timeout: Duration::from_secs(2),
             deadline: Duration::from_secs(8),
             network: Network::BAD,
+            capture: false,
         }
     }
 

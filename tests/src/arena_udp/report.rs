@@ -90,6 +90,9 @@ pub struct Report {
     /// What went wrong outside the joined clients (the server, a client that never joined), if
     /// anything.
     pub errors: Vec<String>,
+    /// With [`Config::capture`]: a pcap file of every datagram the server received and every
+    /// one it sent (as its endpoints built them, before the network lost or repeated any).
+    pub capture: Option<Vec<u8>>,
 }
 
 impl Report {
