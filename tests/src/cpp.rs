@@ -1,7 +1,7 @@
 //! The system's C++ compilers, as the tests that build C++ find and run them (tests/tests/common/
 //! cpp.rs, tests/tests/arena_udp.rs): every build is C++17 with every warning an error.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 /// The C++ compilers the tests build with (those on PATH).
@@ -19,6 +19,28 @@ pub fn present(compiler: &str) -> bool {
         .stderr(Stdio::null())
         .status()
         .is_ok_and(|s| s.success())
+}
+
+/// The C++ runtime's headers (runtime-cpp/include/idlc/ and its folders, idlc/session/): what
+/// a cached C++ build must be newer than.
+#[must_use]
+pub fn runtime_headers() -> Vec<PathBuf> {
+    fn walk(dir: &Path, files: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for path in entries.filter_map(|e| e.ok().map(|e| e.path())) {
+            if path.is_dir() {
+                walk(&path, files);
+            } else {
+                files.push(path);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../runtime-cpp/include/idlc");
+    walk(&root, &mut files);
+    files
 }
 
 /// Runs `compiler` with [`STRICT`], `flags`, the include paths of the runtime

@@ -151,13 +151,10 @@ fn build_cpp_client() -> Option<PathBuf> {
         return None;
     };
     let binary = dir.join("arena_client");
-    let runtime = std::fs::read_dir(root.join("runtime-cpp/include/idlc"))
-        .unwrap()
-        .map(|entry| entry.unwrap().path());
     let newest_input = inputs
         .iter()
         .cloned()
-        .chain(runtime)
+        .chain(cpp::runtime_headers())
         .chain(std::env::current_exe().ok())
         .map(|path| modified(&path))
         .max()
