@@ -215,6 +215,9 @@ int play(std::uint64_t seed, std::uint64_t loss, std::uint32_t ticks) {
         for (std::uint32_t id : flushed.left_out) {
             std::printf("s: left out %u\n", id);
         }
+        for (const auto& [id, sequence] : flushed.snapshots) {
+            std::printf("s: snapshot %u in %u\n", id, static_cast<unsigned>(sequence));
+        }
         for (const Bytes& packet : flushed.packets) {
             std::printf("s> %s\n", hex(packet).c_str());
             down.send(rng, tick, packet, lossy);

@@ -270,6 +270,9 @@ fn play(seed: u64, loss: u64, ticks: u32) -> String {
         for id in flushed.left_out {
             writeln!(side.out, "s: left out {id}").unwrap();
         }
+        for (id, sequence) in flushed.snapshots {
+            writeln!(side.out, "s: snapshot {id} in {sequence}").unwrap();
+        }
         for packet in flushed.packets {
             writeln!(side.out, "s> {}", hex(&packet)).unwrap();
             down.send(&mut rng, tick, &packet, lossy);

@@ -68,6 +68,9 @@ struct Flushed {
     /// The message ids of the snapshots left out: alone in a packet, over the MTU. The game
     /// sends a smaller state (the endpoint does not split a snapshot).
     std::vector<std::uint32_t> left_out;
+    /// The snapshots sent: each one's message id and the sequence of the packet that carries
+    /// it (`sent_snapshot` gives its mirror).
+    std::vector<std::pair<std::uint32_t, Sequence>> snapshots;
 };
 
 /// How much an endpoint holds, to check against its caps.
@@ -741,6 +744,7 @@ private:
                 }
             }
             if (pushed.ok()) {
+                build.flushed.snapshots.emplace_back(id, sequence);
                 if (mirror) {
                     mirrors_.insert(Kept<OutMessage>{sequence, id, tick, false, std::move(*mirror)});
                 }
