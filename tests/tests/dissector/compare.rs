@@ -1,5 +1,6 @@
 //! A packet's tree in tshark against `idlc decode --format json` of the same bytes: every item's
-//! header and every field's value (reals within a millionth, far inside half a step).
+//! header and every field's value (reals within a millionth, far inside half a step), a
+//! snapshot delta's as the state the receiver decoded.
 
 use serde_json::Value as Json;
 
@@ -45,7 +46,10 @@ pub fn packet(abbr: &str, tree: &Node, expected: &Json) -> Vec<String> {
 
 /// `node` shows `want` (its children for a struct or a list).
 fn value(node: &Node, want: &Json, path: &str, out: &mut Vec<String>) {
+    // A field of a segment not sent shows its DEFAULT, a field a delta did not send the
+    // baseline's value: both marked.
     let show = node.show.strip_suffix(" (default)").unwrap_or(&node.show);
+    let show = show.strip_suffix(" (unchanged)").unwrap_or(show);
     let mut differs = || out.push(format!("{path}: shows {show:?}, want {want}"));
     match want {
         Json::Null => {
