@@ -786,89 +786,136 @@ fn feed_packet(
         .to_vec()
 }
 
-/// The worlds of [`worlds`] as `WorldFeed` snapshots in MYENCODING1. Generated code writes the
-/// deltas (`encode_delta_to`) and reads them (`from_delta_bytes`): each delta's expected state
-/// is the receiver's, as idlc decode shows its full form.
-fn world_feed() -> Scenario {
-    use idlc_runtime::{DeltaCodec, DeltaContext};
-    use idlc_tests::arena_udp_e1_server as net;
-    type E = net::MYENCODING1;
-    let name = "MYENCODING1";
-    let mut scenario = Scenario::new(feed_ir("e1"), name, "WorldFeed", 41020);
-    let mut received: Vec<net::World> = Vec::new();
-    for (tick, (age, world)) in worlds().into_iter().enumerate() {
-        let tick = tick as u16;
-        let ctx = DeltaContext::from_ticks(u64::from(age), 1.0 / 30.0);
-        let (packet, state) = if age == 0 {
-            let bytes = world.to_bytes_with::<E>().expect("encoded");
-            let packet = feed_packet(&scenario.ir, name, tick, age, |w| {
-                idlc_runtime::Codec::<E>::encode_to(&world, w)
-            });
-            (
-                packet,
-                net::World::from_bytes_with::<E>(&bytes).expect("decoded"),
-            )
-        } else {
-            let base = &received[usize::from(tick - age)];
-            let mut mirror = None;
-            let packet = feed_packet(&scenario.ir, name, tick, age, |w| {
-                mirror = Some(world.encode_delta_to(base, &ctx, w)?);
-                Ok(())
-            });
-            let bytes = world.to_delta_bytes_with::<E>(base, &ctx).expect("encoded");
-            let state =
-                net::World::from_delta_bytes_with::<E>(base, &ctx, &bytes).expect("decoded");
-            assert_eq!(
-                mirror.as_ref(),
-                Some(&state),
-                "the mirror is the receiver's"
-            );
-            let full = state.to_bytes_with::<E>().expect("encoded");
-            let value = interpret::decode(&scenario.ir, name, "World", &full).expect("decoded");
-            let value = interpret::printable(&scenario.ir, name, "World", &value, None);
-            let json = serde_json::json!({ "world": value.to_json() });
-            scenario.states.insert(scenario.packets.len(), json);
-            (packet, state)
-        };
-        scenario.packets.push(packet);
-        received.push(state);
-    }
-    scenario
+/// The worlds of [`worlds`] as `WorldFeed` snapshots in the encoding of the generated module
+/// `$net` (`$tag`: e1 or e2, on UDP port `$port`). Generated code writes the deltas
+/// (`encode_delta_to`) and reads them (`from_delta_bytes`, elapsed `ticks / 30` s as a
+/// session's default tick): each delta's expected state is the receiver's, as idlc decode shows
+/// its full form.
+macro_rules! world_feed {
+    ($net:ident, $tag:literal, $port:literal) => {{
+        use idlc_runtime::{DeltaCodec, DeltaContext};
+        use idlc_tests::$net as net;
+        type E = net::DefaultEncoding;
+        let name = <E as idlc_runtime::Encoding>::NAME;
+        let e1 = feed_ir("e1");
+        let mut scenario = Scenario::new(feed_ir($tag), name, "WorldFeed", $port);
+        let mut received: Vec<net::World> = Vec::new();
+        for (tick, (age, world)) in worlds().into_iter().enumerate() {
+            let tick = tick as u16;
+            // The same World in this encoding's types.
+            let bytes = world
+                .to_bytes_with::<idlc_tests::arena_udp_e1_server::MYENCODING1>()
+                .expect("encoded");
+            let value = interpret::decode(&e1, "MYENCODING1", "World", &bytes).expect("decoded");
+            let bytes = interpret::encode(&scenario.ir, name, "World", &value).expect("encoded");
+            let world = net::World::from_bytes_with::<E>(&bytes).expect("decoded");
+            let ctx = DeltaContext::from_ticks(u64::from(age), 1.0 / 30.0);
+            let (packet, state) = if age == 0 {
+                let packet = feed_packet(&scenario.ir, name, tick, age, |w| {
+                    idlc_runtime::Codec::<E>::encode_to(&world, w)
+                });
+                (packet, world)
+            } else {
+                let base = &received[usize::from(tick - age)];
+                let mut mirror = None;
+                let packet = feed_packet(&scenario.ir, name, tick, age, |w| {
+                    mirror = Some(world.encode_delta_to(base, &ctx, w)?);
+                    Ok(())
+                });
+                let bytes = world.to_delta_bytes_with::<E>(base, &ctx).expect("encoded");
+                let state =
+                    net::World::from_delta_bytes_with::<E>(base, &ctx, &bytes).expect("decoded");
+                assert_eq!(mirror.as_ref(), Some(&state), "the mirror is the receiver's");
+                let full = state.to_bytes_with::<E>().expect("encoded");
+                let value = interpret::decode(&scenario.ir, name, "World", &full).expect("decoded");
+                let value = interpret::printable(&scenario.ir, name, "World", &value, None);
+                let json = serde_json::json!({ "world": value.to_json() });
+                scenario.states.insert(scenario.packets.len(), json);
+                (packet, state)
+            };
+            scenario.packets.push(packet);
+            received.push(state);
+        }
+        scenario
+    }};
 }
 
-/// The worlds of [`worlds`] as `WorldFeed` snapshots in MYENCODING2 (DEAD_RECKONING), written
-/// by the interpreter's delta encoder.
-fn world_feed_e2() -> Scenario {
-    use idlc_tests::arena_udp_e1_server as net;
-    let name = "MYENCODING2";
+/// The seed's Character alone as a session snapshot (`CharacterFeed`) in MYENCODING1_DIFF
+/// (schemas/myencoding1_diff.enc: DIFF), the first Character of [`worlds`], written by the
+/// interpreter's delta encoder.
+fn character_feed_diff() -> Scenario {
+    let feed = temp_dir("character_feed").join("feed.idl");
+    std::fs::write(
+        &feed,
+        "// The seed's Character as a session snapshot.\n\
+         PROTOCOL CharacterFeed {\n  MESSAGE CharacterState {\n    Character character;\n  }\n}\n",
+    )
+    .expect("written");
+    let ir = compile(
+        &[seed("character.idl"), schema("item.idl"), feed],
+        &[schema("myencoding1_diff.enc")],
+    );
+    let name = "MYENCODING1_DIFF";
     let e1 = feed_ir("e1");
-    let mut scenario = Scenario::new(feed_ir("e2"), name, "WorldFeed", 41021);
+    let mut scenario = Scenario::new(ir, name, "CharacterFeed", 41022);
     scenario.undecoded = true;
+    let version = version_ids(
+        &scenario.ir,
+        &scenario.ir.schema.protocols["CharacterFeed"],
+        name,
+    )[0];
     let mut mirrors: Vec<Value> = Vec::new();
     for (tick, (age, world)) in worlds().into_iter().enumerate() {
         let tick = tick as u16;
-        let bytes = world.to_bytes_with::<net::MYENCODING1>().expect("encoded");
-        let value = interpret::decode(&e1, "MYENCODING1", "World", &bytes).expect("decoded");
-        let (packet, mirror) = if age == 0 {
-            let message = Value::Struct([("world".to_string(), value.clone())].into());
-            let packet = feed_packet(&scenario.ir, name, tick, age, |w| {
-                interpret::encode_into(&scenario.ir, name, "WorldState", &message, w)
-                    .map_err(|e| panic!("{e}"))
-            });
-            (packet, value)
+        let bytes = world
+            .to_bytes_with::<idlc_tests::arena_udp_e1_server::MYENCODING1>()
+            .expect("encoded");
+        let Value::Struct(value) =
+            interpret::decode(&e1, "MYENCODING1", "World", &bytes).expect("decoded")
+        else {
+            panic!("a World");
+        };
+        let Some(Value::List(characters)) = value.get("characters") else {
+            panic!("characters");
+        };
+        let character = characters[0].clone();
+        let mut writer = PacketWriter::<Bits>::with_mtu(0, 1 << 16);
+        let kind = ItemKind::Snapshot {
+            age,
+            ticks: u32::from(age),
+        };
+        let mirror = if age == 0 {
+            let message = Value::Struct([("character".to_string(), character.clone())].into());
+            writer
+                .push(0, kind, |w| {
+                    interpret::encode_into(&scenario.ir, name, "CharacterState", &message, w)
+                        .map_err(|e| panic!("{e}"))
+                })
+                .expect("fits");
+            character
         } else {
             let base = &mirrors[usize::from(tick - age)];
-            let elapsed = f64::from(age) / 30.0;
+            let elapsed = f64::from(age) * (1.0 / 30.0);
             let (bytes, mirror) =
-                interpret::encode_delta(&scenario.ir, name, "World", &value, base, elapsed)
+                interpret::encode_delta(&scenario.ir, name, "Character", &character, base, elapsed)
                     .expect("encoded");
-            let packet = feed_packet(&scenario.ir, name, tick, age, |w| {
-                bytes
-                    .iter()
-                    .try_for_each(|&b| idlc_runtime::WireWrite::write_bits(w, u64::from(b), 8))
-            });
-            (packet, mirror)
+            writer
+                .push(0, kind, |w| {
+                    bytes
+                        .iter()
+                        .try_for_each(|&b| idlc_runtime::WireWrite::write_bits(w, u64::from(b), 8))
+                })
+                .expect("fits");
+            mirror
         };
+        let header = idlc_runtime::SessionHeader {
+            sequence: tick,
+            ack: 65535,
+            ack_bits: 0,
+        };
+        let packet = writer
+            .finish_with_header(idlc_runtime::session_id(version), &header.to_bytes())
+            .to_vec();
         scenario.packets.push(packet);
         mirrors.push(mirror);
     }
@@ -880,7 +927,7 @@ fn world_feed_e2() -> Scenario {
 /// their nested form with the Item's open end): every delta shows the receiver's state.
 #[test]
 fn snapshot_deltas_show_the_state_the_receiver_decodes() {
-    let scenario = world_feed();
+    let scenario = world_feed!(arena_udp_e1_server, "e1", 41020);
     assert!(
         scenario.states.len() >= 30,
         "{} deltas",
@@ -889,10 +936,23 @@ fn snapshot_deltas_show_the_state_the_receiver_decodes() {
     check_in_tshark("world_feed", &[scenario], true);
 }
 
-/// MYENCODING2's deltas (DEAD_RECKONING): the script cannot read them yet, so each shows as
-/// not decoded (expert info `.undecoded`, no value), never with wrong values; its full
-/// snapshots are decoded.
+/// The UDP demo's World in MYENCODING2 (DEAD_RECKONING blocks inside a DELTA block): a block
+/// not sent extrapolates its positions from the baseline's, as the receiver does.
+#[test]
+fn dead_reckoned_deltas_show_the_state_the_receiver_decodes() {
+    let scenario = world_feed!(arena_udp_e2_server, "e2", 41021);
+    assert!(
+        scenario.states.len() >= 30,
+        "{} deltas",
+        scenario.states.len()
+    );
+    check_in_tshark("world_feed_e2", &[scenario], true);
+}
+
+/// DIFF (MYENCODING1_DIFF): the script cannot read it yet, so each delta shows as not decoded
+/// (expert info `.undecoded`, no value), never with wrong values; the full snapshots are
+/// decoded.
 #[test]
 fn snapshot_deltas_it_cannot_read_show_as_not_decoded() {
-    check_in_tshark("world_feed_e2", &[world_feed_e2()], true);
+    check_in_tshark("character_feed", &[character_feed_diff()], true);
 }

@@ -50,11 +50,101 @@ local function keep(r, parent, v, bv, bn, name, field)
   kept(parent, kid_of(bn, field), r.pos)
 end
 
---- A PUBLISHABLE_STRUCT's delta under a node named after it.
-local function delta_struct(r, parent, field, name, bv, bn, nested)
+--- A PUBLISHABLE_STRUCT's delta under a node named after it, `elapsed` seconds after its
+--- baseline.
+local function delta_struct(r, parent, field, name, bv, bn, nested, elapsed)
   local n = node(parent, field, r.pos, r.pos, name)
-  local value = DELTA[name](r, n, bv, bn, nested)
+  local value = DELTA[name](r, n, bv, bn, nested, elapsed)
   n.e = r.pos
+  return value
+end
+
+-- Dead reckoning: the runtime's FixedPoint::nearest_step and dequantize and
+-- DeadReckoningAxis::extrapolate, in the same floating-point operations. A quantizer is
+-- { min, max, resolution, first, last }.
+
+local function truncate(x)
+  if x >= 0 then
+    return math.floor(x)
+  end
+  return math.ceil(x)
+end
+
+local function clamp(x, lo, hi)
+  return math.max(lo, math.min(x, hi))
+end
+
+local FAST_STEPS = 1099511627776.0
+local FAST_MARGIN = 1.0 / 1024.0
+
+--- The step nearest to `value` (FixedPoint::nearest_step).
+local function nearest_step(fp, value)
+  local min, resolution, first, last = fp[1], fp[3], fp[4], fp[5]
+  local below = math.min(last - 1.0, FAST_STEPS)
+  local guess = (value - min) * (1.0 / resolution)
+  if guess >= 1.0 and guess <= below then
+    local t = truncate(guess)
+    local fraction = guess - t
+    if math.abs(fraction - 0.5) > FAST_MARGIN then
+      if fraction > 0.5 then
+        t = t + 1
+      end
+      return clamp(t, first, last)
+    end
+  end
+  local x = (value - min) / resolution
+  if x ~= x or x <= 0 then
+    return first
+  elseif x >= last then
+    return last
+  end
+  local t = truncate(x)
+  if x - t >= 0.5 then
+    t = t + 1
+  end
+  return clamp(t, first, last)
+end
+
+local function dequantize(fp, q)
+  return math.min(fp[1] + q * fp[3], fp[2])
+end
+
+--- `x` rounded half away from zero (f64::round).
+local function round_half_away(x)
+  if math.abs(x) >= 4503599627370496.0 then
+    return x
+  end
+  local t = truncate(x)
+  local fraction = x - t
+  if fraction >= 0.5 then
+    return t + 1
+  elseif fraction <= -0.5 then
+    return t - 1
+  end
+  return t
+end
+
+--- A dead-reckoned position not sent: the baseline's `position` extrapolated with its
+--- `velocity`, `elapsed` seconds on (DeadReckoningAxis::predict_from), shown "(extrapolated)".
+local function extrapolated(r, parent, field, position, velocity, p, v, elapsed, decimals)
+  local first, last = p[4], p[5]
+  local q = clamp(nearest_step(p, position), first, last)
+  local speed = dequantize(v, nearest_step(v, velocity))
+  if speed ~= 0 then
+    local displacement = round_half_away(speed * elapsed / p[3])
+    if displacement == displacement and math.abs(displacement) ~= math.huge then
+      q = q + displacement
+      if q <= first then
+        q = first
+      elseif q >= last then
+        q = last
+      end
+    end
+  end
+  local value = dequantize(p, q)
+  local n = node(parent, field, r.pos, r.pos, string.format("%." .. decimals .. "f", value))
+  n.plain = n.text
+  n.text = n.text .. " (extrapolated)"
   return value
 end
 

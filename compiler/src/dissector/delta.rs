@@ -5,7 +5,9 @@
 //! a field sent is read and shown, a field not sent keeps the baseline's value and shows a
 //! copy of its node, marked `(unchanged)`.
 //!
-//! A delta form the script cannot read yet (a `DEAD_RECKONING` block, a field with `DIFF`, an
+//! A `DEAD_RECKONING` block not sent extrapolates its positions as the runtime's
+//! `DeadReckoningAxis` does, `elapsed` seconds (the item's ticks times the tick the user set)
+//! after the baseline. A delta form the script cannot read yet (a field with `DIFF`, an
 //! EXTEND) has no decoder: its snapshot deltas are shown as not decoded (expert info), never
 //! with wrong values.
 
@@ -14,7 +16,7 @@ use std::fmt::Write as _;
 
 use super::structs::indent;
 use super::{Generator, Refusal, lua};
-use crate::ir::plan::{DeltaStep, FieldStep, StructPlan};
+use crate::ir::plan::{DeltaStep, FieldStep, StructPlan, dead_reckoning_fields};
 use crate::ir::{EntryKind, ProtocolEntry, StructDef, StructKind, Type, WireRule};
 
 impl Generator<'_> {
@@ -61,8 +63,9 @@ impl Generator<'_> {
         Some(order)
     }
 
-    /// `DELTA["Name"] = function(r, parent, bv, bn, nested) ... end`: the delta form of a
-    /// PUBLISHABLE_STRUCT against the baseline's value `bv` and node `bn`.
+    /// `DELTA["Name"] = function(r, parent, bv, bn, nested, elapsed) ... end`: the delta form
+    /// of a PUBLISHABLE_STRUCT against the baseline's value `bv` and node `bn`, `elapsed`
+    /// seconds after it (what dead reckoning extrapolates with).
     pub(super) fn delta_decoder(
         &self,
         def: &StructDef,
@@ -88,7 +91,7 @@ impl Generator<'_> {
                      present = present and fence_present(r)\nend\n",
                 );
                 let read = self.delta_steps(def, plan, steps)?;
-                let kept = self.unsent(def, steps);
+                let kept = self.unsent(def, steps)?;
                 let _ = write!(
                     body,
                     "if present then\n{}else\n{}end\n",
@@ -109,7 +112,7 @@ impl Generator<'_> {
         body.push_str("return v\n");
         Ok(format!(
             "-- PUBLISHABLE_STRUCT {}: its delta form against a baseline\n\
-             DELTA[{}] = function(r, parent, bv, bn, nested)\n{}end\n",
+             DELTA[{}] = function(r, parent, bv, bn, nested, elapsed)\n{}end\n",
             def.name,
             lua::string(&def.name),
             indent(&body)
@@ -145,12 +148,24 @@ impl Generator<'_> {
                         out,
                         "if bool(r) then -- a DELTA block's changed-bit\n{}else\n{}end\n",
                         indent(&self.delta_steps(def, plan, inner)?),
-                        indent(&self.unsent(def, inner))
+                        indent(&self.unsent(def, inner)?)
+                    );
+                }
+                DeltaStep::DeadReckoning { axes, .. } => {
+                    let mut read = String::new();
+                    for (field, _) in dead_reckoning_fields(axes) {
+                        read.push_str(&self.sent_field(def, plan, field)?);
+                    }
+                    let _ = write!(
+                        out,
+                        "if bool(r) then -- a DEAD_RECKONING block's changed-bit\n{}else\n{}end\n",
+                        indent(&read),
+                        indent(&self.unsent(def, std::slice::from_ref(step))?)
                     );
                 }
                 DeltaStep::Align => out.push_str("align(r)\n"),
                 DeltaStep::Check => out.push_str("check(r)\n"),
-                DeltaStep::DeadReckoning { .. } | DeltaStep::Extension(_) => {
+                DeltaStep::Extension(_) => {
                     return Err(self.refuse(format!("the delta form of `{}`", def.name)));
                 }
             }
@@ -180,22 +195,73 @@ impl Generator<'_> {
         )
     }
 
-    /// The steps of a block or a segment that was not sent: every field kept.
-    fn unsent(&self, def: &StructDef, steps: &[DeltaStep]) -> String {
+    /// The steps of a block or a segment that was not sent: every field kept, every position
+    /// of a DEAD_RECKONING block extrapolated from the baseline's position and velocity (its
+    /// velocity kept).
+    fn unsent(&self, def: &StructDef, steps: &[DeltaStep]) -> Result<String, Refusal> {
         let mut out = String::new();
         for step in steps {
             match step {
                 DeltaStep::Field(field)
                 | DeltaStep::Changed(field)
                 | DeltaStep::Sequence { field, .. } => out.push_str(&self.keep(def, &field.field)),
-                DeltaStep::Block(inner) => out.push_str(&self.unsent(def, inner)),
+                DeltaStep::Block(inner) => out.push_str(&self.unsent(def, inner)?),
+                DeltaStep::DeadReckoning { axes, .. } => {
+                    for (position, velocity) in axes {
+                        out.push_str(&self.extrapolated(def, position, velocity)?);
+                    }
+                    for (_, velocity) in axes {
+                        out.push_str(&self.keep(def, &velocity.field));
+                    }
+                }
                 _ => {}
             }
         }
         if out.is_empty() {
             out.push_str("-- nothing to keep\n");
         }
-        out
+        Ok(out)
+    }
+
+    /// A dead-reckoned position not sent: the baseline's extrapolated with its velocity
+    /// (the runtime's `DeadReckoningAxis::predict_from`).
+    fn extrapolated(
+        &self,
+        def: &StructDef,
+        position: &FieldStep,
+        velocity: &FieldStep,
+    ) -> Result<String, Refusal> {
+        let quantizer = |field: &FieldStep| match &field.rule {
+            WireRule::FixedPoint {
+                min,
+                max,
+                resolution,
+                first,
+                steps,
+                bits,
+                ..
+            } if *bits <= 52 => Ok((
+                format!(
+                    "{{ {}, {}, {}, {first}, {steps} }}",
+                    lua::real(*min),
+                    lua::real(*max),
+                    lua::real(*resolution)
+                ),
+                super::rules::decimals(&[*resolution, *min]),
+            )),
+            _ => Err(self.refuse(format!(
+                "the dead-reckoned `{}.{}` without FIXED_POINT",
+                def.name, field.field
+            ))),
+        };
+        let (p, decimals) = quantizer(position)?;
+        let (v, _) = quantizer(velocity)?;
+        Ok(format!(
+            "v[{name}] = extrapolated(r, parent, {field}, bv[{name}], bv[{velocity}], {p}, {v}, elapsed, {decimals})\n",
+            name = lua::string(&position.field),
+            velocity = lua::string(&velocity.field),
+            field = self.fields.reference(&def.name, &position.field),
+        ))
     }
 
     /// A `DELTA SEQUENCE`: its changed-bit, count and index gaps, then each listed element,
@@ -234,7 +300,7 @@ impl Generator<'_> {
             Some(inner) => (
                 0,
                 format!(
-                    "function(r, parent, be, ben)\n  if be ~= nil then\n    return delta_struct(r, parent, {reference}, {}, be, ben, true)\n  end\n  return {full}\nend",
+                    "function(r, parent, be, ben)\n  if be ~= nil then\n    return delta_struct(r, parent, {reference}, {}, be, ben, true, elapsed)\n  end\n  return {full}\nend",
                     lua::string(inner)
                 ),
             ),
@@ -259,9 +325,9 @@ impl Generator<'_> {
         self.delta_structs(&ty)?;
         let reference = self.fields.reference(message, &field);
         Some(format!(
-            "{{ name = {message_lua}, decode = function(r, parent, base)\n    \
+            "{{ name = {message_lua}, decode = function(r, parent, base, elapsed)\n    \
              local v = {{}}\n    \
-             v[{field_lua}] = delta_struct(r, parent, {reference}, {ty_lua}, base.value[{field_lua}], kid_of(base.node, {reference}), false)\n    \
+             v[{field_lua}] = delta_struct(r, parent, {reference}, {ty_lua}, base.value[{field_lua}], kid_of(base.node, {reference}), false, elapsed)\n    \
              return v\n  end }}",
             message_lua = lua::string(message),
             field_lua = lua::string(&field),
@@ -301,7 +367,10 @@ fn supported(step: &DeltaStep, stack: &mut Vec<String>) -> bool {
             field.diff.is_none()
         }
         DeltaStep::Block(inner) => inner.iter().all(|step| supported(step, stack)),
+        DeltaStep::DeadReckoning { axes, .. } => axes
+            .iter()
+            .all(|(p, v)| p.diff.is_none() && v.diff.is_none()),
         DeltaStep::Align | DeltaStep::Check => true,
-        DeltaStep::DeadReckoning { .. } | DeltaStep::Extension(_) => false,
+        DeltaStep::Extension(_) => false,
     }
 }

@@ -35,6 +35,19 @@ local DELTA_MALFORMED = ProtoExpert.new(ABBR .. ".delta_malformed",
   "Malformed snapshot delta (against its baseline)", expert.group.MALFORMED, expert.severity.ERROR)
 PROTOCOL.experts = { EXPERT, UNKNOWN, UNDECODED, DELTA_MALFORMED }
 
+-- A delta's elapsed time is its ticks times the session's tick (SessionConfig::tick_seconds,
+-- 1/30 s by default): dead reckoning extrapolates with it.
+PROTOCOL.prefs.tick_hz = Pref.uint("Ticks per second", 30,
+  "The session's tick rate: SessionConfig::tick_seconds is 1 / this (dead reckoning)")
+
+local function tick_seconds()
+  local hz = PROTOCOL.prefs.tick_hz
+  if hz == nil or hz == 0 then
+    hz = 30
+  end
+  return 1.0 / hz
+end
+
 -- XOR without bit operators: nibble by nibble, from a 16 x 16 table.
 local XOR4 = {}
 for a = 0, 15 do
@@ -177,7 +190,7 @@ end
 --- `sequence - age` of this conversation (kept on the first pass). An unknown baseline and a
 --- malformed delta are expert info on the item: `idlc decode`, which holds no baseline,
 --- accepts the packet, and the endpoint rejects it whole (its states are not kept).
-local function read_delta(r, it, ctx, entry, id, age, item_end)
+local function read_delta(r, it, ctx, entry, id, age, ticks, item_end)
   local n = node(it, META.value, r.pos, r.pos, entry.delta.name)
   local baseline = ctx.baseline(id, age)
   if baseline == nil then
@@ -191,7 +204,8 @@ local function read_delta(r, it, ctx, entry, id, age, item_end)
     return
   end
   local ok, err = pcall(function()
-    ctx.snapshots[id] = { value = entry.delta.decode(r, n, baseline), node = n }
+    local elapsed = ticks * tick_seconds()
+    ctx.snapshots[id] = { value = entry.delta.decode(r, n, baseline, elapsed), node = n }
   end)
   n.e = r.pos
   if not ok then
@@ -272,12 +286,11 @@ local function read_item(r, parent, ctx)
       ctx.snapshots[id] = { value = value, node = n }
     end
   elseif kind == "snapshot delta" and entry and entry.delta then
-    read_delta(r, it, ctx, entry, id, age, item_end)
+    read_delta(r, it, ctx, entry, id, age, ticks, item_end)
   else
     local n = node(it, META.delta, r.pos, item_end, "skipped")
     if kind == "snapshot delta" then
-      n.text = "not decoded: a delta form this script cannot read yet (DEAD_RECKONING, DIFF "
-        .. "or EXTEND)"
+      n.text = "not decoded: a delta form this script cannot read yet (DIFF or EXTEND)"
       n.expert = { UNDECODED, "a snapshot delta this script cannot decode" }
     else
       n.text = "skipped: an entry this schema does not know"

@@ -254,7 +254,7 @@ impl Generator<'_> {
 
 /// The decimals that show every step of a FIXED_POINT exactly: the most that its resolution
 /// and its lower bound have as written (their shortest decimal texts).
-fn decimals(reals: &[f64]) -> usize {
+pub(super) fn decimals(reals: &[f64]) -> usize {
     reals
         .iter()
         .map(|real| {

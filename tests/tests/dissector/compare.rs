@@ -47,9 +47,11 @@ pub fn packet(abbr: &str, tree: &Node, expected: &Json) -> Vec<String> {
 /// `node` shows `want` (its children for a struct or a list).
 fn value(node: &Node, want: &Json, path: &str, out: &mut Vec<String>) {
     // A field of a segment not sent shows its DEFAULT, a field a delta did not send the
-    // baseline's value: both marked.
-    let show = node.show.strip_suffix(" (default)").unwrap_or(&node.show);
-    let show = show.strip_suffix(" (unchanged)").unwrap_or(show);
+    // baseline's value, a dead-reckoned position not sent its extrapolation: all marked.
+    let show = [" (default)", " (unchanged)", " (extrapolated)"]
+        .iter()
+        .find_map(|mark| node.show.strip_suffix(mark))
+        .unwrap_or(&node.show);
     let mut differs = || out.push(format!("{path}: shows {show:?}, want {want}"));
     match want {
         Json::Null => {
