@@ -1,11 +1,12 @@
 -- ---------------------------------------------------------------------------------------------
 -- Deltas (docs/WIRE_FORMAT.md, section 5): a PUBLISHABLE_STRUCT read against a baseline, the
 -- value and the node of the snapshot it was decoded from. A field sent is read and shown; a
--- field not sent keeps the baseline's value and shows a copy of its node, "(unchanged)".
+-- field not sent keeps the baseline's value and shows a copy of its node, "(unchanged)"; a
+-- dead-reckoned position not sent is extrapolated, "(extrapolated)".
 -- ---------------------------------------------------------------------------------------------
 
 --- The delta decoder of every PUBLISHABLE_STRUCT a snapshot carries, by IDL name:
---- `DELTA[name](r, parent, baseline value, baseline node, nested)`.
+--- `DELTA[name](r, parent, baseline value, baseline node, nested, elapsed seconds)`.
 local DELTA = {}
 
 --- A copy of the node `n` and its children under `parent`, at bit `at` (it covers no bits of
