@@ -10,7 +10,7 @@ mod compare;
 #[path = "dissector/pdml.rs"]
 mod pdml;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::net::{Ipv4Addr, SocketAddrV4};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -19,7 +19,7 @@ use common::{schema, seed};
 use idlc::dissector::{self, Options};
 use idlc::interpret::{self, Value, sample};
 use idlc::ir::{EntryKind, Ir, protocol::version_ids, response_struct_name};
-use idlc_runtime::{BitStream, Encoding, ItemKind, PacketWriter};
+use idlc_runtime::{BitStream, Encoding, ItemKind, PacketReader, PacketWriter};
 use idlc_tests::pcap::Pcap;
 use serde_json::Value as Json;
 
@@ -48,6 +48,9 @@ struct Scenario {
     /// Whether its snapshot deltas are of a form the script cannot read yet: each must show as
     /// not decoded (`.undecoded`), with no value.
     undecoded: bool,
+    /// The packets (by index) whose snapshot delta the receiver rejects against its baseline:
+    /// each must show `.delta_malformed`.
+    rejected: HashSet<usize>,
 }
 
 impl Scenario {
@@ -60,6 +63,7 @@ impl Scenario {
             packets: Vec::new(),
             states: HashMap::new(),
             undecoded: false,
+            rejected: HashSet::new(),
         }
     }
 
@@ -235,13 +239,16 @@ fn check_in_tshark(name: &str, scenarios: &[Scenario], all_valid: bool) -> (usiz
                     hex(packet)
                 );
             }
-            expected.push((scenario, packet, want));
+            expected.push((scenario, index, packet, want));
         }
     }
     let capture = dir.join("capture.pcap");
     pcap.write(&capture).expect("the capture is written");
     let scripts: Vec<PathBuf> = scenarios.iter().map(|s| s.script(&dir)).collect();
-    let accepted = expected.iter().filter(|(_, _, want)| want.is_ok()).count();
+    let accepted = expected
+        .iter()
+        .filter(|(_, _, _, want)| want.is_ok())
+        .count();
     let counts = (accepted, expected.len() - accepted);
     let Some((stdout, stderr)) = tshark(&capture, &scripts) else {
         return counts;
@@ -255,7 +262,9 @@ fn check_in_tshark(name: &str, scenarios: &[Scenario], all_valid: bool) -> (usiz
     let packets = pdml::parse(&stdout);
     assert_eq!(packets.len(), expected.len(), "{stderr}");
     let mut failures = Vec::new();
-    for (number, (tree, (scenario, packet, want))) in packets.iter().zip(&expected).enumerate() {
+    for (number, (tree, (scenario, index, packet, want))) in
+        packets.iter().zip(&expected).enumerate()
+    {
         let abbr = scenario.protocol.to_lowercase();
         // UDP hands an empty payload to no dissector.
         if packet.is_empty() {
@@ -287,19 +296,25 @@ fn check_in_tshark(name: &str, scenarios: &[Scenario], all_valid: bool) -> (usiz
                 assert!(!compare::packet(&abbr, proto, &other).is_empty());
             }
         }
+        let shown = |name: &str| {
+            proto
+                .walk()
+                .iter()
+                .any(|n| n.name == format!("{abbr}.{name}"))
+        };
+        if want.is_ok() && shown("delta_malformed") != scenario.rejected.contains(index) {
+            failures.push(format!(
+                "packet {}: a delta shown malformed exactly when the receiver rejects it",
+                number + 1
+            ));
+        }
         if all_valid {
-            let shown = |name: &str| {
-                proto
-                    .walk()
-                    .iter()
-                    .any(|n| n.name == format!("{abbr}.{name}"))
-            };
             let delta = want.as_ref().is_ok_and(|json| {
                 json["items"]
                     .as_array()
                     .is_some_and(|items| items.iter().any(|i| i["kind"] == "snapshot delta"))
             });
-            if shown("delta_malformed") || (shown("undecoded") && !scenario.undecoded) {
+            if shown("undecoded") && !scenario.undecoded {
                 failures.push(format!("packet {}: a delta not decoded", number + 1));
             }
             if scenario.undecoded && delta {
@@ -947,6 +962,112 @@ fn dead_reckoned_deltas_show_the_state_the_receiver_decodes() {
         scenario.states.len()
     );
     check_in_tshark("world_feed_e2", &[scenario], true);
+}
+
+/// Mutated deltas of the UDP demo's World (MYENCODING1): bits of their bodies flipped, framed
+/// again with the right CRC, after the valid packets in the same conversation. Generated code
+/// decodes each against the state the script keeps for its baseline (the states of the packets
+/// read whole before it, by sequence): a delta it rejects shows `.delta_malformed`, one it
+/// accepts shows the state it gives; no Lua error.
+#[test]
+fn mutated_deltas_are_malformed_exactly_when_the_receiver_rejects_them() {
+    use idlc_runtime::{DeltaCodec, DeltaContext, PacketReader};
+    use idlc_tests::arena_udp_e1_server as net;
+    type E = net::MYENCODING1;
+    let mut scenario = world_feed!(arena_udp_e1_server, "e1", 41024);
+    scenario.states.clear();
+    let version = version_ids(
+        &scenario.ir,
+        &scenario.ir.schema.protocols["WorldFeed"],
+        "MYENCODING1",
+    )[0];
+    let frame = idlc_runtime::session_id(version);
+    let mut rng = sample::Rng::new(4141);
+    let originals = scenario.packets.clone();
+    let mut hostile: Vec<Vec<u8>> = originals.clone();
+    for _ in 0..5 {
+        for packet in &originals {
+            let mut payload = idlc_runtime::unframe(frame, packet)
+                .expect("framed")
+                .to_vec();
+            // A bit of the items (the header and the item's framing too, now and then).
+            let bit = 64 + rng.below((payload.len() as u64 - 8) * 8);
+            payload[(bit / 8) as usize] ^= 1 << (bit % 8);
+            hostile.push(idlc_runtime::frame(frame, &payload));
+        }
+    }
+    // The receiver's states, as the script keeps them.
+    let mut states: HashMap<u16, net::World> = HashMap::new();
+    let (mut decoded, mut rejected) = (0, 0);
+    for (index, packet) in hostile.iter().enumerate() {
+        let Ok(payload) = idlc_runtime::unframe(frame, packet) else {
+            continue;
+        };
+        if payload.len() < 8 || scenario.expected(packet).is_err() {
+            continue; // malformed as idlc decode sees it: checked as such
+        }
+        let sequence = u16::from_le_bytes([payload[0], payload[1]]);
+        let mut reader = PacketReader::<E>::session_items(&payload[8..]);
+        // Some(state): a snapshot read; None: a delta without its baseline (the script keeps
+        // nothing of the packet); Err: a delta the receiver rejects (nor then).
+        let read = reader.next_item(|header, r| match header.kind {
+            ItemKind::Snapshot { age: 0, .. } if header.id == 0 => {
+                Ok(Some(Some(idlc_runtime::Codec::<E>::decode_from(r)?)))
+            }
+            ItemKind::Snapshot { age, ticks } if header.id == 0 && age > 0 => {
+                match states.get(&sequence.wrapping_sub(age)) {
+                    Some(base) => {
+                        let ctx = DeltaContext::from_ticks(u64::from(ticks), 1.0 / 30.0);
+                        Ok(Some(Some(net::World::decode_delta_from(base, &ctx, r)?)))
+                    }
+                    None => Ok(None),
+                }
+            }
+            _ => Ok(Some(None)),
+        });
+        match read {
+            Ok(Some(Some(Some(state)))) => {
+                if !packet_is_full(packet, frame) {
+                    let full = state.to_bytes_with::<E>().expect("encoded");
+                    let value = interpret::decode(&scenario.ir, "MYENCODING1", "World", &full)
+                        .expect("decoded");
+                    let value =
+                        interpret::printable(&scenario.ir, "MYENCODING1", "World", &value, None);
+                    scenario
+                        .states
+                        .insert(index, serde_json::json!({ "world": value.to_json() }));
+                    decoded += 1;
+                }
+                states.insert(sequence, state);
+            }
+            // A packet read whole with no snapshot: the script keeps none for its sequence.
+            Ok(Some(Some(None)) | None) => {
+                states.remove(&sequence);
+            }
+            Ok(Some(None)) => {}
+            Err(_) => {
+                scenario.rejected.insert(index);
+                rejected += 1;
+            }
+        }
+    }
+    eprintln!("{decoded} deltas decoded, {rejected} rejected");
+    assert!(
+        decoded >= 5 && rejected >= 20,
+        "{decoded} decoded, {rejected} rejected"
+    );
+    scenario.packets = hostile;
+    check_in_tshark("mutated_deltas", &[scenario], false);
+}
+
+/// Whether the session packet `packet` carries a full snapshot (its item's `x` is 1).
+fn packet_is_full(packet: &[u8], frame: u64) -> bool {
+    let payload = idlc_runtime::unframe(frame, packet).expect("framed");
+    let mut reader = PacketReader::<Bits>::session_items(&payload[8..]);
+    matches!(
+        reader.next_item(|header, _| Ok(header.kind)),
+        Ok(Some(ItemKind::Snapshot { age: 0, .. }))
+    )
 }
 
 /// DIFF (MYENCODING1_DIFF): the script cannot read it yet, so each delta shows as not decoded
