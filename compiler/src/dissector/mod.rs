@@ -9,6 +9,7 @@
 //! tree). A rule the script cannot read yet is refused with a diagnostic (E0701), never
 //! written wrong.
 
+mod delta;
 mod fields;
 mod lua;
 mod protocol;
@@ -182,12 +183,22 @@ pub fn generate(ir: &Ir, options: &Options) -> Result<String, Error> {
             refusals.push(refusal.diagnostic());
         }
     }
+    // The full form of every struct the items carry, then the delta form of every
+    // PUBLISHABLE_STRUCT a snapshot's delta reads.
+    let full = structs.iter().map(|name| (name.clone(), false));
+    let deltas = generator.snapshot_structs(protocol).into_iter();
     let mut decoders = String::new();
-    for name in &structs {
-        let (Some(def), Some(plan)) = (ir.schema.structs.get(name), plan.structs.get(name)) else {
+    for (name, delta) in full.chain(deltas.map(|name| (name, true))) {
+        let (Some(def), Some(plan)) = (ir.schema.structs.get(&name), plan.structs.get(&name))
+        else {
             continue;
         };
-        match generator.struct_decoder(def, plan) {
+        let decoder = if delta {
+            generator.delta_decoder(def, plan)
+        } else {
+            generator.struct_decoder(def, plan)
+        };
+        match decoder {
             Ok(lua) => {
                 decoders.push_str(&lua);
                 decoders.push('\n');
@@ -235,7 +246,7 @@ impl Generator<'_> {
              local NAME = {name_lua}\n\
              local ABBR = {abbr_lua}\n\
              local PROTOCOL = Proto(ABBR, {description})\n\n\
-             {runtime}\n\
+             {runtime}\n{delta}\n\
              -- ---------------------------------------------------------------------------------------------\n\
              -- The fields, the enums and the decoders of every struct the items carry.\n\
              -- ---------------------------------------------------------------------------------------------\n\n\
@@ -246,15 +257,11 @@ impl Generator<'_> {
             abbr_lua = lua::string(&abbreviation),
             description = lua::string(&format!("{} (idlc, {})", protocol.name, self.encoding.name)),
             runtime = include_str!("runtime.lua"),
+            delta = include_str!("delta.lua"),
             fields = self.fields.lua(),
             versions = self.versions(protocol),
             entries = self.entries(protocol),
             packet = include_str!("packet.lua"),
         )
-    }
-
-    /// The delta decoder of a snapshot entry (none yet).
-    fn snapshot_delta(&self, _entry: &crate::ir::ProtocolEntry) -> Option<String> {
-        None
     }
 }

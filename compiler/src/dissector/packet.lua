@@ -29,7 +29,24 @@ local EXPERT = ProtoExpert.new(ABBR .. ".malformed", "Malformed " .. NAME .. " p
   expert.group.MALFORMED, expert.severity.ERROR)
 local UNKNOWN = ProtoExpert.new(ABBR .. ".unknown", "An item this schema does not know",
   expert.group.UNDECODED, expert.severity.NOTE)
-PROTOCOL.experts = { EXPERT, UNKNOWN }
+local UNDECODED = ProtoExpert.new(ABBR .. ".undecoded", "A snapshot delta not decoded",
+  expert.group.UNDECODED, expert.severity.WARN)
+local DELTA_MALFORMED = ProtoExpert.new(ABBR .. ".delta_malformed",
+  "Malformed snapshot delta (against its baseline)", expert.group.MALFORMED, expert.severity.ERROR)
+PROTOCOL.experts = { EXPERT, UNKNOWN, UNDECODED, DELTA_MALFORMED }
+
+-- A delta's elapsed time is its ticks times the session's tick (SessionConfig::tick_seconds,
+-- 1/30 s by default): dead reckoning extrapolates with it.
+PROTOCOL.prefs.tick_hz = Pref.uint("Ticks per second", 30,
+  "The session's tick rate: SessionConfig::tick_seconds is 1 / this (dead reckoning)")
+
+local function tick_seconds()
+  local hz = PROTOCOL.prefs.tick_hz
+  if hz == nil or hz == 0 then
+    hz = 30
+  end
+  return 1.0 / hz
+end
 
 -- XOR without bit operators: nibble by nibble, from a 16 x 16 table.
 local XOR4 = {}
@@ -152,8 +169,9 @@ local function read_u32_vlq(r, what)
   return v
 end
 
---- Per conversation, on the first pass: the states of the snapshots each packet carried (by
---- sequence and message id), and per frame the baselines its deltas were read against.
+--- Per conversation (addresses and ports, so per direction), on the first pass: the states of
+--- the snapshots each packet read whole carried, { value, node } by sequence and message id;
+--- and per frame the baselines its deltas were read against (what a later pass reads again).
 local CONVERSATIONS = {}
 local BASELINES = {}
 
@@ -166,6 +184,40 @@ local function snapshot_store(pinfo)
     CONVERSATIONS[key] = store
   end
   return store
+end
+
+--- A snapshot delta: its message read against the state of the same id in the packet
+--- `sequence - age` of this conversation (kept on the first pass). An unknown baseline and a
+--- malformed delta are expert info on the item: `idlc decode`, which holds no baseline,
+--- accepts the packet, and the endpoint rejects it whole (its states are not kept).
+local function read_delta(r, it, ctx, entry, id, age, ticks, item_end)
+  local n = node(it, META.value, r.pos, r.pos, entry.delta.name)
+  local baseline = ctx.baseline(id, age)
+  if baseline == nil then
+    n.field = META.delta
+    n.e = item_end
+    n.text = "not decoded: its baseline, the snapshot " .. int_text(age)
+      .. " packets before, is not in this capture"
+    n.expert = { UNDECODED, "a snapshot delta whose baseline this capture does not hold" }
+    ctx.rejected = true
+    r.pos = item_end
+    return
+  end
+  local ok, err = pcall(function()
+    local elapsed = ticks * tick_seconds()
+    ctx.snapshots[id] = { value = entry.delta.decode(r, n, baseline, elapsed), node = n }
+  end)
+  n.e = r.pos
+  if not ok then
+    if not is_malformed(err) then
+      error(err, 0)
+    end
+    n.expert = { DELTA_MALFORMED, err.kind .. " at bit " .. int_text(err.at) .. " of the delta: "
+      .. err.why }
+    ctx.snapshots[id] = nil
+    ctx.rejected = true
+    r.pos = item_end
+  end
 end
 
 --- One item: its framing, then its body (a message, a call, a response, a snapshot or its
@@ -231,24 +283,15 @@ local function read_item(r, parent, ctx)
     local value = body.decode(r, n, false)
     n.e = r.pos
     if kind == "snapshot" then
-      ctx.snapshots[id] = value
+      ctx.snapshots[id] = { value = value, node = n }
     end
   elseif kind == "snapshot delta" and entry and entry.delta then
-    local n = node(it, META.value, r.pos, r.pos, entry.delta.name)
-    local baseline = ctx.baseline(id, age)
-    if baseline == nil then
-      n.text = "a delta against the snapshot " .. int_text(age)
-        .. " packets before, which this capture does not hold"
-      r.pos = item_end
-    else
-      local value = entry.delta.decode(r, n, baseline, ticks * (entry.delta.tick_seconds or 0))
-      ctx.snapshots[id] = value
-    end
-    n.e = r.pos
+    read_delta(r, it, ctx, entry, id, age, ticks, item_end)
   else
     local n = node(it, META.delta, r.pos, item_end, "skipped")
     if kind == "snapshot delta" then
-      n.text = "a delta against a state of another packet"
+      n.text = "not decoded: a delta form this script cannot read yet (DIFF or EXTEND)"
+      n.expert = { UNDECODED, "a snapshot delta this script cannot decode" }
     else
       n.text = "skipped: an entry this schema does not know"
       ctx.unknown = true
@@ -296,6 +339,9 @@ local function render(n, tree, tvb)
     item = tree:add(n.field, range, n.text)
   else
     item = tree:add(n.field, n.text)
+  end
+  if n.expert then
+    item:add_proto_expert_info(n.expert[1], n.expert[2])
   end
   for _, kid in ipairs(n.kids) do
     render(kid, item, tvb)
@@ -356,7 +402,7 @@ function PROTOCOL.dissector(tvb, pinfo, tree)
     end
     read_items(r, items, ctx)
   end)
-  if ok and session and not pinfo.visited then
+  if ok and session and not ctx.rejected and not pinfo.visited then
     store[sequence] = ctx.snapshots
   end
   render(top, root, tvb)

@@ -221,7 +221,7 @@ impl Generator<'_> {
     }
 
     /// The function that reads a length or count with `rule`, bounded by `max`.
-    fn length(&self, rule: &WireRule, max: Option<u64>) -> Result<String, Refusal> {
+    pub(super) fn length(&self, rule: &WireRule, max: Option<u64>) -> Result<String, Refusal> {
         match (rule, max) {
             (_, None) if is_default_length(rule, max) => Ok("vlq_length".to_string()),
             (WireRule::Ranged { min: 0, bits, .. }, Some(max)) if *bits <= 52 => Ok(format!(
@@ -254,7 +254,7 @@ impl Generator<'_> {
 
 /// The decimals that show every step of a FIXED_POINT exactly: the most that its resolution
 /// and its lower bound have as written (their shortest decimal texts).
-fn decimals(reals: &[f64]) -> usize {
+pub(super) fn decimals(reals: &[f64]) -> usize {
     reals
         .iter()
         .map(|real| {

@@ -146,7 +146,7 @@ impl Generator<'_> {
     }
 
     /// Reads a field's slot into `v` (and keeps its node when an EXTEND joins it later).
-    fn field(
+    pub(super) fn field(
         &self,
         def: &StructDef,
         plan: &StructPlan,

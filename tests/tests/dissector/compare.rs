@@ -1,5 +1,6 @@
 //! A packet's tree in tshark against `idlc decode --format json` of the same bytes: every item's
-//! header and every field's value (reals within a millionth, far inside half a step).
+//! header and every field's value (reals within a millionth, far inside half a step), a
+//! snapshot delta's as the state the receiver decoded.
 
 use serde_json::Value as Json;
 
@@ -45,7 +46,12 @@ pub fn packet(abbr: &str, tree: &Node, expected: &Json) -> Vec<String> {
 
 /// `node` shows `want` (its children for a struct or a list).
 fn value(node: &Node, want: &Json, path: &str, out: &mut Vec<String>) {
-    let show = node.show.strip_suffix(" (default)").unwrap_or(&node.show);
+    // A field of a segment not sent shows its DEFAULT, a field a delta did not send the
+    // baseline's value, a dead-reckoned position not sent its extrapolation: all marked.
+    let show = [" (default)", " (unchanged)", " (extrapolated)"]
+        .iter()
+        .find_map(|mark| node.show.strip_suffix(mark))
+        .unwrap_or(&node.show);
     let mut differs = || out.push(format!("{path}: shows {show:?}, want {want}"));
     match want {
         Json::Null => {
