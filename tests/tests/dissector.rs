@@ -682,8 +682,9 @@ fn refusals_are_diagnostics() {
     ));
 }
 
-/// The UDP demo's IDL (world.idl with the seed's Characters and their Items) with a protocol of
-/// this test, `WorldFeed`, whose snapshot is the World, in MYENCODING1 (`e1`) or MYENCODING2.
+/// The UDP demo's IDL (arena_udp.idl's World of the seed's Characters and their Items) with a
+/// protocol of this test, `WorldFeed`, whose snapshot is the World, in MYENCODING1 (`e1`) or
+/// MYENCODING2.
 fn feed_ir(tag: &str) -> Ir {
     let feed = temp_dir("world_feed").join("feed.idl");
     std::fs::write(
@@ -696,7 +697,6 @@ fn feed_ir(tag: &str) -> Ir {
         &[
             seed("character.idl"),
             schema("item.idl"),
-            schema("world.idl"),
             schema("arena_udp.idl"),
             feed,
         ],
@@ -727,11 +727,13 @@ fn worlds() -> Vec<(u16, idlc_tests::arena_udp_e1_server::World)> {
         ..Default::default()
     };
     let mut world = net::World {
+        tick: 0,
         characters: (0..5).map(character).collect(),
     };
     let mut out = Vec::new();
     let mut last_full = 0u16;
     for tick in 0..40u16 {
+        world.tick = u32::from(tick);
         for (body, c) in bodies.iter_mut().zip(&mut world.characters) {
             body.step(1.0 / 30.0, &mut rng);
             if c.character_id == 1 {
