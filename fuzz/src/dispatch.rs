@@ -976,20 +976,35 @@ impl crate::match_v2::MatchServerHandler for MatchAnswers {
     }
 }
 
-/// The match's server endpoint fed hostile client packets.
-fn check_match_server(data: &[u8]) -> bool {
-    check_session(data, match_server_tick, |delivery| match delivery {
+/// What the match's server does with a client's delivery: its calls handled by the generated
+/// `handle`.
+fn server_answers(
+    delivery: Delivery<crate::match_v2::MatchClientMessage, crate::match_v2::MatchServerResponse>,
+) -> Option<crate::match_v2::MatchClientResponse> {
+    match delivery {
         Delivery::Message(m) | Delivery::Request(m) => m.handle(&mut MatchAnswers),
         _ => None,
-    })
+    }
+}
+
+/// What the match's client does with the server's delivery: as [`server_answers`].
+fn client_answers(
+    delivery: Delivery<crate::match_v2::MatchServerMessage, crate::match_v2::MatchClientResponse>,
+) -> Option<crate::match_v2::MatchServerResponse> {
+    match delivery {
+        Delivery::Message(m) | Delivery::Request(m) => m.handle(&mut MatchAnswers),
+        _ => None,
+    }
+}
+
+/// The match's server endpoint fed hostile client packets.
+fn check_match_server(data: &[u8]) -> bool {
+    check_session(data, match_server_tick, server_answers)
 }
 
 /// The match's client endpoint fed hostile server packets (snapshot deltas among them).
 fn check_match_client(data: &[u8]) -> bool {
-    check_session(data, match_client_tick, |delivery| match delivery {
-        Delivery::Message(m) | Delivery::Request(m) => m.handle(&mut MatchAnswers),
-        _ => None,
-    })
+    check_session(data, match_client_tick, client_answers)
 }
 
 /// A session input of `steps` steps: the payloads a real peer sent to an endpoint that ran as
@@ -1019,35 +1034,23 @@ fn match_seed(target_is_server: bool, steps: u32) -> Vec<u8> {
     let client_framing = session_id(client_ids.last().copied().unwrap_or_default());
     for step in 1..=steps {
         let now = Duration::from_millis(u64::from(step) * 33);
-        let answer = |d: Delivery<_, _>| match d {
-            Delivery::Message(m) | Delivery::Request(m) => {
-                crate::match_v2::MatchClientMessage::handle(m, &mut MatchAnswers)
-            }
-            _ => None,
-        };
         if target_is_server {
             match_client_tick(&mut client, step);
             let packets = client.flush(now).packets;
             record(&packets[..1], client_framing);
             match_server_tick(&mut server, step);
-            let _ = server.receive(now, &packets[0], answer);
+            let _ = server.receive(now, &packets[0], server_answers);
             for packet in server.flush(now).packets {
-                let _ = client.receive(now, &packet, |d| match d {
-                    Delivery::Message(m) | Delivery::Request(m) => m.handle(&mut MatchAnswers),
-                    _ => None,
-                });
+                let _ = client.receive(now, &packet, client_answers);
             }
         } else {
             match_server_tick(&mut server, step);
             let packets = server.flush(now).packets;
             record(&packets[..1], server_framing);
             match_client_tick(&mut client, step);
-            let _ = client.receive(now, &packets[0], |d| match d {
-                Delivery::Message(m) | Delivery::Request(m) => m.handle(&mut MatchAnswers),
-                _ => None,
-            });
+            let _ = client.receive(now, &packets[0], client_answers);
             for packet in client.flush(now).packets {
-                let _ = server.receive(now, &packet, answer);
+                let _ = server.receive(now, &packet, server_answers);
             }
         }
     }

@@ -47,7 +47,7 @@ pub fn run_with(
         .map_err(|e| format!("the server's address: {e}"))?;
     let server = {
         let config = config.clone();
-        thread::spawn(move || server::serve(socket, &config))
+        thread::spawn(move || server::serve(socket, address, &config))
     };
     let clients: Vec<_> = (0..rust_clients.min(config.clients))
         .map(|index| {

@@ -48,10 +48,10 @@ pub(super) struct PeerOutcome {
     pub(super) uses: Vec<UseRecord>,
 }
 
-/// Runs the server on `socket` until every client said `bye` after the last tick, or the
-/// deadline.
-pub(super) fn serve(socket: UdpSocket, config: &Config) -> Outcome {
-    let mut server = Server::new(socket, config);
+/// Runs the server on `socket` (bound to `address`) until every client said `bye` after the
+/// last tick, or the deadline.
+pub(super) fn serve(socket: UdpSocket, address: SocketAddr, config: &Config) -> Outcome {
+    let mut server = Server::new(socket, address, config);
     if let Err(error) = server.run() {
         server.errors.push(error);
     }
@@ -96,6 +96,8 @@ struct PeerState {
 struct Server<'c> {
     config: &'c Config,
     socket: UdpSocket,
+    /// Where `socket` is bound: the source of what the server sends, in the capture.
+    address: SocketAddr,
     started: Instant,
     /// The truth: every Character as the server simulates it.
     world: net::World,
@@ -110,7 +112,7 @@ struct Server<'c> {
 }
 
 impl<'c> Server<'c> {
-    fn new(socket: UdpSocket, config: &'c Config) -> Self {
+    fn new(socket: UdpSocket, address: SocketAddr, config: &'c Config) -> Self {
         let (bodies, rng) = sim::npcs(config.npcs, config.seed);
         let characters = (0..config.npcs)
             .map(|id| net::Character {
@@ -127,6 +129,7 @@ impl<'c> Server<'c> {
         Server {
             config,
             socket,
+            address,
             started: Instant::now(),
             world: net::World {
                 tick: 0,
@@ -141,13 +144,6 @@ impl<'c> Server<'c> {
             link: Link::new(config.network, config.seed ^ 0x5e4e),
             capture: config.capture.then(Pcap::new),
         }
-    }
-
-    /// The server's own address.
-    fn address(&self) -> SocketAddr {
-        self.socket
-            .local_addr()
-            .unwrap_or(SocketAddr::from(([127, 0, 0, 1], 0)))
     }
 
     /// The session clock: the time since the server started.
@@ -227,8 +223,7 @@ impl<'c> Server<'c> {
     /// A packet goes to the endpoint of its address; a new address gets an endpoint in the
     /// version its first packet is framed with, while the match has room for it.
     fn on_packet(&mut self, packet: &[u8], from: SocketAddr) {
-        let address = self.address();
-        record(&mut self.capture, from, address, packet);
+        record(&mut self.capture, from, self.address, packet);
         let now = self.now();
         let at = match self.peers.iter().position(|p| p.address == from) {
             Some(at) => at,
@@ -323,7 +318,7 @@ impl<'c> Server<'c> {
     /// the mirror of every World sent; stops serving a client its endpoint reports silent.
     fn flush(&mut self) -> Result<(), String> {
         let now = self.now();
-        let address = self.address();
+        let address = self.address;
         for peer in self.peers.iter_mut().filter(|p| !p.state.timed_out) {
             if peer.endpoint.is_silent(now) {
                 peer.state.timed_out = true;

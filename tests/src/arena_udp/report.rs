@@ -96,7 +96,8 @@ pub struct Report {
 }
 
 impl Report {
-    /// Server-to-client bytes per client per tick (every packet as sent, over the ticks).
+    /// Server-to-client bytes per client per tick: every packet sent to a client (snapshots,
+    /// answers, acknowledgements, the End) over the Snapshots it was sent, one per tick.
     #[must_use]
     pub fn server_bytes_per_tick(&self) -> f64 {
         self.mean(|c| c.server.bytes_sent, |c| c.server.snapshots)
