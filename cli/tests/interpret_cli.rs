@@ -556,6 +556,19 @@ fn explain_covers_every_bit_of_a_packet() {
     }
 }
 
+/// The hex of a BITSTREAM packet framed with `id`, one item per `(entry id, kind, value,
+/// bits)`: a body of one unsigned value of that width.
+fn items_hex(id: u64, items: &[(u32, idlc_runtime::ItemKind, u64, u32)]) -> String {
+    use idlc_runtime::WireWrite as _;
+    let mut packet = idlc_runtime::PacketWriter::<Bits>::new(id);
+    for &(entry, kind, value, bits) in items {
+        packet
+            .push(entry, kind, |w| w.write_bits(value, bits))
+            .unwrap();
+    }
+    packet.finish().iter().map(|b| format!("{b:02x}")).collect()
+}
+
 #[test]
 fn decode_reads_a_framed_packet_when_the_type_is_a_protocol() {
     let dir = TempDir::new();
@@ -564,27 +577,17 @@ fn decode_reads_a_framed_packet_when_the_type_is_a_protocol() {
         "PROTOCOL P {\n  MESSAGE M { UINT8 v; }\n  RPC f(UINT16 a) -> BOOL;\n  FENCE\n  MESSAGE N { BOOL b; }\n}\n",
     );
     let enc = dir.file("p.enc", "ENCODING(E) BITSTREAM;\n");
-    let inputs = idlc::Inputs {
-        idl: vec![idl.clone().into()],
-        encodings: vec![enc.clone().into()],
-        mappings: Vec::new(),
-        side: None,
-    };
-    let ir = idlc::compile(&inputs).expect("compiles").ir;
+    let ir = ir_of(std::slice::from_ref(&idl), std::slice::from_ref(&enc));
     let ids = idlc::ir::protocol::version_ids(&ir, &ir.schema.protocols["P"], "E");
     assert_eq!(ids.len(), 2);
     // Version 0: M { v: 5 }, then a call of f(a: 300) with request id 7.
-    let mut packet = idlc_runtime::PacketWriter::<Bits>::new(ids[0]);
-    use idlc_runtime::WireWrite as _;
-    packet
-        .push(0, idlc_runtime::ItemKind::Message, |w| w.write_bits(5, 8))
-        .unwrap();
-    packet
-        .push(1, idlc_runtime::ItemKind::Request(7), |w| {
-            w.write_bits(300, 16)
-        })
-        .unwrap();
-    let hex: String = packet.finish().iter().map(|b| format!("{b:02x}")).collect();
+    let hex = items_hex(
+        ids[0],
+        &[
+            (0, idlc_runtime::ItemKind::Message, 5, 8),
+            (1, idlc_runtime::ItemKind::Request(7), 300, 16),
+        ],
+    );
     let out = run(
         &["decode", &idl, "-e", &enc, "--type", "P", "--hex", &hex],
         None,
@@ -617,6 +620,7 @@ fn decode_reads_a_framed_packet_when_the_type_is_a_protocol() {
     assert_eq!(out.code, 1);
     assert!(out.stderr.contains("CRC"), "{}", out.stderr);
     // An item of tag 3 (none): exit 1, at the bit after its header (from the packet's start).
+    use idlc_runtime::WireWrite as _;
     let mut payload = idlc_runtime::BitWriter::new();
     payload.write_bool(true).unwrap();
     payload.write_vlq(8, 7).unwrap();
@@ -640,6 +644,77 @@ fn decode_reads_a_framed_packet_when_the_type_is_a_protocol() {
         last.contains("P.items[0] (header)") && last.contains("error: "),
         "{last}"
     );
+}
+
+/// `decode --type P --answers Q`: a response in a packet of `Down` answers a request of `Up`,
+/// so its id is `Up`'s RPC id and its value `Up`'s response; without `--answers` the id is
+/// looked up in `Down`, where it names a message (the item is unknown there).
+#[test]
+fn decode_reads_responses_by_the_protocol_they_answer() {
+    let dir = TempDir::new();
+    let idl = dir.file(
+        "link.idl",
+        "PROTOCOL Up {\n  RPC get(UINT8 k) -> UINT16;\n}\n\
+         PROTOCOL Down {\n  MESSAGE Tick { UINT8 t; }\n  RPC ask() -> BOOL;\n}\n",
+    );
+    let enc = dir.file("link.enc", "ENCODING(E) BITSTREAM;\n");
+    let ir = ir_of(std::slice::from_ref(&idl), std::slice::from_ref(&enc));
+    let ids = idlc::ir::protocol::version_ids(&ir, &ir.schema.protocols["Down"], "E");
+    // A Tick, then the answer 300 to Up's `get` (id 0) of request 5.
+    let hex = items_hex(
+        ids[0],
+        &[
+            (0, idlc_runtime::ItemKind::Message, 9, 8),
+            (0, idlc_runtime::ItemKind::Response(5), 300, 16),
+        ],
+    );
+    let decode = |extra: &[&str]| {
+        let args = [
+            &["decode", &idl, "-e", &enc, "--type", "Down", "--hex", &hex][..],
+            extra,
+        ]
+        .concat();
+        run(&args, None)
+    };
+    let out = decode(&["--answers", "Up"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(json["items"][0]["name"], "Tick");
+    assert_eq!(json["items"][0]["value"]["t"], 9);
+    let response = &json["items"][1];
+    assert_eq!(
+        (&response["name"], &response["kind"], &response["request"]),
+        (&"get".into(), &"response".into(), &5.into())
+    );
+    assert_eq!(response["value"]["value"], 300);
+    let out = decode(&["--answers", "Up", "--format", "explain"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.text().contains("`get`, response"), "{}", out.text());
+    // Down's own id 0 is the message Tick: not a response it knows.
+    let out = decode(&[]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(json["items"][1]["unknown"], true, "{json}");
+    // Usage: an unknown protocol, or a type that is no protocol.
+    let out = decode(&["--answers", "Sideways"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("Sideways"), "{}", out.stderr);
+    let out = run(
+        &[
+            "decode",
+            &idl,
+            "-e",
+            &enc,
+            "--type",
+            "Tick",
+            "--hex",
+            "09",
+            "--answers",
+            "Up",
+        ],
+        None,
+    );
+    assert_eq!(out.code, 2, "{}", out.stderr);
 }
 
 /// `measure --delta`: each character of the bundled trace (4 interleaved, `--key`) as its own

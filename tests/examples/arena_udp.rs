@@ -23,7 +23,8 @@ struct Args {
     #[arg(long, value_name = "BINARY")]
     cpp_client: Option<PathBuf>,
     /// Writes what the server received and sent to DIR/arena_udp_MYENCODING1.pcap and
-    /// DIR/arena_udp_MYENCODING2.pcap (for Wireshark and `idlc dissector`, docs/DISSECTOR.md).
+    /// DIR/arena_udp_MYENCODING2.pcap (for Wireshark and `idlc dissector`, docs/DISSECTOR.md);
+    /// DIR is created when missing.
     #[arg(long, value_name = "DIR")]
     pcap: Option<PathBuf>,
 }
@@ -55,7 +56,8 @@ fn main() -> Result<(), String> {
         println!("{report}\n");
         if let (Some(dir), Some(capture)) = (&args.pcap, &report.capture) {
             let path = dir.join(format!("arena_udp_{}.pcap", report.encoding));
-            std::fs::write(&path, capture)
+            std::fs::create_dir_all(dir)
+                .and_then(|()| std::fs::write(&path, capture))
                 .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
             println!("wrote {}\n", path.display());
         }

@@ -1,5 +1,6 @@
 //! A capture file writer: classic libpcap format, one Ethernet / IPv4 / UDP frame per datagram,
-//! so that Wireshark and tshark read what a test (or the UDP demo) sent and received.
+//! so that Wireshark and tshark read what a test (or the UDP demo) sent and received; and
+//! [`datagrams`], which reads such a file back.
 
 use std::io;
 use std::net::SocketAddrV4;
@@ -14,6 +15,8 @@ const SNAPLEN: u32 = 65_535;
 #[derive(Debug, Clone)]
 pub struct Pcap {
     bytes: Vec<u8>,
+    /// The datagrams added.
+    records: usize,
     /// The timestamp of the next datagram, in microseconds since the epoch.
     micros: u64,
 }
@@ -38,6 +41,7 @@ impl Pcap {
         bytes.extend_from_slice(&LINKTYPE_ETHERNET.to_le_bytes());
         Pcap {
             bytes,
+            records: 0,
             micros: 1_704_067_200_000_000,
         }
     }
@@ -84,6 +88,17 @@ impl Pcap {
             .extend_from_slice(&(frame.len() as u32).to_le_bytes());
         self.bytes.extend_from_slice(&frame);
         self.micros += 1_000;
+        self.records += 1;
+    }
+
+    /// How many datagrams it holds.
+    pub fn len(&self) -> usize {
+        self.records
+    }
+
+    /// Whether it holds no datagram.
+    pub fn is_empty(&self) -> bool {
+        self.records == 0
     }
 
     /// The file's bytes.
@@ -95,6 +110,40 @@ impl Pcap {
     pub fn write(&self, path: &Path) -> io::Result<()> {
         std::fs::write(path, &self.bytes)
     }
+}
+
+/// One datagram of a capture: from, to, payload.
+pub type Datagram = (SocketAddrV4, SocketAddrV4, Vec<u8>);
+
+/// The UDP datagrams of a capture [`Pcap`] wrote, in order; `None` when `bytes` is not such a
+/// file (another link type, a cut record, a frame that is no IPv4 / UDP one).
+pub fn datagrams(bytes: &[u8]) -> Option<Vec<Datagram>> {
+    let u32_at = |at: usize| Some(u32::from_le_bytes(bytes.get(at..at + 4)?.try_into().ok()?));
+    if u32_at(0)? != 0xa1b2_c3d4 || u32_at(20)? != LINKTYPE_ETHERNET {
+        return None;
+    }
+    let mut out = Vec::new();
+    let mut at = 24;
+    while at < bytes.len() {
+        let len = u32_at(at + 8)? as usize;
+        let frame = bytes.get(at + 16..at + 16 + len)?;
+        at += 16 + len;
+        let (ip, udp) = (frame.get(14..34)?, frame.get(34..42)?);
+        if frame.get(12..14)? != [0x08, 0x00] || ip[0] != 0x45 || ip[9] != 17 {
+            return None;
+        }
+        let address = |ip: &[u8], port: &[u8]| {
+            let octets: [u8; 4] = ip.try_into().ok()?;
+            let port = u16::from_be_bytes(port.try_into().ok()?);
+            Some(SocketAddrV4::new(octets.into(), port))
+        };
+        let from = address(&ip[12..16], &udp[0..2])?;
+        let to = address(&ip[16..20], &udp[2..4])?;
+        let udp_len = usize::from(u16::from_be_bytes([udp[4], udp[5]]));
+        let payload = frame.get(42..34 + udp_len)?;
+        out.push((from, to, payload.to_vec()));
+    }
+    Some(out)
 }
 
 /// The IPv4 header checksum: the ones' complement of the ones' complement sum of its 16-bit
@@ -112,6 +161,24 @@ fn ipv4_checksum(header: &[u8; 20]) -> u16 {
 
 #[cfg(test)]
 mod tests {
+    use std::net::{Ipv4Addr, SocketAddrV4};
+
+    #[test]
+    fn what_is_written_is_read_back() {
+        let a = SocketAddrV4::new(Ipv4Addr::new(10, 0, 0, 1), 4000);
+        let b = SocketAddrV4::new(Ipv4Addr::LOCALHOST, 51234);
+        let mut pcap = super::Pcap::new();
+        pcap.udp(a, b, b"hello");
+        pcap.udp(b, a, &[]);
+        assert_eq!(pcap.len(), 2);
+        let read = super::datagrams(pcap.bytes()).expect("a capture");
+        assert_eq!(read, vec![(a, b, b"hello".to_vec()), (b, a, Vec::new())]);
+        assert_eq!(
+            super::datagrams(&pcap.bytes()[..pcap.bytes().len() - 1]),
+            None
+        );
+    }
+
     #[test]
     fn checksum_of_a_known_header() {
         // The example of RFC 1071's usual illustration (Wikipedia, "IPv4 header checksum").

@@ -20,7 +20,7 @@ use idlc::dissector::{self, Options};
 use idlc::interpret::{self, Value, sample};
 use idlc::ir::{EntryKind, Ir, protocol::version_ids, response_struct_name};
 use idlc_runtime::{BitStream, Encoding, ItemKind, PacketReader, PacketWriter};
-use idlc_tests::pcap::Pcap;
+use idlc_tests::pcap::{self, Pcap};
 use serde_json::Value as Json;
 
 fn compile(idl: &[PathBuf], encodings: &[PathBuf]) -> Ir {
@@ -40,6 +40,8 @@ struct Scenario {
     ir: Ir,
     encoding: String,
     protocol: String,
+    /// The protocol whose requests its responses answer (`--answers`).
+    answers: String,
     port: u16,
     packets: Vec<Vec<u8>>,
     /// The state each snapshot delta decodes to (`{field: state}`, as the receiver holds it),
@@ -59,6 +61,7 @@ impl Scenario {
             ir,
             encoding: encoding.to_string(),
             protocol: protocol.to_string(),
+            answers: protocol.to_string(),
             port,
             packets: Vec::new(),
             states: HashMap::new(),
@@ -70,6 +73,7 @@ impl Scenario {
     fn script(&self, dir: &Path) -> PathBuf {
         let options = Options {
             protocol: self.protocol.clone(),
+            answers: Some(self.answers.clone()),
             encoding: Some(self.encoding.clone()),
             port: Some(self.port),
         };
@@ -84,9 +88,15 @@ impl Scenario {
 
     /// What `idlc decode --format json` prints for `packet` (Err: it rejects the packet).
     fn expected(&self, packet: &[u8]) -> Result<Json, String> {
-        let value =
-            interpret::decode_packet(&self.ir, &self.encoding, &self.protocol, packet, None)
-                .map_err(|e| e.to_string())?;
+        let value = interpret::decode_packet_answering(
+            &self.ir,
+            &self.encoding,
+            &self.protocol,
+            &self.answers,
+            packet,
+            None,
+        )
+        .map_err(|e| e.to_string())?;
         let printable =
             interpret::printable(&self.ir, &self.encoding, &self.protocol, &value, None);
         Ok(printable.to_json())
@@ -145,19 +155,21 @@ impl Scenario {
     }
 }
 
+/// The UDP demo's schemas in a seed encoding (`myencoding1.enc` with `arena_udp_e1.enc`...).
+fn udp_ir(encoding: &str, udp_encoding: &str) -> Ir {
+    compile(
+        &[
+            seed("character.idl"),
+            schema("item.idl"),
+            schema("arena_udp.idl"),
+        ],
+        &[seed(encoding), schema(udp_encoding)],
+    )
+}
+
 /// The plain packets: the arena's protocols in S2C, the UDP demo's in both seed encodings.
 fn plain_scenarios() -> Vec<Scenario> {
     let arena = compile(&[schema("arena.idl")], &[schema("arena_s2c.enc")]);
-    let udp = |enc: &str, udp_enc: &str| {
-        compile(
-            &[
-                seed("character.idl"),
-                schema("item.idl"),
-                schema("arena_udp.idl"),
-            ],
-            &[seed(enc), schema(udp_enc)],
-        )
-    };
     let mut scenarios = vec![
         Scenario::new(arena.clone(), "S2C", "ArenaServerToClient", 41001),
         Scenario::new(arena, "S2C", "ArenaClientToServer", 41002),
@@ -169,7 +181,7 @@ fn plain_scenarios() -> Vec<Scenario> {
     .into_iter()
     .enumerate()
     {
-        let ir = udp(enc, udp_enc);
+        let ir = udp_ir(enc, udp_enc);
         let port = 41003 + 2 * n as u16;
         scenarios.push(Scenario::new(ir.clone(), name, "UdpServerToClient", port));
         scenarios.push(Scenario::new(ir, name, "UdpClientToServer", port + 1));
@@ -215,41 +227,60 @@ fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
-/// Writes every scenario's packets to one capture, runs tshark once, and checks each packet:
-/// accepted ones field by field, rejected ones as malformed; no Lua error anywhere.
+/// Writes every scenario's packets to one capture and checks it in tshark (`check_capture`).
 /// Returns how many packets idlc decode accepts and how many it rejects.
 fn check_in_tshark(name: &str, scenarios: &[Scenario], all_valid: bool) -> (usize, usize) {
     let dir = temp_dir(name);
     let mut pcap = Pcap::new();
     let client = |port| SocketAddrV4::new(Ipv4Addr::new(10, 0, 0, 2), port);
     let server = |port| SocketAddrV4::new(Ipv4Addr::new(10, 0, 0, 1), port);
-    let mut expected = Vec::new();
-    for scenario in scenarios {
+    let mut order = Vec::new();
+    for (s, scenario) in scenarios.iter().enumerate() {
         for (index, packet) in scenario.packets.iter().enumerate() {
             pcap.udp(client(50000), server(scenario.port), packet);
-            let mut want = scenario.expected(packet);
-            if let (Ok(json), Some(state)) = (&mut want, scenario.states.get(&index)) {
-                with_delta_state(json, state);
-            }
-            if all_valid && let Err(error) = &want {
-                panic!(
-                    "{}: idlc decode rejects {}: {error}",
-                    scenario.protocol,
-                    hex(packet)
-                );
-            }
-            expected.push((scenario, index, packet, want));
+            order.push((s, index));
         }
     }
     let capture = dir.join("capture.pcap");
     pcap.write(&capture).expect("the capture is written");
-    let scripts: Vec<PathBuf> = scenarios.iter().map(|s| s.script(&dir)).collect();
+    check_capture(&dir, &capture, scenarios, &order, all_valid)
+}
+
+/// Runs tshark once on `capture`, whose records are the packets `order` names (scenario,
+/// packet index), with every scenario's script, and checks each packet: accepted ones field by
+/// field, rejected ones as malformed; no Lua error anywhere. Returns how many packets idlc
+/// decode accepts and how many it rejects.
+fn check_capture(
+    dir: &Path,
+    capture: &Path,
+    scenarios: &[Scenario],
+    order: &[(usize, usize)],
+    all_valid: bool,
+) -> (usize, usize) {
+    let mut expected = Vec::new();
+    for &(s, index) in order {
+        let scenario = &scenarios[s];
+        let packet = &scenario.packets[index];
+        let mut want = scenario.expected(packet);
+        if let (Ok(json), Some(state)) = (&mut want, scenario.states.get(&index)) {
+            with_delta_state(json, state);
+        }
+        if all_valid && let Err(error) = &want {
+            panic!(
+                "{}: idlc decode rejects {}: {error}",
+                scenario.protocol,
+                hex(packet)
+            );
+        }
+        expected.push((scenario, index, packet, want));
+    }
+    let scripts: Vec<PathBuf> = scenarios.iter().map(|s| s.script(dir)).collect();
     let accepted = expected
         .iter()
         .filter(|(_, _, _, want)| want.is_ok())
         .count();
     let counts = (accepted, expected.len() - accepted);
-    let Some((stdout, stderr)) = tshark(&capture, &scripts) else {
+    let Some((stdout, stderr)) = tshark(capture, &scripts) else {
         return counts;
     };
     assert!(!stderr.contains("Lua"), "tshark: {stderr}");
@@ -404,6 +435,8 @@ fn session_scenarios() -> Vec<Scenario> {
     );
     let mut to_client = Scenario::new(ir.clone(), "MatchBits", "MatchServer", 41010);
     let mut to_server = Scenario::new(ir, "MatchBits", "MatchClient", 41011);
+    to_client.answers = to_server.protocol.clone();
+    to_server.answers = to_client.protocol.clone();
     let mut server = Server::newest(SessionConfig::default());
     let mut client = Client::newest(SessionConfig::default());
     let now = std::time::Duration::ZERO;
@@ -550,6 +583,30 @@ fn session_packets_show_their_header_and_items() {
     ] {
         assert!(kinds.iter().any(|k| k == kind), "no {kind} in {kinds:?}");
     }
+    // A response names the RPC of the other direction that it answers, and holds its value:
+    // `buy`'s (call * 10) in the server's packets, `ping`'s (nonce + 1) in the client's.
+    for (scenario, rpc) in scenarios.iter().zip(["buy", "ping"]) {
+        let responses: Vec<Json> = scenario
+            .packets
+            .iter()
+            .filter_map(|p| scenario.expected(p).ok())
+            .flat_map(|json| json["items"].as_array().cloned().unwrap_or_default())
+            .filter(|item| item["kind"] == "response")
+            .collect();
+        assert!(
+            !responses.is_empty(),
+            "no response in {}",
+            scenario.protocol
+        );
+        for response in responses {
+            assert_eq!(response["name"], rpc, "{response}");
+            let value = response["value"]["value"].as_u64().unwrap_or_default();
+            assert!(
+                (rpc == "buy" && value % 10 == 0 && value > 0) || (rpc == "ping" && value == 10),
+                "{response}"
+            );
+        }
+    }
     let deltas = kinds.iter().filter(|k| *k == "snapshot delta").count();
     assert!(
         scenarios[0].states.len() == deltas && deltas >= 20,
@@ -557,6 +614,96 @@ fn session_packets_show_their_header_and_items() {
         scenarios[0].states.len()
     );
     check_in_tshark("sessions", &scenarios, true);
+}
+
+/// The UDP demo's own capture (`--pcap`: every datagram its server received and sent), in
+/// both encodings: 4 clients over the bad network, both directions on the server's one port
+/// (both scripts registered on it: each hands the other's packets over). Every field of every
+/// packet is idlc decode's, and every snapshot delta shows the server's mirror of it: the
+/// state the client holds once it decoded it.
+#[test]
+fn the_demo_capture_shows_every_field_as_idlc_decode_does() {
+    use idlc_tests::arena_udp::{Config, e1, e2};
+    let config = Config {
+        capture: true,
+        ..Config::short()
+    };
+    let runs = [
+        (e1::run(&config), "myencoding1.enc", "arena_udp_e1.enc"),
+        (e2::run(&config), "myencoding2.enc", "arena_udp_e2.enc"),
+    ];
+    for (report, encoding, udp_encoding) in runs {
+        let report = report.expect("a demo run");
+        assert!(report.errors.is_empty(), "{:?}", report.errors);
+        let ir = udp_ir(encoding, udp_encoding);
+        let capture = report.capture.as_deref().expect("a capture");
+        let datagrams = pcap::datagrams(capture).expect("the capture reads back");
+        // The first datagram is a client's hello: its destination is the server.
+        let server = datagrams.first().expect("datagrams").1;
+        let protocols = ["UdpServerToClient", "UdpClientToServer"];
+        let mut scenarios: Vec<Scenario> = protocols
+            .iter()
+            .zip(protocols.iter().rev())
+            .map(|(protocol, answers)| {
+                let mut scenario = Scenario::new(ir.clone(), report.encoding, protocol, 0);
+                scenario.port = server.port();
+                scenario.answers = answers.to_string();
+                scenario
+            })
+            .collect();
+        let mut order = Vec::new();
+        for (record, (from, _, payload)) in datagrams.into_iter().enumerate() {
+            let s = usize::from(from != server);
+            let scenario = &mut scenarios[s];
+            let index = scenario.packets.len();
+            let delta = scenario.expected(&payload).is_ok_and(|json| {
+                json["items"]
+                    .as_array()
+                    .is_some_and(|items| items.iter().any(|i| i["kind"] == "snapshot delta"))
+            });
+            if delta {
+                let state = &report.capture_states[&record];
+                let value = interpret::decode(&ir, report.encoding, "Snapshot", state)
+                    .expect("a mirror's full form");
+                let json = interpret::printable(&ir, report.encoding, "Snapshot", &value, None);
+                scenario.states.insert(index, json.to_json());
+            }
+            scenario.packets.push(payload);
+            order.push((s, index));
+        }
+        // Not vacuous: snapshots in full and as deltas, requests and responses both ways.
+        let kinds = |scenario: &Scenario| -> Vec<String> {
+            scenario
+                .packets
+                .iter()
+                .filter_map(|p| scenario.expected(p).ok())
+                .flat_map(|json| json["items"].as_array().cloned().unwrap_or_default())
+                .filter_map(|item| Some(format!("{} {}", item["kind"].as_str()?, item["name"])))
+                .collect()
+        };
+        let (down, up) = (kinds(&scenarios[0]), kinds(&scenarios[1]));
+        for (kinds, kind) in [
+            (&down, "snapshot \"Snapshot\""),
+            (&down, "snapshot delta \"Snapshot\""),
+            (&down, "response \"hello\""),
+            (&down, "response \"use_item\""),
+            (&down, "reliable message \"End\""),
+            (&up, "request \"hello\""),
+            (&up, "request \"use_item\""),
+            (&up, "reliable message \"move_to\""),
+        ] {
+            assert!(kinds.iter().any(|k| k == kind), "no {kind} in {kinds:?}");
+        }
+        assert!(
+            scenarios[0].states.len() >= 60,
+            "{}",
+            scenarios[0].states.len()
+        );
+        let dir = temp_dir(&format!("demo_{}", report.encoding));
+        let path = dir.join("arena_udp.pcap");
+        std::fs::write(&path, capture).expect("the capture is written");
+        check_capture(&dir, &path, &scenarios, &order, true);
+    }
 }
 
 /// The id `packet` is framed with: a version's (plain) or its session id.
@@ -621,6 +768,7 @@ fn generated_script_snapshot() {
     );
     let options = Options {
         protocol: "MatchServer".to_string(),
+        answers: Some("MatchClient".to_string()),
         encoding: None,
         port: Some(41010),
     };
@@ -636,8 +784,7 @@ fn refusals_are_diagnostics() {
     let compilation = common::compiled(&[schema("arena.idl")], &[schema("arena_s2s.enc")], None);
     let options = Options {
         protocol: "ArenaServerToClient".to_string(),
-        encoding: None,
-        port: None,
+        ..Options::default()
     };
     match dissector::generate(&compilation.ir, &options) {
         Err(dissector::Error::Refused(diagnostics)) => {
@@ -658,8 +805,7 @@ fn refusals_are_diagnostics() {
     let compilation = common::compiled(&[idl], &[], None);
     let options = Options {
         protocol: "Turns".to_string(),
-        encoding: None,
-        port: None,
+        ..Options::default()
     };
     match dissector::generate(&compilation.ir, &options) {
         Err(dissector::Error::Refused(diagnostics)) => {

@@ -52,6 +52,10 @@ pub struct DecodeArgs {
     /// may be left out.
     #[arg(long = "bytes-as", value_name = "[STRUCT.]FIELD=TYPE")]
     pub bytes_as: Option<String>,
+    /// With a PROTOCOL as `--type`: the protocol whose requests the packet's responses answer
+    /// (the one the packet's receiver sends), whose RPC ids they carry. Default: `--type`'s.
+    #[arg(long, value_name = "PROTOCOL")]
+    pub answers: Option<String>,
 }
 
 impl DecodeArgs {
@@ -154,6 +158,24 @@ impl DecodeArgs {
         let delta_type = carried
             .as_ref()
             .map_or(type_name.as_str(), |c| &c.type_name);
+        if let Some(answers) = &self.answers {
+            if !is_packet {
+                return usage_error(
+                    "decode",
+                    "--answers reads a PROTOCOL's packet: give one as --type",
+                );
+            }
+            if !ir.schema.protocols.contains_key(answers) {
+                let known: Vec<&str> = ir.schema.protocols.keys().map(String::as_str).collect();
+                return usage_error(
+                    "decode",
+                    format!(
+                        "--answers: no PROTOCOL `{answers}` (the schema has: {})",
+                        known.join(", ")
+                    ),
+                );
+            }
+        }
         if is_packet
             && carried.is_none()
             && (json_baseline.is_some() || self.baseline_hex.is_some())
@@ -186,7 +208,14 @@ impl DecodeArgs {
         let explain = self.format == DecodeFormat::Explain;
         let traced = (explain || carried.is_some()).then_some(&mut trace);
         let mut result = match (is_packet, baseline) {
-            (true, _) => interpret::decode_packet(ir, encoding, type_name, bytes, traced),
+            (true, _) => interpret::decode_packet_answering(
+                ir,
+                encoding,
+                type_name,
+                self.answers.as_deref().unwrap_or(type_name),
+                bytes,
+                traced,
+            ),
             (false, Some(base)) => interpret::decode_delta_traced(
                 ir,
                 encoding,

@@ -19,6 +19,10 @@ pub struct DissectorArgs {
     /// The PROTOCOL whose packets the script decodes.
     #[arg(long, value_name = "P")]
     pub protocol: String,
+    /// The protocol whose requests the packets' responses answer (the one the packets'
+    /// receiver sends), whose RPC ids they carry. Default: `--protocol`'s.
+    #[arg(long, value_name = "Q")]
+    pub answers: Option<String>,
     /// Register the dissector on this UDP port; without it, it is offered in "Decode As".
     #[arg(long, value_name = "N")]
     pub port: Option<u16>,
@@ -41,6 +45,7 @@ impl DissectorArgs {
             |compilation| {
                 let options = Options {
                     protocol: self.protocol.clone(),
+                    answers: self.answers.clone(),
                     encoding: self.encoding_name.clone(),
                     port: self.port,
                 };

@@ -31,6 +31,9 @@ use fields::Fields;
 pub struct Options {
     /// The PROTOCOL whose packets the script decodes.
     pub protocol: String,
+    /// The PROTOCOL whose requests the packets' responses answer (`--answers`); `protocol`'s
+    /// own when `None`.
+    pub answers: Option<String>,
     /// The encoding (`--encoding-name`); the first one when `None`.
     pub encoding: Option<String>,
     /// The UDP port the dissector registers on; without one, it is offered in "Decode As".
@@ -131,18 +134,21 @@ fn structs_of(rule: &WireRule, out: &mut Vec<String>) {
 
 /// The Lua script decoding `options.protocol` in its encoding: deterministic for the same IR.
 pub fn generate(ir: &Ir, options: &Options) -> Result<String, Error> {
-    let protocol = ir.schema.protocols.get(&options.protocol).ok_or_else(|| {
-        let known: Vec<&str> = ir.schema.protocols.keys().map(String::as_str).collect();
-        Error::Usage(format!(
-            "no PROTOCOL `{}` (the schema has: {})",
-            options.protocol,
-            if known.is_empty() {
-                "none".to_string()
-            } else {
-                known.join(", ")
-            }
-        ))
-    })?;
+    let find = |name: &str| {
+        ir.schema.protocols.get(name).ok_or_else(|| {
+            let known: Vec<&str> = ir.schema.protocols.keys().map(String::as_str).collect();
+            Error::Usage(format!(
+                "no PROTOCOL `{name}` (the schema has: {})",
+                if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                }
+            ))
+        })
+    };
+    let protocol = find(&options.protocol)?;
+    let answered = find(options.answers.as_deref().unwrap_or(&options.protocol))?;
     let encoding = match &options.encoding {
         Some(name) => ir.encodings.get(name),
         None => ir.encodings.values().next(),
@@ -171,7 +177,7 @@ pub fn generate(ir: &Ir, options: &Options) -> Result<String, Error> {
     }
     let mut generator = generator;
     let structs: Vec<String> = generator
-        .reachable(&Generator::roots(protocol))
+        .reachable(&Generator::roots(protocol, answered))
         .into_iter()
         .map(str::to_string)
         .collect();
@@ -209,13 +215,14 @@ pub fn generate(ir: &Ir, options: &Options) -> Result<String, Error> {
     if !refusals.is_empty() {
         return Err(Error::Refused(refusals));
     }
-    Ok(generator.script(protocol, options, &decoders))
+    Ok(generator.script(protocol, answered, options, &decoders))
 }
 
 impl Generator<'_> {
     fn script(
         &self,
         protocol: &crate::ir::ProtocolDef,
+        answered: &crate::ir::ProtocolDef,
         options: &Options,
         decoders: &str,
     ) -> String {
@@ -260,7 +267,7 @@ impl Generator<'_> {
             delta = include_str!("delta.lua"),
             fields = self.fields.lua(),
             versions = self.versions(protocol),
-            entries = self.entries(protocol),
+            entries = self.entries(protocol, answered),
             packet = include_str!("packet.lua"),
         )
     }

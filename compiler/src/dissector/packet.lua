@@ -259,7 +259,13 @@ local function read_item(r, parent, ctx)
       out_of_range(header_at, "tag 3 outside a session")
     end
   end
-  local entry = ENTRIES[id]
+  -- A response names an RPC of the protocol whose requests it answers.
+  local entry
+  if tag == 2 then
+    entry = RESPONSES[id]
+  else
+    entry = ENTRIES[id]
+  end
   local kind = kind_text(tag, x, age)
   node(it, META.id, header_at, r.pos, int_text(id))
   if entry then
@@ -358,12 +364,32 @@ local function bytes_of(tvb)
   return b
 end
 
-function PROTOCOL.dissector(tvb, pinfo, tree)
+--- Every idlc script loaded shares this list (Wireshark runs its Lua plugins in one state, each
+--- script in an environment of its own: the list is in `_G`). The two directions of a link
+--- share one UDP port, and Wireshark's table of UDP ports holds one dissector per port: a
+--- packet whose CRC names none of this protocol's versions goes to the first other idlc
+--- protocol loaded whose CRC it matches.
+local LOADED = _G.IDLC_DISSECTORS or {}
+_G.IDLC_DISSECTORS = LOADED
+local dissect
+
+local function claims(b, len)
+  return find_version(b, len) ~= nil
+end
+
+function dissect(tvb, pinfo, tree)
   local len = tvb:len()
-  pinfo.cols.protocol = NAME
-  local root = tree:add(PROTOCOL, tvb:range(0, len))
   local b = bytes_of(tvb)
   local version, session = find_version(b, len)
+  if version == nil then
+    for _, other in ipairs(LOADED) do
+      if other.dissect ~= dissect and other.claims(b, len) then
+        return other.dissect(tvb, pinfo, tree)
+      end
+    end
+  end
+  pinfo.cols.protocol = NAME
+  local root = tree:add(PROTOCOL, tvb:range(0, len))
   if version == nil then
     root:add_proto_expert_info(EXPERT, "CrcMismatch: the CRC matches none of the "
       .. #VERSIONS .. " versions of " .. NAME .. " (plain or session)")
@@ -430,3 +456,6 @@ function PROTOCOL.dissector(tvb, pinfo, tree)
   pinfo.cols.info = info
   return len
 end
+
+LOADED[#LOADED + 1] = { claims = claims, dissect = dissect }
+PROTOCOL.dissector = dissect

@@ -37,69 +37,71 @@ impl Generator<'_> {
         out
     }
 
-    /// `ENTRIES`: per item id, its name and the decoders of its message (or call), request
-    /// and response.
-    pub(super) fn entries(&self, protocol: &ProtocolDef) -> String {
+    /// `ENTRIES`: per item id of `protocol`, its name and the decoders of its message (or
+    /// call) and request; `RESPONSES`: per RPC id of `answered`, the decoder of its response.
+    pub(super) fn entries(&self, protocol: &ProtocolDef, answered: &ProtocolDef) -> String {
         let decoder =
             |name: &str| format!("{{ name = {0}, decode = DECODE[{0}] }}", lua::string(name));
         let mut out = String::from(
-            "-- Per item id: what a message, a request and a response of it carry.\nlocal ENTRIES = {\n",
+            "-- Per item id: what a message and a request of it carry.\nlocal ENTRIES = {\n",
         );
         for entry in &protocol.entries {
-            let (name, message, request, response) = match &entry.kind {
-                EntryKind::Message(name) => (name, Some(decoder(name)), None, None),
-                EntryKind::Rpc {
+            let (name, key) = match &entry.kind {
+                EntryKind::Message(name)
+                | EntryKind::Rpc {
                     name,
                     returns: None,
-                } => (name, Some(decoder(name)), None, None),
-                EntryKind::Rpc {
-                    name,
-                    returns: Some(_),
-                } => (
-                    name,
-                    None,
-                    Some(decoder(name)),
-                    Some(decoder(&response_struct_name(name))),
-                ),
+                } => (name, "message"),
+                EntryKind::Rpc { name, .. } => (name, "request"),
             };
-            let mut parts = vec![format!("name = {}", lua::string(name))];
-            for (key, value) in [
-                ("message", message),
-                ("request", request),
-                ("response", response),
-            ] {
-                if let Some(value) = value {
-                    parts.push(format!("{key} = {value}"));
-                }
-            }
+            let mut parts = vec![
+                format!("name = {}", lua::string(name)),
+                format!("{key} = {}", decoder(name)),
+            ];
             if let Some(delta) = self.snapshot_delta(entry) {
                 parts.push(format!("delta = {delta}"));
             }
             let _ = writeln!(out, "  [{}] = {{ {} }},", entry.id, parts.join(", "));
         }
+        let _ = write!(
+            out,
+            "}}\n\n-- Per RPC id of {} (whose requests this protocol's responses answer): what a\n\
+             -- response to it carries.\nlocal RESPONSES = {{\n",
+            answered.name
+        );
+        for (id, name) in responses(answered) {
+            let response = decoder(&response_struct_name(name));
+            let _ = writeln!(
+                out,
+                "  [{id}] = {{ name = {}, response = {response} }},",
+                lua::string(name)
+            );
+        }
         out.push_str("}\n");
         out
     }
 
-    /// The structs a protocol's items carry: messages, calls, responses.
-    pub(super) fn roots(protocol: &ProtocolDef) -> Vec<String> {
-        let mut out = Vec::new();
-        for entry in &protocol.entries {
-            match &entry.kind {
-                EntryKind::Message(name)
-                | EntryKind::Rpc {
-                    name,
-                    returns: None,
-                } => out.push(name.clone()),
-                EntryKind::Rpc {
-                    name,
-                    returns: Some(_),
-                } => {
-                    out.push(name.clone());
-                    out.push(response_struct_name(name));
-                }
-            }
-        }
-        out
+    /// The structs the items carry: `protocol`'s messages and calls, and the responses to
+    /// `answered`'s calls.
+    pub(super) fn roots(protocol: &ProtocolDef, answered: &ProtocolDef) -> Vec<String> {
+        let sent = protocol.entries.iter().map(|entry| match &entry.kind {
+            EntryKind::Message(name) | EntryKind::Rpc { name, .. } => name.clone(),
+        });
+        let answers = responses(answered).map(|(_, name)| response_struct_name(name));
+        sent.chain(answers).collect()
     }
+}
+
+/// The RPCs of `protocol` that expect a response: their ids and names.
+fn responses(protocol: &ProtocolDef) -> impl Iterator<Item = (u32, &String)> {
+    protocol
+        .entries
+        .iter()
+        .filter_map(|entry| match &entry.kind {
+            EntryKind::Rpc {
+                name,
+                returns: Some(_),
+            } => Some((entry.id, name)),
+            _ => None,
+        })
 }

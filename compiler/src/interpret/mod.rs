@@ -44,7 +44,7 @@ pub use carried::decode_carried;
 pub use delta::{
     DiffSample, decode_delta, decode_delta_traced, encode_delta, encode_delta_sampled,
 };
-pub use packet::decode_packet;
+pub use packet::{decode_packet, decode_packet_answering};
 pub use value::{Carried, Value, default_value, printable};
 
 /// Why a value could not be encoded, and in which field.

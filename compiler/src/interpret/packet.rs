@@ -37,10 +37,27 @@ impl RuntimeEncoding for Bytes {
 /// request id, its body (the message's fields, a newer writer's tail, an unknown item), and the
 /// end marker and padding after the last item. A body's paths begin with the item
 /// (`P.items[1] M.v`).
+///
+/// A response item is looked up among `protocol`'s own RPCs: right for a protocol that flows
+/// both ways; for a link of two, see [`decode_packet_answering`].
 pub fn decode_packet(
     ir: &Ir,
     encoding: &str,
     protocol: &str,
+    packet: &[u8],
+    trace: Option<&mut Vec<Entry>>,
+) -> Result<Value, DecodeError> {
+    decode_packet_answering(ir, encoding, protocol, protocol, packet, trace)
+}
+
+/// [`decode_packet`] for a packet whose responses answer the requests of `answers`: the
+/// protocol the receiver of the packet sends (WIRE_FORMAT.md section 6, "Items in a session"),
+/// whose RPC ids the responses carry. `idlc decode --type P --answers Q`.
+pub fn decode_packet_answering(
+    ir: &Ir,
+    encoding: &str,
+    protocol: &str,
+    answers: &str,
     packet: &[u8],
     mut trace: Option<&mut Vec<Entry>>,
 ) -> Result<Value, DecodeError> {
@@ -53,6 +70,11 @@ pub fn decode_packet(
         .protocols
         .get(protocol)
         .ok_or_else(|| schema_error(format!("no PROTOCOL `{protocol}`")))?;
+    let answered = ir
+        .schema
+        .protocols
+        .get(answers)
+        .ok_or_else(|| schema_error(format!("no PROTOCOL `{answers}`")))?;
     let style = ir
         .encodings
         .get(encoding)
@@ -130,6 +152,7 @@ pub fn decode_packet(
         ir,
         encoding,
         protocol: def,
+        answered,
         style,
         payload_bits: 8 * (packet.len() as u64).saturating_sub(header_bits / 8),
         next: 0,
@@ -178,6 +201,8 @@ struct Items<'a, 't> {
     ir: &'a Ir,
     encoding: &'a str,
     protocol: &'a ProtocolDef,
+    /// The protocol whose requests the packet's responses answer.
+    answered: &'a ProtocolDef,
     style: Style,
     /// The bits of the payload.
     payload_bits: u64,
@@ -186,7 +211,7 @@ struct Items<'a, 't> {
     trace: Option<&'t mut Vec<Entry>>,
 }
 
-impl Items<'_, '_> {
+impl<'a> Items<'a, '_> {
     fn read<'p, E: RuntimeEncoding>(
         mut self,
         reader: Result<PacketReader<'p, E>, idlc_runtime::DecodeError>,
@@ -247,6 +272,20 @@ impl Items<'_, '_> {
         }
     }
 
+    /// The entry an item names: a response's among the answered protocol's RPCs, anything
+    /// else's among the packet's protocol's entries.
+    fn entry(&self, header: ItemHeader) -> Option<&'a EntryKind> {
+        let protocol = match header.kind {
+            ItemKind::Response(_) => self.answered,
+            _ => self.protocol,
+        };
+        protocol
+            .entries
+            .iter()
+            .find(|e| e.id == header.id)
+            .map(|e| &e.kind)
+    }
+
     /// Records a read of the bits `start..end` of the payload.
     fn note(&mut self, path: String, start: u64, end: u64, value: String) {
         if let Some(trace) = self.trace.as_deref_mut() {
@@ -285,14 +324,9 @@ impl Items<'_, '_> {
         ));
         let start = self.next;
         let length_start = start + u64::from(native_bool_bits(self.style));
-        let entry = self
-            .protocol
-            .entries
-            .iter()
-            .find(|e| e.id == header.id)
-            .map(|e| match &e.kind {
-                EntryKind::Message(name) | EntryKind::Rpc { name, .. } => name.as_str(),
-            });
+        let entry = self.entry(header).map(|kind| match kind {
+            EntryKind::Message(name) | EntryKind::Rpc { name, .. } => name.as_str(),
+        });
         let kind = match header.kind {
             ItemKind::Message => "message",
             ItemKind::Request(_) => "request",
@@ -388,12 +422,7 @@ impl Items<'_, '_> {
             ItemKind::Reliable(_) | ItemKind::Snapshot { age: 0, .. } => ItemKind::Message,
             other => other,
         };
-        let entry = self
-            .protocol
-            .entries
-            .iter()
-            .find(|e| e.id == header.id)
-            .map(|e| &e.kind);
+        let entry = self.entry(header);
         let struct_name = match (entry, as_message) {
             (Some(EntryKind::Message(name)), ItemKind::Message)
             | (

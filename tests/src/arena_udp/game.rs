@@ -79,6 +79,7 @@ pub fn run_with(
             .map(|e| format!("server: {e}"))
             .collect(),
         capture: server.capture.map(|pcap| pcap.bytes().to_vec()),
+        capture_states: std::mem::take(&mut server.capture_states),
     };
     for client in clients {
         let Some(id) = client.character_id else {

@@ -33,6 +33,8 @@ pub(super) struct Outcome {
     pub(super) errors: Vec<String>,
     /// Every datagram received and sent, with `config.capture`.
     pub(super) capture: Option<Pcap>,
+    /// Per record of the capture that carries a Snapshot: the full form of its mirror.
+    pub(super) capture_states: BTreeMap<usize, Vec<u8>>,
 }
 
 /// One client as the server saw it.
@@ -72,6 +74,7 @@ pub(super) fn serve(socket: UdpSocket, address: SocketAddr, config: &Config) -> 
             .collect(),
         errors: server.errors,
         capture: server.capture,
+        capture_states: server.capture_states,
     }
 }
 
@@ -109,6 +112,7 @@ struct Server<'c> {
     buffer: Vec<u8>,
     link: Link,
     capture: Option<Pcap>,
+    capture_states: BTreeMap<usize, Vec<u8>>,
 }
 
 impl<'c> Server<'c> {
@@ -143,6 +147,7 @@ impl<'c> Server<'c> {
             buffer: vec![0; 2048],
             link: Link::new(config.network, config.seed ^ 0x5e4e),
             capture: config.capture.then(Pcap::new),
+            capture_states: BTreeMap::new(),
         }
     }
 
@@ -330,6 +335,7 @@ impl<'c> Server<'c> {
                 continue;
             }
             let flushed = peer.endpoint.flush(now);
+            let mut mirrors = BTreeMap::new();
             for (id, sequence) in flushed.snapshots {
                 if let Some(net::UdpServerToClientMessage::Snapshot(mirror)) =
                     peer.endpoint.sent_snapshot(sequence, id)
@@ -337,12 +343,19 @@ impl<'c> Server<'c> {
                     peer.state
                         .mirrors
                         .insert(mirror.world.tick, mirror.world.clone());
+                    mirrors.insert(sequence, mirror.clone());
                 }
             }
             if let Some(id) = flushed.left_out.first() {
                 return Err(format!("snapshot {id} does not fit in a packet"));
             }
             for packet in &flushed.packets {
+                if let Some(capture) = &self.capture
+                    && let Some(mirror) = packet_sequence(packet).and_then(|s| mirrors.get(&s))
+                {
+                    let state = mirror.to_bytes().map_err(|e| e.to_string())?;
+                    self.capture_states.insert(capture.len(), state);
+                }
                 record(&mut self.capture, address, peer.address, packet);
                 self.link.send(&self.socket, packet, peer.address)?;
                 peer.state.counts.packets_sent += 1;
@@ -351,6 +364,12 @@ impl<'c> Server<'c> {
         }
         Ok(())
     }
+}
+
+/// The sequence in a session packet's header (WIRE_FORMAT.md section 6: after the 4 bytes of
+/// the CRC).
+fn packet_sequence(packet: &[u8]) -> Option<u16> {
+    Some(u16::from_le_bytes(packet.get(4..6)?.try_into().ok()?))
 }
 
 /// Adds a datagram from `from` to `to` to the capture, if one is kept (loopback: IPv4).

@@ -93,6 +93,10 @@ pub struct Report {
     /// With [`Config::capture`]: a pcap file of every datagram the server received and every
     /// one it sent (as its endpoints built them, before the network lost or repeated any).
     pub capture: Option<Vec<u8>>,
+    /// With [`Config::capture`]: per record of the capture (counted from 0) that carries a
+    /// Snapshot, the full form (`to_bytes`) of the Snapshot the client holds once it decoded
+    /// it: the server's mirror. What a dissector must show for a delta.
+    pub capture_states: std::collections::BTreeMap<usize, Vec<u8>>,
 }
 
 impl Report {
