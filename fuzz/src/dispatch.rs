@@ -25,9 +25,10 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use idlc_runtime::{
-    Codec, DecodeError, Delivery, DeltaCodec, DeltaContext, EncodeError, Encoding, Endpoint,
-    ReaderOf, SessionConfig, SessionProtocol, WireRead, from_bytes, from_bytes_in_place,
-    from_delta_bytes, session_id, to_bytes, to_delta_bytes,
+    Answer, Codec, DecodeError, Delivery, DeliveryOf, DeltaCodec, DeltaContext, EncodeError,
+    Encoding, Endpoint, ReaderOf, Refusal, SessionConfig, SessionMessage, SessionProtocol,
+    WireRead, from_bytes, from_bytes_in_place, from_delta_bytes, session_id, to_bytes,
+    to_delta_bytes,
 };
 
 /// `bytes` in lowercase hex, two digits a byte, no separator.
@@ -834,8 +835,11 @@ pub fn check_session<E, Out, In>(
     data: &[u8],
     mut tick: impl FnMut(&mut Endpoint<E, Out, In>, u32),
     mut answer: impl FnMut(
-        Delivery<In::Message, Out::Response>,
-    ) -> Option<<In as SessionProtocol<E>>::Response>,
+        DeliveryOf<E, Out, In>,
+    ) -> Answer<
+        <In as SessionProtocol<E>>::Response,
+        <In as SessionProtocol<E>>::Message,
+    >,
 ) -> bool
 where
     E: Encoding,
@@ -852,6 +856,13 @@ where
         let outcome = catch_unwind(AssertUnwindSafe(|| {
             tick(&mut endpoint, step);
             let received = endpoint.receive(now, &packet, &mut answer).is_ok();
+            // Deferred requests: one in two refused through its token, the other dropped (the
+            // endpoint refuses it by itself at the flush).
+            for (token, _) in endpoint.take_deferred() {
+                if token.request() % 2 == 1 {
+                    let _ = endpoint.refuse(token, Refusal::new(step, "later"));
+                }
+            }
             endpoint.flush(now);
             received
         }));
@@ -872,7 +883,8 @@ where
             && usage.queued_reliable <= config.queued_reliable
             && usage.waiting_reliable <= config.queued_reliable
             && usage.queued_messages <= config.queued_messages
-            && usage.handled_requests <= config.pending_requests;
+            && usage.handled_requests <= config.pending_requests
+            && usage.deferred_answers == 0;
         assert!(
             within,
             "{} <- {}: {usage:?} beyond the caps after packet {step}: input {}",
@@ -976,24 +988,47 @@ impl crate::match_v2::MatchServerHandler for MatchAnswers {
     }
 }
 
+/// How a side answers the request `m`: at once by `handle`, or refused, or later (one in
+/// three each, by its request id).
+fn answer_in_turn<R, M: SessionMessage<crate::match_v2::DefaultEncoding>>(
+    m: M,
+    handle: impl FnOnce(M) -> Option<R>,
+) -> Answer<R, M> {
+    match m.request().map(|r| r % 3) {
+        Some(1) => Answer::Refuse(Refusal::new(7, "not now")),
+        Some(2) => Answer::Later(m),
+        _ => handle(m).into(),
+    }
+}
+
 /// What the match's server does with a client's delivery: its calls handled by the generated
-/// `handle`.
+/// `handle`, refused or deferred in turn ([`answer_in_turn`]).
 fn server_answers(
-    delivery: Delivery<crate::match_v2::MatchClientMessage, crate::match_v2::MatchServerResponse>,
-) -> Option<crate::match_v2::MatchClientResponse> {
+    delivery: DeliveryOf<
+        crate::match_v2::DefaultEncoding,
+        crate::match_v2::MatchServer,
+        crate::match_v2::MatchClient,
+    >,
+) -> Answer<crate::match_v2::MatchClientResponse, crate::match_v2::MatchClientMessage> {
     match delivery {
-        Delivery::Message(m) | Delivery::Request(m) => m.handle(&mut MatchAnswers),
-        _ => None,
+        Delivery::Message(m) => m.handle(&mut MatchAnswers).into(),
+        Delivery::Request(m) => answer_in_turn(m, |m| m.handle(&mut MatchAnswers)),
+        _ => Answer::None,
     }
 }
 
 /// What the match's client does with the server's delivery: as [`server_answers`].
 fn client_answers(
-    delivery: Delivery<crate::match_v2::MatchServerMessage, crate::match_v2::MatchClientResponse>,
-) -> Option<crate::match_v2::MatchServerResponse> {
+    delivery: DeliveryOf<
+        crate::match_v2::DefaultEncoding,
+        crate::match_v2::MatchClient,
+        crate::match_v2::MatchServer,
+    >,
+) -> Answer<crate::match_v2::MatchServerResponse, crate::match_v2::MatchServerMessage> {
     match delivery {
-        Delivery::Message(m) | Delivery::Request(m) => m.handle(&mut MatchAnswers),
-        _ => None,
+        Delivery::Message(m) => m.handle(&mut MatchAnswers).into(),
+        Delivery::Request(m) => answer_in_turn(m, |m| m.handle(&mut MatchAnswers)),
+        _ => Answer::None,
     }
 }
 

@@ -166,9 +166,10 @@ pub use rule::ranged::{
 pub use rule::seq::{read_bool_elements, read_bounded_length, read_elements, write_bounded_length};
 pub use rule::vlq::{Vlq, VlqMode, read_vlq_int, write_vlq_int};
 pub use session::{
-    Cap, Delivery, Endpoint, Flushed, NoResponse, Received, SESSION_HEADER_BYTES, Sequence,
-    SessionConfig, SessionError, SessionHeader, SessionMessage, SessionProtocol, SessionResponse,
-    Usage, sequence_newer, session_id, session_version,
+    Answer, AnswerToken, Cap, Delivery, DeliveryOf, Encoded, Endpoint, Flushed, MAX_REFUSAL_TEXT,
+    NoResponse, Received, Refusal, SESSION_HEADER_BYTES, Sequence, SessionConfig, SessionError,
+    SessionHeader, SessionMessage, SessionProtocol, SessionResponse, Usage, sequence_newer,
+    session_id, session_version,
 };
 pub use vlq::{
     DEFAULT_VLQ_GROUP_BITS, MAX_VLQ_GROUP_BITS, valid_vlq_group_bits, vlq_bits, vlq_groups,

@@ -449,6 +449,10 @@ private:
         case idlc::DeliveryKind::Request:
             errors_.push_back("the server sent a request");
             break;
+        case idlc::DeliveryKind::Refused:
+            errors_.push_back("the server refused call " + std::to_string(d.request) + ": " +
+                              d.refusal.text);
+            break;
         }
         return std::nullopt;
     }

@@ -194,6 +194,7 @@ int play(std::uint64_t seed, std::uint64_t loss, std::uint32_t ticks) {
                         }
                         return std::nullopt;
                     case idlc::DeliveryKind::Snapshot:
+                    case idlc::DeliveryKind::Refused:
                         return std::nullopt;
                     }
                     return std::nullopt;

@@ -76,7 +76,7 @@ pub fn measure(ticks: u32, units: u16) -> Result<SnapshotBytes, String> {
         let packets = server.flush(now).packets;
         for packet in &packets {
             client
-                .receive(now, packet, |_: Delivery<_, _>| None)
+                .receive(now, packet, |_: Delivery<_, _, _>| None)
                 .map_err(|e| e.to_string())?;
         }
         let acks = client.flush(now).packets;

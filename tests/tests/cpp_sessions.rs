@@ -146,31 +146,40 @@ impl v2::MatchClientHandler for ServerSide {
 
 fn server_delivery(
     side: &mut ServerSide,
-    d: Delivery<v2::MatchClientMessage, v2::MatchServerResponse>,
+    d: Delivery<v2::MatchClientMessage, v2::MatchServerResponse, v2::MatchServerMessage>,
 ) -> Option<v2::MatchClientResponse> {
     match d {
         Delivery::Message(m) | Delivery::Request(m) => m.handle(side),
-        Delivery::Response(v2::MatchServerResponse::Ping { request, value }) => {
+        Delivery::Response {
+            response: v2::MatchServerResponse::Ping { request, value },
+            ..
+        } => {
             writeln!(side.out, "s: pong {request} {value}").unwrap();
             None
         }
-        Delivery::Snapshot { .. } => None,
+        Delivery::Snapshot { .. } | Delivery::Refused { .. } => None,
     }
 }
 
 fn client_delivery(
     out: &mut String,
-    d: Delivery<v2::MatchServerMessage, v2::MatchClientResponse>,
+    d: Delivery<v2::MatchServerMessage, v2::MatchClientResponse, v2::MatchClientMessage>,
 ) -> Option<v2::MatchServerResponse> {
     match d {
         Delivery::Snapshot {
             sequence,
             message: v2::MatchServerMessage::Snapshot(s),
         } => writeln!(out, "c: snapshot {sequence} {}", text(&s.world)).unwrap(),
-        Delivery::Response(v2::MatchClientResponse::Buy { request, value }) => {
+        Delivery::Response {
+            response: v2::MatchClientResponse::Buy { request, value },
+            ..
+        } => {
             writeln!(out, "c: bought {request} {value}").unwrap();
         }
-        Delivery::Response(v2::MatchClientResponse::Emote { request, value }) => {
+        Delivery::Response {
+            response: v2::MatchClientResponse::Emote { request, value },
+            ..
+        } => {
             writeln!(out, "c: emoted {request} {}", i32::from(value)).unwrap();
         }
         Delivery::Message(v2::MatchServerMessage::Chat(c)) => {

@@ -425,7 +425,7 @@ fn plain_packets_show_every_field_as_idlc_decode_does() {
 /// a capture on the client's side shows it), so that later deltas are against older
 /// baselines. Each delta's expected state is the World the client's endpoint delivered.
 fn session_scenarios() -> Vec<Scenario> {
-    use idlc_runtime::{Delivery, Endpoint, SessionConfig};
+    use idlc_runtime::{Answer, Delivery, Endpoint, Refusal, SessionConfig};
     use idlc_tests::match_v2 as m;
     type Server = Endpoint<m::DefaultEncoding, m::MatchServer, m::MatchClient>;
     type Client = Endpoint<m::DefaultEncoding, m::MatchClient, m::MatchServer>;
@@ -520,14 +520,20 @@ fn session_scenarios() -> Vec<Scenario> {
                 .unwrap();
         }
         for packet in client.flush(now).packets {
+            // One buy in two is refused: a refusal travels in place of the response.
             let _ = server.receive(now, &packet, |d| match d {
+                Delivery::Request(m::MatchClientMessage::Buy { call, .. })
+                    if call.call % 8 == 6 =>
+                {
+                    Answer::Refuse(Refusal::new(call.call, format!("sold out ({})", call.call)))
+                }
                 Delivery::Request(m::MatchClientMessage::Buy { request, call }) => {
-                    Some(m::MatchClientResponse::Buy {
+                    Answer::Now(m::MatchClientResponse::Buy {
                         request,
                         value: call.call * 10,
                     })
                 }
-                _ => None,
+                _ => Answer::None,
             });
             to_server.packets.push(packet);
         }
@@ -598,8 +604,21 @@ fn session_packets_show_their_header_and_items() {
             "no response in {}",
             scenario.protocol
         );
+        let refusals = responses
+            .iter()
+            .filter(|r| r.get("refusal").is_some())
+            .count();
+        assert_eq!(refusals > 0, rpc == "buy", "refusals of {rpc}: {refusals}");
         for response in responses {
             assert_eq!(response["name"], rpc, "{response}");
+            if let Some(refusal) = response.get("refusal") {
+                assert_eq!(
+                    refusal["code"].as_u64().unwrap_or_default() % 8,
+                    6,
+                    "{response}"
+                );
+                continue;
+            }
             let value = response["value"]["value"].as_u64().unwrap_or_default();
             assert!(
                 (rpc == "buy" && value % 10 == 0 && value > 0) || (rpc == "ping" && value == 10),

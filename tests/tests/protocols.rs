@@ -5,6 +5,8 @@
 //! all of ArenaPing; the squad schema in three versions (schemas/versions/) gives protocols one
 //! and two versions apart.
 
+#[path = "protocols/answers.rs"]
+mod answers;
 #[path = "protocols/sessions.rs"]
 mod sessions;
 

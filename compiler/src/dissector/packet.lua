@@ -19,6 +19,9 @@ local META = {
   age = field(ABBR .. ".item_age", "age"),
   ticks = field(ABBR .. ".item_ticks", "ticks"),
   value = field(ABBR .. ".item_value", "value"),
+  refusal = field(ABBR .. ".item_refusal", "refusal"),
+  refusal_code = field(ABBR .. ".item_refusal_code", "code"),
+  refusal_text = field(ABBR .. ".item_refusal_text", "text"),
   tail = field(ABBR .. ".item_tail", "tail"),
   delta = field(ABBR .. ".item_delta", "delta"),
   finish = field(ABBR .. ".end", "end"),
@@ -284,7 +287,19 @@ local function read_item(r, parent, ctx)
   it.text = (entry and entry.name or ("id " .. int_text(id))) .. " (" .. kind .. ")"
   ctx.summary[#ctx.summary + 1] = entry and entry.name or ("id " .. int_text(id))
   local body = body_of(entry, kind)
-  if body then
+  -- A session response starts with its status: 1 when the call was refused.
+  local refused = kind == "response" and ctx.session and bool(r)
+  if refused then
+    it.text = it.text .. ": refused"
+    local n = node(it, META.refusal, r.pos, r.pos, "refused")
+    local at = r.pos
+    local code = read_u32_vlq(r, "a refusal code")
+    node(n, META.refusal_code, at, r.pos, int_text(code))
+    rule_bytes(r, n, META.refusal_text, function(reader)
+      return bounded_length(reader, 255, 8)
+    end, true)
+    n.e = r.pos
+  elseif body then
     local n = node(it, META.value, r.pos, r.pos, body.name)
     local value = body.decode(r, n, false)
     n.e = r.pos

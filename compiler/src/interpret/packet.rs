@@ -153,6 +153,7 @@ pub fn decode_packet_answering(
         encoding,
         protocol: def,
         answered,
+        session: session_header.is_some(),
         style,
         payload_bits: 8 * (packet.len() as u64).saturating_sub(header_bits / 8),
         next: 0,
@@ -203,6 +204,8 @@ struct Items<'a, 't> {
     protocol: &'a ProtocolDef,
     /// The protocol whose requests the packet's responses answer.
     answered: &'a ProtocolDef,
+    /// Whether it is a session packet: a response's body starts with its status.
+    session: bool,
     style: Style,
     /// The bits of the payload.
     payload_bits: u64,
@@ -386,6 +389,39 @@ impl<'a> Items<'a, '_> {
         }
     }
 
+    /// The status before a session response's body (WIRE_FORMAT.md section 6, "Answers"): the
+    /// refusal (`code`, `text`) when the call was refused, `None` when a response follows.
+    fn answer_status<'d, R: WireRead<'d>>(
+        &mut self,
+        item: &str,
+        r: &mut R,
+    ) -> Result<Option<Value>, DecodeError> {
+        let wire = |error: idlc_runtime::DecodeError| DecodeError {
+            path: format!("{item} (answer)"),
+            kind: DecodeErrorKind::Wire(error),
+        };
+        let start = r.bits_read();
+        let refused = r.read_bool().map_err(wire)?;
+        let status = if refused { "refused" } else { "a response" };
+        self.note(
+            format!("{item} (answer)"),
+            start,
+            r.bits_read(),
+            status.into(),
+        );
+        if !refused {
+            return Ok(None);
+        }
+        let start = r.bits_read();
+        let refusal = idlc_runtime::Refusal::decode(r).map_err(wire)?;
+        let label = format!("code {}: {:?}", refusal.code, refusal.text);
+        self.note(format!("{item} (refusal)"), start, r.bits_read(), label);
+        let mut fields = IndexMap::new();
+        fields.insert("code".to_string(), Value::Int(refusal.code.into()));
+        fields.insert("text".to_string(), Value::Str(refusal.text));
+        Ok(Some(Value::Struct(fields)))
+    }
+
     /// One item: its header fields, and its decoded value when the entry is known.
     fn item<'d, R: WireRead<'d>>(
         &mut self,
@@ -454,6 +490,18 @@ impl<'a> Items<'a, '_> {
         fields.insert("kind".to_string(), Value::Str(kind.to_string()));
         if let Some(request) = request {
             fields.insert("request".to_string(), Value::Int(request.into()));
+        }
+        if self.session
+            && matches!(header.kind, ItemKind::Response(_))
+            && let Some(refusal) = self.answer_status(&item, r)?
+        {
+            fields.insert("refusal".to_string(), refusal);
+            let read = r.bits_read();
+            if read < item_end {
+                let label = format!("skipped: {} bits a newer writer added", item_end - read);
+                self.note(format!("{item} (tail)"), read, item_end, label);
+            }
+            return Ok(Value::Struct(fields));
         }
         match struct_name {
             Some(name) => {

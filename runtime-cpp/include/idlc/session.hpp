@@ -1,5 +1,5 @@
 // idlc C++ runtime: sessions (one `idlc::Endpoint` per peer, docs/CPP.md "Sessions"), mirroring
-// runtime/src/session/: header.hpp (sequence, acks, session id), acks.hpp (received window,
+// runtime/src/session/: header.hpp (sequence, acks, session id), answer.hpp (refusals), acks.hpp (received window,
 // sent log), reliable.hpp (outbox, in-order buffer), requests.hpp (handled request ids),
 // baselines.hpp (kept snapshot states), config.hpp, error.hpp, traits.hpp (what generated code
 // gives an endpoint), endpoint.hpp.
@@ -7,6 +7,7 @@
 #define IDLC_SESSION_HPP
 
 #include "session/acks.hpp"
+#include "session/answer.hpp"
 #include "session/baselines.hpp"
 #include "session/config.hpp"
 #include "session/endpoint.hpp"

@@ -5,8 +5,10 @@ use core::time::Duration;
 use std::collections::BTreeMap;
 
 use super::acks::{ReceivedLog, SentLog};
+use super::answer::{Answer, AnswerToken, DroppedLog, MAX_REFUSAL_TEXT, Refusal};
 use super::baselines::{Baselines, Kept};
 use super::config::SessionConfig;
+use super::encoded::{Encoded, RawEncoded};
 use super::error::{Cap, SessionError};
 use super::header::{SESSION_HEADER_BYTES, Sequence, SessionHeader, sequence_newer, session_id};
 use super::reliable::{InOrder, Outbox, Queued};
@@ -14,22 +16,24 @@ use super::requests::{HandledRequests, RequestCheck};
 use super::traits::{SessionMessage, SessionProtocol, SessionResponse};
 use crate::codec::Encoding;
 use crate::delta::DeltaContext;
-use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
+use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 use crate::framing::unframe;
 use crate::packet::{
     Incoming, ItemHeader, ItemKind, Messages, PacketReader, PacketWriter, Pending, RequestId,
     Responses, SendError,
 };
 use crate::replication::{ReaderOf, WriterOf};
-use crate::wire::WireRead;
+use crate::wire::{WireRead, WireWrite};
 
-/// What a received packet hands the game, in the packet's order.
+/// What a received packet hands the game, in the packet's order: `M` the messages received,
+/// `R` the responses to this side's calls, `C` this side's calls.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Delivery<M, R> {
+pub enum Delivery<M, R, C> {
     /// A message or a fire-and-forget call; a reliable message comes here once, in order.
     Message(M),
-    /// A call that expects a response: the closure given to [`Endpoint::receive`] returns it.
-    /// Each request comes here once, however often the peer resent it.
+    /// A call that expects a response: the closure given to [`Endpoint::receive`] answers it
+    /// ([`Answer`]: now, later through a token, or refused). Each request comes here once,
+    /// however often the peer resent it.
     Request(M),
     /// A snapshot newer than any delivered before for its message id.
     Snapshot {
@@ -38,8 +42,22 @@ pub enum Delivery<M, R> {
         /// The state, whole.
         message: M,
     },
-    /// The response to a call of this side, paired with its request.
-    Response(R),
+    /// The response to a call of this side, with the call it answers (as it was sent, its
+    /// request id set).
+    Response {
+        /// The call.
+        call: C,
+        /// Its response.
+        response: R,
+    },
+    /// A call of this side the peer refused: its application said no, or nobody answered it
+    /// ([`Refusal::UNANSWERED`]). Not an error of the transport: the call's answer.
+    Refused {
+        /// The call.
+        call: C,
+        /// Why.
+        refusal: Refusal,
+    },
 }
 
 /// What [`Endpoint::receive`] did with a packet.
@@ -62,6 +80,10 @@ pub struct Flushed {
     /// The snapshots sent: each one's message id and the sequence of the packet that carries
     /// it ([`Endpoint::sent_snapshot`] gives its mirror).
     pub snapshots: Vec<(u32, Sequence)>,
+    /// The requests of the peer this flush refused by itself ([`Refusal::UNANSWERED`]) because
+    /// their [`AnswerToken`] was dropped unanswered, or never taken with
+    /// [`Endpoint::take_deferred`]: each one's RPC id and request id.
+    pub unanswered: Vec<(u32, RequestId)>,
 }
 
 /// How much an endpoint holds, to check against its caps.
@@ -83,14 +105,47 @@ pub struct Usage {
     pub queued_messages: usize,
     /// Request ids remembered as handled.
     pub handled_requests: usize,
+    /// Requests handed out to answer later ([`AnswerToken`]s), not yet answered.
+    pub deferred_answers: usize,
+}
+
+/// A message to send: a value, or one encoded once for many endpoints.
+#[derive(Debug, Clone)]
+enum Outgoing<M> {
+    Value(M),
+    Encoded(RawEncoded),
+}
+
+impl<M> Outgoing<M> {
+    fn id<E: Encoding>(&self) -> u32
+    where
+        M: SessionMessage<E>,
+    {
+        match self {
+            Outgoing::Value(m) => m.id(),
+            Outgoing::Encoded(e) => e.id(),
+        }
+    }
+
+    fn encode_body<E: Encoding>(&self, w: &mut WriterOf<E>) -> Result<(), EncodeError>
+    where
+        M: SessionMessage<E>,
+    {
+        match self {
+            Outgoing::Value(m) => m.encode_body(w),
+            Outgoing::Encoded(e) => e.write_body::<E>(w),
+        }
+    }
 }
 
 /// A reliable item of the outbox.
 #[derive(Debug, Clone)]
 enum Reliable<M, A> {
-    Message(u16, M),
+    Message(u16, Outgoing<M>),
     Request(M),
     Answer(A),
+    /// A refused request: its id, the RPC's id, why.
+    Refusal(RequestId, u32, Refusal),
 }
 
 /// An item of a received packet, read and checked, not yet delivered.
@@ -100,8 +155,16 @@ enum Read<M, R> {
     Reliable(u16, M),
     Snapshot { id: u32, tick: u32, message: M },
     Response(RequestId, u32, R),
+    Refused(RequestId, u32, Refusal),
     Skipped,
 }
+
+/// A [`Delivery`] of the endpoint that receives `In` and sends `Out`.
+pub type DeliveryOf<E, Out, In> = Delivery<
+    <In as SessionProtocol<E>>::Message,
+    <Out as SessionProtocol<E>>::Response,
+    <Out as SessionProtocol<E>>::Message,
+>;
 
 /// A [`Read`] of the endpoint that receives `In` and sends `Out`.
 type ReadOf<E, Out, In> =
@@ -124,18 +187,26 @@ pub struct Endpoint<E: Encoding, Out: SessionProtocol<E>, In: SessionProtocol<E>
     peer_ack: Option<Sequence>,
     started: Option<Duration>,
     last_heard: Option<Duration>,
-    unreliable: Vec<Out::Message>,
+    unreliable: Vec<Outgoing<Out::Message>>,
     outbox: Outbox<Reliable<Out::Message, In::Response>>,
     next_reliable: u16,
     snapshots: Vec<(u32, Out::Message)>,
     mirrors: Baselines<Out::Message>,
     pending: Pending,
+    /// The calls awaiting their response, by request id: what a response is delivered with.
+    calls: BTreeMap<RequestId, Out::Message>,
     issued: u64,
     handled: HandledRequests,
     in_order: InOrder<In::Message>,
     states: Baselines<In::Message>,
     /// Per message id, the sequence of the newest snapshot delivered.
     newest_snapshot: BTreeMap<u32, Sequence>,
+    /// The requests to answer later with their tokens, not yet taken by the game.
+    deferred: Vec<(AnswerToken<In::Response>, In::Message)>,
+    /// Where this endpoint's tokens report their drop.
+    dropped: DroppedLog,
+    /// Tokens handed out and not yet answered (nor reported dropped).
+    outstanding: usize,
 }
 
 impl<E: Encoding, Out: SessionProtocol<E>, In: SessionProtocol<E>> fmt::Debug
@@ -185,11 +256,15 @@ impl<E: Encoding, Out: SessionProtocol<E>, In: SessionProtocol<E>> Endpoint<E, O
             snapshots: Vec::new(),
             mirrors: Baselines::new(config.kept_baselines),
             pending: Pending::default(),
+            calls: BTreeMap::new(),
             issued: 0,
             handled: HandledRequests::new(config.pending_requests),
             in_order: InOrder::new(config.queued_reliable),
             states: Baselines::new(config.kept_baselines),
             newest_snapshot: BTreeMap::new(),
+            deferred: Vec::new(),
+            dropped: DroppedLog::default(),
+            outstanding: 0,
             config,
         }
     }
@@ -226,11 +301,13 @@ impl<E: Encoding, Out: SessionProtocol<E>, In: SessionProtocol<E>> Endpoint<E, O
             waiting_reliable: self.in_order.len(),
             queued_messages: self.unreliable.len(),
             handled_requests: self.handled.len(),
+            deferred_answers: self.outstanding,
         }
     }
 
     fn answers_queued(&self) -> usize {
-        self.outbox.count(|r| matches!(r, Reliable::Answer(_)))
+        self.outbox
+            .count(|r| matches!(r, Reliable::Answer(_) | Reliable::Refusal(..)))
     }
 
     fn reliable_queued(&self) -> usize {
@@ -268,10 +345,15 @@ impl<E: Encoding, Out: SessionProtocol<E>, In: SessionProtocol<E>> Endpoint<E, O
         }
     }
 
-    /// Checks that `message` fits alone in a packet under the item kind `kind`.
-    fn check_fits(&self, message: &Out::Message, kind: ItemKind) -> Result<(), SessionError> {
+    /// Checks that an item of `id` and `kind` whose body `body` writes fits alone in a packet.
+    fn check_fits(
+        &self,
+        id: u32,
+        kind: ItemKind,
+        body: impl FnOnce(&mut WriterOf<E>) -> Result<(), EncodeError>,
+    ) -> Result<(), SessionError> {
         let mut scratch = PacketWriter::<E>::with_mtu(0, self.items_mtu());
-        scratch.push(message.id(), kind, |w| message.encode_body(w))?;
+        scratch.push(id, kind, body)?;
         Ok(())
     }
 
@@ -285,22 +367,49 @@ impl<E: Encoding, Out: SessionProtocol<E>, In: SessionProtocol<E>> Endpoint<E, O
     pub fn send(&mut self, mut message: Out::Message) -> Result<Option<RequestId>, SessionError> {
         self.check_version(message.id())?;
         if message.request().is_none() {
-            self.check_fits(&message, ItemKind::Message)?;
-            if self.unreliable.len() >= self.config.queued_messages {
-                return Err(SessionError::Full(Cap::QueuedMessages));
-            }
-            self.unreliable.push(message);
-            return Ok(None);
+            self.check_fits(message.id(), ItemKind::Message, |w| message.encode_body(w))?;
+            return self.queue(Outgoing::Value(message)).map(|()| None);
         }
         if self.pending.len() >= self.config.pending_requests {
             return Err(SessionError::Full(Cap::PendingRequests));
         }
-        self.check_fits(&message, ItemKind::Request(RequestId::MAX))?;
+        let kind = ItemKind::Request(RequestId::MAX);
+        self.check_fits(message.id(), kind, |w| message.encode_body(w))?;
         let request = self.pending.start(message.id());
         self.issued += 1;
         message.set_request(request);
+        self.calls.insert(request, message.clone());
         self.outbox.push(Reliable::Request(message));
         Ok(Some(request))
+    }
+
+    fn queue(&mut self, message: Outgoing<Out::Message>) -> Result<(), SessionError> {
+        if self.unreliable.len() >= self.config.queued_messages {
+            return Err(SessionError::Full(Cap::QueuedMessages));
+        }
+        self.unreliable.push(message);
+        Ok(())
+    }
+
+    /// [`Endpoint::send`] of a message encoded once for many endpoints ([`Encoded::new`]):
+    /// the packet gets the same bits, without encoding it again.
+    pub fn send_encoded(&mut self, message: &Encoded<E, Out::Message>) -> Result<(), SessionError> {
+        let raw = message.raw();
+        self.check_version(raw.id())?;
+        self.check_fits(raw.id(), ItemKind::Message, |w| raw.write_body::<E>(w))?;
+        self.queue(Outgoing::Encoded(raw.clone()))
+    }
+
+    /// [`Endpoint::send_reliable`] of a message encoded once for many endpoints.
+    pub fn send_encoded_reliable(
+        &mut self,
+        message: &Encoded<E, Out::Message>,
+    ) -> Result<(), SessionError> {
+        let raw = message.raw();
+        self.check_version(raw.id())?;
+        let kind = ItemKind::Reliable(u16::MAX);
+        self.check_fits(raw.id(), kind, |w| raw.write_body::<E>(w))?;
+        self.queue_reliable(Outgoing::Encoded(raw.clone()))
     }
 
     /// Queues a message to be delivered once and in order: resent until acknowledged. A call
@@ -310,10 +419,15 @@ impl<E: Encoding, Out: SessionProtocol<E>, In: SessionProtocol<E>> Endpoint<E, O
             return self.send(message).map(|_| ());
         }
         self.check_version(message.id())?;
+        let kind = ItemKind::Reliable(u16::MAX);
+        self.check_fits(message.id(), kind, |w| message.encode_body(w))?;
+        self.queue_reliable(Outgoing::Value(message))
+    }
+
+    fn queue_reliable(&mut self, message: Outgoing<Out::Message>) -> Result<(), SessionError> {
         if self.reliable_queued() >= self.config.queued_reliable {
             return Err(SessionError::Full(Cap::QueuedReliable));
         }
-        self.check_fits(&message, ItemKind::Reliable(u16::MAX))?;
         let index = self.next_reliable;
         self.next_reliable = self.next_reliable.wrapping_add(1);
         self.outbox.push(Reliable::Message(index, message));
@@ -338,21 +452,90 @@ impl<E: Encoding, Out: SessionProtocol<E>, In: SessionProtocol<E>> Endpoint<E, O
     /// Gives up on a call (no response is awaited any more; a late one is skipped).
     pub fn forget(&mut self, request: RequestId) {
         self.pending.forget(request);
+        self.calls.remove(&request);
     }
 
-    /// Reads a packet from the peer and hands what it carries to `deliver`, which returns the
-    /// response of a [`Delivery::Request`] (and `None` for the rest). A packet that is
+    /// The requests the [`Endpoint::receive`] calls since the last take left to answer later
+    /// ([`Answer::Later`]): each call with its token, in delivery order. Tokens not taken
+    /// before the next [`Endpoint::flush`] are dropped there: their calls are refused
+    /// ([`Flushed::unanswered`]).
+    pub fn take_deferred(&mut self) -> Vec<(AnswerToken<In::Response>, In::Message)> {
+        core::mem::take(&mut self.deferred)
+    }
+
+    /// Answers a request deferred with `token` (from this endpoint): `response` is sent as if
+    /// the handler had returned it. A token of another endpoint, or a response to another RPC
+    /// or request, is an error; the token is then dropped, and its own endpoint refuses the
+    /// call.
+    pub fn answer(
+        &mut self,
+        token: AnswerToken<In::Response>,
+        response: In::Response,
+    ) -> Result<(), SessionError> {
+        self.check_token(&token, response.id(), response.request())?;
+        let kind = ItemKind::Response(token.request());
+        self.check_fits(response.id(), kind, |w| {
+            w.write_bool(false)?;
+            response.encode_body(w)
+        })?;
+        let _ = token.consume();
+        self.outstanding = self.outstanding.saturating_sub(1);
+        self.outbox.push(Reliable::Answer(response));
+        Ok(())
+    }
+
+    /// Refuses a request deferred with `token`: the caller receives `refusal` (a
+    /// [`Delivery::Refused`]). Errors as [`Endpoint::answer`]'s, and a text over
+    /// [`MAX_REFUSAL_TEXT`] bytes.
+    pub fn refuse(
+        &mut self,
+        token: AnswerToken<In::Response>,
+        refusal: Refusal,
+    ) -> Result<(), SessionError> {
+        self.check_token(&token, token.id(), token.request())?;
+        if refusal.text.len() > MAX_REFUSAL_TEXT {
+            return Err(EncodeError::new(EncodeErrorKind::LengthOverBound, 0).into());
+        }
+        let (request, id) = token.consume();
+        self.outstanding = self.outstanding.saturating_sub(1);
+        self.outbox.push(Reliable::Refusal(request, id, refusal));
+        Ok(())
+    }
+
+    fn check_token(
+        &self,
+        token: &AnswerToken<In::Response>,
+        id: u32,
+        request: RequestId,
+    ) -> Result<(), SessionError> {
+        if !token.belongs_to(&self.dropped) {
+            return Err(SessionError::ForeignToken(token.request()));
+        }
+        if id != token.id() || request != token.request() {
+            return Err(SessionError::AnswerMismatch {
+                request: token.request(),
+                id: token.id(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Reads a packet from the peer and hands what it carries to `deliver`, which answers a
+    /// [`Delivery::Request`] with an [`Answer`] (or the response as `Option<R>`) and returns
+    /// [`Answer::None`] (or `None`) for the rest.
+    /// A packet that is
     /// malformed, of another protocol or version, a duplicate, stale, acknowledges a packet
     /// never sent, or names a forged request or baseline is an error: nothing of it is
     /// delivered and it is not acknowledged.
-    pub fn receive<F>(
+    pub fn receive<F, A>(
         &mut self,
         now: Duration,
         packet: &[u8],
         mut deliver: F,
     ) -> Result<Received, SessionError>
     where
-        F: FnMut(Delivery<In::Message, Out::Response>) -> Option<In::Response>,
+        F: FnMut(DeliveryOf<E, Out, In>) -> A,
+        A: Into<Answer<In::Response, In::Message>>,
     {
         self.started.get_or_insert(now);
         let payload = unframe(session_id(self.in_id()), packet)?;
@@ -364,7 +547,7 @@ impl<E: Encoding, Out: SessionProtocol<E>, In: SessionProtocol<E>> Endpoint<E, O
             .iter()
             .filter(|r| matches!(r, Read::Request(..)))
             .count();
-        if self.answers_queued() + new_requests > self.config.cached_answers {
+        if self.answers_queued() + self.outstanding + new_requests > self.config.cached_answers {
             return Err(SessionError::Full(Cap::CachedAnswers));
         }
         self.received.record(header.sequence);
@@ -489,9 +672,13 @@ impl<E: Encoding, Out: SessionProtocol<E>, In: SessionProtocol<E>> Endpoint<E, O
                 if !self.issued_request(request) {
                     return Err(SessionError::ForgedRequest(request));
                 }
-                match Out::Response::decode_response(header.id, request, r)? {
-                    Some(response) => Read::Response(request, header.id, response),
-                    None => Read::Skipped,
+                if r.read_bool()? {
+                    Read::Refused(request, header.id, Refusal::decode(r)?)
+                } else {
+                    match Out::Response::decode_response(header.id, request, r)? {
+                        Some(response) => Read::Response(request, header.id, response),
+                        None => Read::Skipped,
+                    }
                 }
             }
         })
@@ -505,9 +692,15 @@ impl<E: Encoding, Out: SessionProtocol<E>, In: SessionProtocol<E>> Endpoint<E, O
     }
 
     /// Delivers one checked item; returns how many deliveries it made.
-    fn deliver<F>(&mut self, sequence: Sequence, item: ReadOf<E, Out, In>, deliver: &mut F) -> usize
+    fn deliver<F, A>(
+        &mut self,
+        sequence: Sequence,
+        item: ReadOf<E, Out, In>,
+        deliver: &mut F,
+    ) -> usize
     where
-        F: FnMut(Delivery<In::Message, Out::Response>) -> Option<In::Response>,
+        F: FnMut(DeliveryOf<E, Out, In>) -> A,
+        A: Into<Answer<In::Response, In::Message>>,
     {
         match item {
             Read::Skipped => 0,
@@ -521,8 +714,28 @@ impl<E: Encoding, Out: SessionProtocol<E>, In: SessionProtocol<E>> Endpoint<E, O
                     return 0;
                 }
                 self.handled.record(request);
-                if let Some(answer) = deliver(Delivery::Request(message)) {
-                    self.outbox.push(Reliable::Answer(answer));
+                let id = message.id();
+                match deliver(Delivery::Request(message)).into() {
+                    Answer::Now(response) => {
+                        self.outbox.push(Reliable::Answer(response));
+                    }
+                    Answer::Refuse(refusal) => {
+                        self.outbox.push(Reliable::Refusal(request, id, refusal));
+                    }
+                    Answer::Later(message) => {
+                        let token = AnswerToken::new(request, id, self.dropped.clone());
+                        self.deferred.push((token, message));
+                        self.outstanding += 1;
+                    }
+                    Answer::None => {
+                        // Nobody answers it: refused at the next flush, and reported.
+                        drop(AnswerToken::<In::Response>::new(
+                            request,
+                            id,
+                            self.dropped.clone(),
+                        ));
+                        self.outstanding += 1;
+                    }
                 }
                 1
             }
@@ -556,12 +769,42 @@ impl<E: Encoding, Out: SessionProtocol<E>, In: SessionProtocol<E>> Endpoint<E, O
                 1
             }
             Read::Response(request, id, response) => {
-                if self.pending.complete(request, id).is_err() {
+                let Some(call) = self.complete(request, id) else {
                     return 0;
-                }
-                deliver(Delivery::Response(response));
+                };
+                deliver(Delivery::Response { call, response });
                 1
             }
+            Read::Refused(request, id, refusal) => {
+                let Some(call) = self.complete(request, id) else {
+                    return 0;
+                };
+                deliver(Delivery::Refused { call, refusal });
+                1
+            }
+        }
+    }
+
+    /// Completes the call `request` of the RPC `id`: the call, when it was awaited.
+    fn complete(&mut self, request: RequestId, id: u32) -> Option<Out::Message> {
+        self.pending.complete(request, id).ok()?;
+        self.calls.remove(&request)
+    }
+
+    /// Refuses by itself the requests whose tokens were dropped (or never taken).
+    fn refuse_dropped(&mut self, flushed: &mut Flushed) {
+        self.deferred.clear();
+        let dropped = core::mem::take(
+            &mut *self
+                .dropped
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        );
+        for (request, id) in dropped {
+            self.outstanding = self.outstanding.saturating_sub(1);
+            self.outbox
+                .push(Reliable::Refusal(request, id, Refusal::unanswered()));
+            flushed.unanswered.push((id, request));
         }
     }
 
@@ -594,6 +837,7 @@ impl<E: Encoding, Out: SessionProtocol<E>, In: SessionProtocol<E>> Endpoint<E, O
             keys: Vec::new(),
             flushed: Flushed::default(),
         };
+        self.refuse_dropped(&mut build.flushed);
         for key in self.outbox.due(|q| self.is_due(q)) {
             let Some(item) = self.outbox.get(key).map(|q| q.item.clone()) else {
                 continue;
@@ -601,7 +845,7 @@ impl<E: Encoding, Out: SessionProtocol<E>, In: SessionProtocol<E>> Endpoint<E, O
             let pushed = match &item {
                 Reliable::Message(index, m) => {
                     let kind = ItemKind::Reliable(*index);
-                    self.push_item(&mut build, m.id(), kind, |w| m.encode_body(w))
+                    self.push_item(&mut build, m.id(), kind, |w| m.encode_body::<E>(w))
                 }
                 Reliable::Request(m) => {
                     let kind = ItemKind::Request(m.request().unwrap_or_default());
@@ -609,7 +853,17 @@ impl<E: Encoding, Out: SessionProtocol<E>, In: SessionProtocol<E>> Endpoint<E, O
                 }
                 Reliable::Answer(a) => {
                     let kind = ItemKind::Response(a.request());
-                    self.push_item(&mut build, a.id(), kind, |w| a.encode_body(w))
+                    self.push_item(&mut build, a.id(), kind, |w| {
+                        w.write_bool(false)?;
+                        a.encode_body(w)
+                    })
+                }
+                Reliable::Refusal(request, id, refusal) => {
+                    let kind = ItemKind::Response(*request);
+                    self.push_item(&mut build, *id, kind, |w| {
+                        w.write_bool(true)?;
+                        refusal.encode(w)
+                    })
                 }
             };
             // Every item was checked to fit alone when queued: a failure is not expected.
@@ -618,8 +872,9 @@ impl<E: Encoding, Out: SessionProtocol<E>, In: SessionProtocol<E>> Endpoint<E, O
             }
         }
         for message in core::mem::take(&mut self.unreliable) {
-            let _ = self.push_item(&mut build, message.id(), ItemKind::Message, |w| {
-                message.encode_body(w)
+            let id = message.id::<E>();
+            let _ = self.push_item(&mut build, id, ItemKind::Message, |w| {
+                message.encode_body::<E>(w)
             });
         }
         for (tick, message) in core::mem::take(&mut self.snapshots) {

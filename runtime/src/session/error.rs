@@ -40,6 +40,17 @@ pub enum SessionError {
     NotInVersion(u32),
     /// A cap of [`super::SessionConfig`] is reached: nothing was added.
     Full(Cap),
+    /// An answer token of another endpoint (another peer): the request it names is not this
+    /// peer's. Its own endpoint refuses the call.
+    ForeignToken(RequestId),
+    /// A response to another RPC or request than the token's: nothing was sent; the token was
+    /// dropped, and the call is refused.
+    AnswerMismatch {
+        /// The token's request id.
+        request: RequestId,
+        /// The token's RPC id.
+        id: u32,
+    },
 }
 
 /// The caps of [`super::SessionConfig`], named in [`SessionError::Full`].
@@ -105,6 +116,13 @@ impl fmt::Display for SessionError {
                 write!(f, "message id {id} is not in the protocol version in use")
             }
             SessionError::Full(cap) => write!(f, "the cap {cap:?} is reached"),
+            SessionError::ForeignToken(r) => {
+                write!(f, "the answer token of request {r} is another endpoint's")
+            }
+            SessionError::AnswerMismatch { request, id } => write!(
+                f,
+                "the answer is not a response of RPC id {id} to request {request}, as its token's"
+            ),
         }
     }
 }

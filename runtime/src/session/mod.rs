@@ -6,8 +6,10 @@
 //! The wire is in docs/WIRE_FORMAT.md, "Session packets".
 
 mod acks;
+mod answer;
 mod baselines;
 mod config;
+mod encoded;
 mod endpoint;
 mod error;
 mod header;
@@ -15,8 +17,10 @@ mod reliable;
 mod requests;
 mod traits;
 
+pub use answer::{Answer, AnswerToken, MAX_REFUSAL_TEXT, Refusal};
 pub use config::SessionConfig;
-pub use endpoint::{Delivery, Endpoint, Flushed, Received, Usage};
+pub use encoded::Encoded;
+pub use endpoint::{Delivery, DeliveryOf, Endpoint, Flushed, Received, Usage};
 pub use error::{Cap, SessionError};
 pub use header::{
     SESSION_HEADER_BYTES, Sequence, SessionHeader, sequence_newer, session_id, session_version,

@@ -88,8 +88,6 @@ struct Game {
     /// The World of every tick delivered. (A game would keep the newest; the demo keeps them all
     /// to compare with the server's mirrors.)
     worlds: BTreeMap<u32, net::World>,
-    /// The `use_item`s awaiting their answer: the item asked for, by request id.
-    uses: BTreeMap<RequestId, u32>,
     answered: Vec<UseRecord>,
     /// The match is over: the server's End came.
     ended: bool,
@@ -110,7 +108,6 @@ impl<'c> Client<'c> {
             game: Game {
                 character_id: None,
                 worlds: BTreeMap::new(),
-                uses: BTreeMap::new(),
                 answered: Vec::new(),
                 ended: false,
                 counts: ClientCounts::default(),
@@ -173,11 +170,11 @@ impl<'c> Client<'c> {
         self.game.counts.moves += 1;
         if tick.is_multiple_of(self.config.use_every.max(1)) {
             let item_id = USES[self.game.counts.uses as usize % USES.len()];
-            let request = self.call(net::UdpClientToServerMessage::UseItem {
+            // The answer comes with this call: nothing to remember by request id.
+            self.call(net::UdpClientToServerMessage::UseItem {
                 request: 0,
                 call: net::UseItem { item_id },
             })?;
-            self.game.uses.insert(request, item_id);
             self.game.counts.uses += 1;
         }
         Ok(())
@@ -241,7 +238,11 @@ impl Game {
     /// What the endpoint delivers: Snapshots (each newer than the last), the End, answers.
     fn deliver(
         &mut self,
-        delivery: Delivery<net::UdpServerToClientMessage, net::UdpClientToServerResponse>,
+        delivery: Delivery<
+            net::UdpServerToClientMessage,
+            net::UdpClientToServerResponse,
+            net::UdpClientToServerMessage,
+        >,
     ) -> Option<NoResponse> {
         match delivery {
             Delivery::Snapshot {
@@ -252,17 +253,18 @@ impl Game {
                 self.counts.snapshots += 1;
             }
             Delivery::Message(net::UdpServerToClientMessage::End(_)) => self.ended = true,
-            Delivery::Response(net::UdpClientToServerResponse::Hello { value, .. }) => {
+            Delivery::Response {
+                response: net::UdpClientToServerResponse::Hello { value, .. },
+                ..
+            } => {
                 self.character_id = Some(value);
             }
-            Delivery::Response(net::UdpClientToServerResponse::UseItem { request, value }) => {
-                match self.uses.remove(&request) {
-                    Some(item_id) => {
-                        self.answered.push((item_id, value.used, value.left));
-                        self.counts.uses_answered += 1;
-                    }
-                    None => self.errors.push(format!("an answer to no call: {request}")),
-                }
+            Delivery::Response {
+                call: net::UdpClientToServerMessage::UseItem { call, .. },
+                response: net::UdpClientToServerResponse::UseItem { value, .. },
+            } => {
+                self.answered.push((call.item_id, value.used, value.left));
+                self.counts.uses_answered += 1;
             }
             other => self.errors.push(format!("unexpected: {other:?}")),
         }

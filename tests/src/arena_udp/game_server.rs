@@ -269,7 +269,9 @@ impl<'c> Server<'c> {
         let received = endpoint.receive(now, packet, |delivery| match delivery {
             Delivery::Message(call) | Delivery::Request(call) => call.handle(&mut calls),
             // The server calls nothing and receives no snapshots.
-            Delivery::Response(_) | Delivery::Snapshot { .. } => None,
+            Delivery::Response { .. } | Delivery::Refused { .. } | Delivery::Snapshot { .. } => {
+                None
+            }
         });
         match received {
             Ok(_) => state.counts.packets_received += 1,

@@ -40,6 +40,22 @@ pub fn packet(abbr: &str, tree: &Node, expected: &Json) -> Vec<String> {
             let kid = node.child(&format!("{abbr}.item_value"));
             check(&mut out, &format!("items[{index}].value"), kid, value);
         }
+        let refusal = node.child(&format!("{abbr}.item_refusal"));
+        match want.get("refusal") {
+            Some(want) => {
+                for key in ["code", "text"] {
+                    let kid = refusal.and_then(|n| n.child(&format!("{abbr}.item_refusal_{key}")));
+                    check(
+                        &mut out,
+                        &format!("items[{index}].refusal.{key}"),
+                        kid,
+                        &want[key],
+                    );
+                }
+            }
+            None if refusal.is_some() => out.push(format!("items[{index}].refusal: unexpected")),
+            None => {}
+        }
     }
     out
 }
@@ -78,7 +94,7 @@ fn value(node: &Node, want: &Json, path: &str, out: &mut Vec<String>) {
             let enumerator = show
                 .rsplit_once(" (")
                 .is_some_and(|(name, index)| name == s && index.ends_with(')'));
-            if show != s && show != escaped(s) && !enumerator {
+            if show != s && show != escaped(s, true) && show != escaped(s, false) && !enumerator {
                 differs();
             }
         }
@@ -127,11 +143,15 @@ fn value(node: &Node, want: &Json, path: &str, out: &mut Vec<String>) {
     }
 }
 
-/// `text` as Wireshark shows a string: control characters escaped (`\n`, `\x5`).
-fn escaped(text: &str) -> String {
+/// `text` as Wireshark shows a string: control characters escaped (`\n`, `\x5`); a field
+/// without a type of its own (a label) escapes them all in hex (`named`: false).
+fn escaped(text: &str, named: bool) -> String {
     let mut out = String::new();
     for c in text.chars() {
         match c {
+            c if !named && ((c as u32) < 0x20 || c as u32 == 0x7f) => {
+                out.push_str(&format!("\\x{:x}", c as u32));
+            }
             '\x07' => out.push_str("\\a"),
             '\x08' => out.push_str("\\b"),
             '\x0c' => out.push_str("\\f"),

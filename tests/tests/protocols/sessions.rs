@@ -11,22 +11,30 @@ use idlc_tests::{match_v1 as v1, match_v2 as v2};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-type Server = Endpoint<v2::DefaultEncoding, v2::MatchServer, v2::MatchClient>;
-type ClientV2 = Endpoint<v2::DefaultEncoding, v2::MatchClient, v2::MatchServer>;
+pub(super) type Server = Endpoint<v2::DefaultEncoding, v2::MatchServer, v2::MatchClient>;
+pub(super) type ClientV2 = Endpoint<v2::DefaultEncoding, v2::MatchClient, v2::MatchServer>;
 type ClientV1 = Endpoint<v1::DefaultEncoding, v1::MatchClient, v1::MatchServer>;
 
-const TICK: Duration = Duration::from_millis(33);
+pub(super) const TICK: Duration = Duration::from_millis(33);
 
 /// Whole packets in flight one way: each lost, duplicated or delayed (so reordered).
 #[derive(Default)]
-struct Wire {
+pub(super) struct Wire {
     in_flight: Vec<(u32, Vec<u8>)>,
     /// The chance a packet is lost, and that it arrives twice.
     loss: f64,
 }
 
 impl Wire {
-    fn send(&mut self, rng: &mut ChaCha8Rng, now: u32, packet: Vec<u8>, lossy: bool) {
+    /// A link that loses `loss` of the packets, and repeats and delays as many.
+    pub(super) fn lossy(loss: f64) -> Self {
+        Wire {
+            in_flight: Vec::new(),
+            loss,
+        }
+    }
+
+    pub(super) fn send(&mut self, rng: &mut ChaCha8Rng, now: u32, packet: Vec<u8>, lossy: bool) {
         if lossy && rng.random_bool(self.loss) {
             return;
         }
@@ -41,7 +49,7 @@ impl Wire {
         }
     }
 
-    fn arrived(&mut self, now: u32) -> Vec<Vec<u8>> {
+    pub(super) fn arrived(&mut self, now: u32) -> Vec<Vec<u8>> {
         let (ready, later) = self.in_flight.drain(..).partition(|(at, _)| *at <= now);
         self.in_flight = later;
         ready.into_iter().map(|(_, p)| p).collect()
@@ -148,7 +156,10 @@ impl Client {
                             value: call.nonce + 1,
                         })
                     }
-                    Delivery::Response(v2::MatchClientResponse::Buy { value, .. }) => {
+                    Delivery::Response {
+                        response: v2::MatchClientResponse::Buy { value, .. },
+                        ..
+                    } => {
                         *seen.answers.entry(value).or_default() += 1;
                         None
                     }
@@ -175,7 +186,10 @@ impl Client {
                             value: call.nonce + 1,
                         })
                     }
-                    Delivery::Response(v1::MatchClientResponse::Buy { value, .. }) => {
+                    Delivery::Response {
+                        response: v1::MatchClientResponse::Buy { value, .. },
+                        ..
+                    } => {
                         *seen.answers.entry(value).or_default() += 1;
                         None
                     }
@@ -287,11 +301,14 @@ fn play(seed: u64, loss: f64, ticks: u32) {
                 let side = &mut handled[c];
                 let _ = server.receive(now, &packet, |d| match d {
                     Delivery::Request(m) | Delivery::Message(m) => m.handle(side),
-                    Delivery::Response(v2::MatchServerResponse::Ping { value, .. }) => {
+                    Delivery::Response {
+                        response: v2::MatchServerResponse::Ping { value, .. },
+                        ..
+                    } => {
                         assert!(value > 0);
                         None
                     }
-                    Delivery::Snapshot { .. } => None,
+                    Delivery::Snapshot { .. } | Delivery::Refused { .. } => None,
                 });
             }
             let Some(server) = servers[c].as_mut() else {

@@ -17,6 +17,7 @@
 #include "acks.hpp"
 #include "baselines.hpp"
 #include "config.hpp"
+#include "answer.hpp"
 #include "error.hpp"
 #include "header.hpp"
 #include "reliable.hpp"
@@ -35,22 +36,27 @@ enum class DeliveryKind : std::uint8_t {
     Snapshot,
     /// The response to a call of this side, paired with its request.
     Response,
+    /// A call of this side the peer refused (`refusal`): its application said no, or nobody
+    /// answered it (Refusal::UNANSWERED). The call's answer, not a transport error.
+    Refused,
 };
 
 /// One delivery of a received packet, in the packet's order: `message` for a Message, Request
-/// or Snapshot, `response` for a Response.
+/// or Snapshot, `response` for a Response, `refusal` for a Refused call.
 template <class M, class R>
 struct Delivery {
     /// What it is.
     DeliveryKind kind = DeliveryKind::Message;
     /// The sequence of the packet that carried a Snapshot.
     Sequence sequence = 0;
-    /// The request id of a Request (its response answers it) or of a Response.
+    /// The request id of a Request (its response answers it), of a Response or of a Refused call.
     RequestId request = 0;
     /// The message, call or state (Message, Request, Snapshot).
     M message{};
     /// The response (Response).
     R response{};
+    /// Why the call was refused (Refused).
+    Refusal refusal{};
 };
 
 /// What `Endpoint::receive` did with a packet.
@@ -339,6 +345,8 @@ public:
             case OutItem::Answer:
                 pushed = push_item(build, In::response_id(item.answer),
                                    ItemKind::response_to(item.request), [&](Writer& w) {
+                                       // The status: a response follows (not refused).
+                                       IDLC_TRY(w.write_bool(false));
                                        return In::encode_response(item.answer, w);
                                    });
                 break;
@@ -379,7 +387,15 @@ private:
 
     /// An item of a received packet, read and checked, not yet delivered (Rust's `Read`).
     struct Read {
-        enum Kind : std::uint8_t { Message, Request, Reliable, Snapshot, Response, Skipped };
+        enum Kind : std::uint8_t {
+            Message,
+            Request,
+            Reliable,
+            Snapshot,
+            Response,
+            Refused,
+            Skipped
+        };
         Kind kind = Skipped;
         RequestId request = 0;
         std::uint16_t index = 0;
@@ -387,6 +403,7 @@ private:
         std::uint32_t tick = 0;
         InMessage message{};
         OutResponse response{};
+        Refusal refusal{};
     };
 
     /// The packets being built by a flush.
@@ -537,6 +554,19 @@ private:
             if (!issued_request(header.kind.request)) {
                 return SessionStatus::forged_request(header.kind.request);
             }
+            bool refused = false;
+            Status status = r.read_bool(refused);
+            if (status.ok() && refused) {
+                status = decode_refusal(r, out.refusal);
+                if (status.ok()) {
+                    out.kind = Read::Refused;
+                    out.request = header.kind.request;
+                    return SessionStatus{};
+                }
+            }
+            if (!status.ok()) {
+                return SessionStatus::decode_error(std::move(status));
+            }
             bool known = false;
             Status s = Out::decode_response(header.id, r, out.response, known);
             if (!s.ok()) {
@@ -651,14 +681,17 @@ private:
             (void)deliver(std::move(d));
             return 1;
         }
-        case Read::Response: {
+        case Read::Response:
+        case Read::Refused: {
             if (!pending_.complete(item.request, item.id).ok()) {
                 return 0;
             }
             DeliveryOf d;
-            d.kind = DeliveryKind::Response;
+            d.kind =
+                item.kind == Read::Refused ? DeliveryKind::Refused : DeliveryKind::Response;
             d.request = item.request;
             d.response = std::move(item.response);
+            d.refusal = std::move(item.refusal);
             (void)deliver(std::move(d));
             return 1;
         }
