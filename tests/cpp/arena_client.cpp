@@ -89,7 +89,12 @@ struct Counts {
     std::uint32_t moves = 0;
     std::uint32_t uses = 0;
     std::uint32_t uses_answered = 0;
+    std::uint32_t chats = 0;
 };
+
+/// The refusal code of a `use_item` of an item the Character does not hold (NO_SUCH_ITEM in
+/// tests/src/arena_udp/mod.rs).
+constexpr std::uint32_t NO_SUCH_ITEM = 1;
 
 /// A `use_item` answer: the item asked for, whether it was used, what is left.
 struct UseRecord {
@@ -259,6 +264,7 @@ private:
         using UseItem = ns::UseItem;                                                         \
         using Snapshot = ns::Snapshot;                                                       \
         using End = ns::End;                                                                 \
+        using Chat = ns::Chat;                                                               \
         using HelloResponse = ns::HelloResponse;                                             \
         using UseItemResponse = ns::UseItemResponse;                                         \
         using ClientToServer = ns::UdpClientToServer;                                        \
@@ -430,6 +436,13 @@ private:
         case idlc::DeliveryKind::Message:
             if (std::get_if<typename Net::End>(&d.message)) {
                 ended_ = true;
+            } else if (auto* line = std::get_if<typename Net::Chat>(&d.message)) {
+                if (last_chat_ && line->tick <= *last_chat_) {
+                    errors_.push_back("chat line of tick " + std::to_string(line->tick) +
+                                      " out of order");
+                }
+                last_chat_ = line->tick;
+                ++counts_.chats;
             }
             break;
         case idlc::DeliveryKind::Response:
@@ -449,10 +462,19 @@ private:
         case idlc::DeliveryKind::Request:
             errors_.push_back("the server sent a request");
             break;
-        case idlc::DeliveryKind::Refused:
-            errors_.push_back("the server refused call " + std::to_string(d.request) + ": " +
-                              d.refusal.text);
+        case idlc::DeliveryKind::Refused: {
+            // The server refuses the use of an item the Character does not hold.
+            auto pending = uses_.find(d.request);
+            if (pending == uses_.end() || d.refusal.code != NO_SUCH_ITEM) {
+                errors_.push_back("the server refused call " + std::to_string(d.request) + ": " +
+                                  d.refusal.text);
+            } else {
+                answered_.push_back(UseRecord{pending->second, false, 0});
+                uses_.erase(pending);
+                ++counts_.uses_answered;
+            }
             break;
+        }
         }
         return std::nullopt;
     }
@@ -479,9 +501,10 @@ private:
         }
         const Counts& c = counts_;
         std::printf("counts snapshots=%u packets_sent=%u bytes_sent=%llu packets_received=%u "
-                    "packets_refused=%u moves=%u uses=%u uses_answered=%u\n",
+                    "packets_refused=%u moves=%u uses=%u uses_answered=%u chats=%u\n",
                     c.snapshots, c.packets_sent, static_cast<unsigned long long>(c.bytes_sent),
-                    c.packets_received, c.packets_refused, c.moves, c.uses, c.uses_answered);
+                    c.packets_received, c.packets_refused, c.moves, c.uses, c.uses_answered,
+                    c.chats);
         for (const UseRecord& record : answered_) {
             std::printf("use %u %d %u\n", record.item_id, record.used ? 1 : 0, record.left);
         }
@@ -506,6 +529,7 @@ private:
     Link link_;
     std::optional<std::uint16_t> character_id_;
     bool ended_ = false;
+    std::optional<std::uint32_t> last_chat_;
     /// The World of every tick delivered.
     std::map<std::uint32_t, World> worlds_;
     /// The `use_item`s awaiting their answer: the item asked for, by request id.

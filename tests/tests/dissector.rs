@@ -707,6 +707,7 @@ fn the_demo_capture_shows_every_field_as_idlc_decode_does() {
             (&down, "response \"hello\""),
             (&down, "response \"use_item\""),
             (&down, "reliable message \"End\""),
+            (&down, "reliable message \"Chat\""),
             (&up, "request \"hello\""),
             (&up, "request \"use_item\""),
             (&up, "reliable message \"move_to\""),
@@ -718,6 +719,14 @@ fn the_demo_capture_shows_every_field_as_idlc_decode_does() {
             "{}",
             scenarios[0].states.len()
         );
+        // The uses of an item no Character holds are refused: a refusal in place of a value.
+        let refused = scenarios[0]
+            .packets
+            .iter()
+            .filter_map(|p| scenarios[0].expected(p).ok())
+            .flat_map(|json| json["items"].as_array().cloned().unwrap_or_default())
+            .any(|item| item["refusal"]["code"] == 1);
+        assert!(refused, "no refused use_item in the capture");
         let dir = temp_dir(&format!("demo_{}", report.encoding));
         let path = dir.join("arena_udp.pcap");
         std::fs::write(&path, capture).expect("the capture is written");

@@ -89,6 +89,7 @@ impl Printed {
             "moves" => c.moves = small?,
             "uses" => c.uses = small?,
             "uses_answered" => c.uses_answered = small?,
+            "chats" => c.chats = small?,
             _ => return None,
         }
         Some(())

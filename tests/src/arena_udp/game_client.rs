@@ -11,7 +11,7 @@ use idlc_runtime::{Delivery, NoResponse, Protocol, RequestId, SessionError};
 use super::UseRecord;
 use crate::arena_udp::sim;
 use crate::arena_udp::udp::{self, Link};
-use crate::arena_udp::{ClientCounts, Config};
+use crate::arena_udp::{ClientCounts, Config, NO_SUCH_ITEM};
 
 /// The client's end of its session.
 type ServerEndpoint = net::UdpClientToServerEndpoint<net::UdpServerToClient>;
@@ -91,6 +91,8 @@ struct Game {
     answered: Vec<UseRecord>,
     /// The match is over: the server's End came.
     ended: bool,
+    /// The tick of the last chat line delivered.
+    last_chat: Option<u32>,
     counts: ClientCounts,
     errors: Vec<String>,
 }
@@ -110,6 +112,7 @@ impl<'c> Client<'c> {
                 worlds: BTreeMap::new(),
                 answered: Vec::new(),
                 ended: false,
+                last_chat: None,
                 counts: ClientCounts::default(),
                 errors: Vec::new(),
             },
@@ -265,6 +268,21 @@ impl Game {
             } => {
                 self.answered.push((call.item_id, value.used, value.left));
                 self.counts.uses_answered += 1;
+            }
+            // The server refuses the use of an item the Character does not hold.
+            Delivery::Refused {
+                call: net::UdpClientToServerMessage::UseItem { call, .. },
+                refusal,
+            } if refusal.code == NO_SUCH_ITEM => {
+                self.answered.push((call.item_id, false, 0));
+                self.counts.uses_answered += 1;
+            }
+            Delivery::Message(net::UdpServerToClientMessage::Chat(line)) => {
+                if self.last_chat.is_some_and(|last| line.tick <= last) {
+                    self.errors.push(format!("chat line of tick {} out of order", line.tick));
+                }
+                self.last_chat = Some(line.tick);
+                self.counts.chats += 1;
             }
             other => self.errors.push(format!("unexpected: {other:?}")),
         }

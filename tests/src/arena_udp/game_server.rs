@@ -6,13 +6,15 @@ use std::collections::BTreeMap;
 use std::net::{SocketAddr, UdpSocket};
 use std::time::{Duration, Instant};
 
-use idlc_runtime::{Delivery, Protocol, SessionError, session_version};
+use idlc_runtime::{
+    Answer, AnswerToken, Delivery, Encoded, Protocol, Refusal, SessionError, session_version,
+};
 use rand_chacha::ChaCha8Rng;
 
 use super::UseRecord;
 use crate::arena_udp::sim::{self, Body};
 use crate::arena_udp::udp::{self, Link};
-use crate::arena_udp::{Config, ServerCounts};
+use crate::arena_udp::{Config, NO_SUCH_ITEM, ServerCounts};
 use crate::pcap::Pcap;
 
 /// The encoding this build speaks.
@@ -20,6 +22,12 @@ type E = net::DefaultEncoding;
 
 /// The server's end of one client's session.
 type ClientEndpoint = net::UdpServerToClientEndpoint<net::UdpClientToServer>;
+
+/// A `use_item` waiting for the next simulation step, which answers it.
+type DeferredUse = (AnswerToken<net::UdpClientToServerResponse>, net::UseItem);
+
+/// The server broadcasts a chat line every this many ticks.
+const CHAT_EVERY: u32 = 10;
 
 /// What the server hands back at the end of a run.
 pub(super) struct Outcome {
@@ -91,6 +99,8 @@ struct PeerState {
     character_id: Option<u16>,
     mirrors: BTreeMap<u32, net::World>,
     uses: Vec<UseRecord>,
+    /// The `use_item`s the next step answers.
+    deferred: Vec<DeferredUse>,
     counts: ServerCounts,
     /// Whether the endpoint reported the client silent (it is no longer served).
     timed_out: bool,
@@ -196,6 +206,8 @@ impl<'c> Server<'c> {
             }
             next += interval;
             self.receive_until(next.min(end_by))?;
+            // The uses called on the last ticks are answered after the match.
+            self.answer_uses()?;
             self.flush()?;
         }
         Ok(())
@@ -251,6 +263,7 @@ impl<'c> Server<'c> {
                         character_id: None,
                         mirrors: BTreeMap::new(),
                         uses: Vec::new(),
+                        deferred: Vec::new(),
                         counts: ServerCounts::default(),
                         timed_out: false,
                     },
@@ -267,12 +280,21 @@ impl<'c> Server<'c> {
             bodies: &mut self.bodies,
         };
         let received = endpoint.receive(now, packet, |delivery| match delivery {
-            Delivery::Message(call) | Delivery::Request(call) => call.handle(&mut calls),
+            // A use_item is answered by the next simulation step: deferred, with its call.
+            Delivery::Request(call @ net::UdpClientToServerMessage::UseItem { .. }) => {
+                Answer::Later(call)
+            }
+            Delivery::Message(call) | Delivery::Request(call) => call.handle(&mut calls).into(),
             // The server calls nothing and receives no snapshots.
             Delivery::Response { .. } | Delivery::Refused { .. } | Delivery::Snapshot { .. } => {
-                None
+                Answer::None
             }
         });
+        for (token, call) in endpoint.take_deferred() {
+            if let net::UdpClientToServerMessage::UseItem { call, .. } = call {
+                state.deferred.push((token, call));
+            }
+        }
         match received {
             Ok(_) => state.counts.packets_received += 1,
             Err(SessionError::Duplicate(_) | SessionError::Stale(_)) => {
@@ -295,6 +317,10 @@ impl<'c> Server<'c> {
             body.step(dt, &mut self.rng);
             show(body, character);
         }
+        self.answer_uses()?;
+        if self.tick.is_multiple_of(CHAT_EVERY) {
+            self.chat()?;
+        }
         for peer in self.peers.iter_mut().filter(|p| p.state.character_id.is_some()) {
             let snapshot = net::Snapshot {
                 world: self.world.clone(),
@@ -305,6 +331,56 @@ impl<'c> Server<'c> {
             peer.state.counts.snapshots += 1;
         }
         self.flush()
+    }
+
+    /// Answers the `use_item`s received since the last step: the result, or a refusal when
+    /// the Character holds no such item.
+    fn answer_uses(&mut self) -> Result<(), String> {
+        for peer in &mut self.peers {
+            let at = peer.state.character_id.and_then(|id| {
+                self.world
+                    .characters
+                    .iter()
+                    .position(|c| c.character_id == id)
+            });
+            for (token, call) in std::mem::take(&mut peer.state.deferred) {
+                let result = match at {
+                    Some(at) => use_one(&mut self.world.characters[at].inventory, call.item_id),
+                    None => net::UseResult::default(),
+                };
+                peer.state.uses.push((call.item_id, result.used, result.left));
+                peer.state.counts.uses += 1;
+                let answered = if result.used {
+                    let request = token.request();
+                    let response = net::UdpClientToServerResponse::UseItem {
+                        request,
+                        value: result,
+                    };
+                    peer.endpoint.answer(token, response)
+                } else {
+                    let refusal = Refusal::new(NO_SUCH_ITEM, format!("no item {}", call.item_id));
+                    peer.endpoint.refuse(token, refusal)
+                };
+                answered.map_err(|e| format!("use_item: {e}"))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Broadcasts a chat line to every client: encoded once, appended to each endpoint.
+    fn chat(&mut self) -> Result<(), String> {
+        let line = net::UdpServerToClientMessage::Chat(net::Chat {
+            tick: self.tick,
+            text: format!("tick {}: {} players", self.tick, self.joined()),
+        });
+        let encoded = Encoded::new(&line).map_err(|e| e.to_string())?;
+        for peer in self.peers.iter_mut().filter(|p| p.state.character_id.is_some()) {
+            peer.endpoint
+                .send_encoded_reliable(&encoded)
+                .map_err(|e| format!("chat: {e}"))?;
+            peer.state.counts.chats += 1;
+        }
+        Ok(())
     }
 
     /// Tells every client that the match is over (reliably: once, after its last Snapshot).
@@ -337,6 +413,9 @@ impl<'c> Server<'c> {
                 continue;
             }
             let flushed = peer.endpoint.flush(now);
+            if let Some((_, request)) = flushed.unanswered.first() {
+                return Err(format!("request {request} of {} left unanswered", peer.address));
+            }
             let mut mirrors = BTreeMap::new();
             for (id, sequence) in flushed.snapshots {
                 if let Some(net::UdpServerToClientMessage::Snapshot(mirror)) =
@@ -459,14 +538,12 @@ impl net::UdpClientToServerHandler for Calls<'_> {
         }
     }
 
+    /// Never called: the server defers every `use_item` to its next step (`answer_uses`).
     fn use_item(&mut self, call: net::UseItem) -> net::UseResult {
         let Some(at) = self.at() else {
             return net::UseResult::default();
         };
-        let result = use_one(&mut self.world.characters[at].inventory, call.item_id);
-        self.peer.uses.push((call.item_id, result.used, result.left));
-        self.peer.counts.uses += 1;
-        result
+        use_one(&mut self.world.characters[at].inventory, call.item_id)
     }
 }
 

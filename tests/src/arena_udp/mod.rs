@@ -8,8 +8,11 @@
 //!   walking straight and turning now and then, and one Character per client), which the
 //!   endpoint sends as a delta against the last World that client acknowledged.
 //! - Each client steers its Character (`move_to`, sent reliably: once, in order) and uses items
-//!   (`use_item`, a request answered exactly once). The endpoints acknowledge, resend and
-//!   deduplicate; neither side writes any of that.
+//!   (`use_item`, a request answered exactly once: deferred to the server's next simulation
+//!   step, and refused, [`NO_SUCH_ITEM`], when the Character holds no such item). The
+//!   endpoints acknowledge, resend and deduplicate; neither side writes any of that.
+//! - Every 10 ticks the server broadcasts a chat line to every client: encoded once
+//!   (`idlc_runtime::Encoded`), appended reliably to each endpoint.
 //! - The network is made bad on purpose ([`Network`]): each side loses, duplicates and delays
 //!   datagrams it sends. Every socket read has a timeout, every phase a deadline: nothing hangs.
 //!
@@ -29,6 +32,10 @@ mod udp;
 pub use report::{ClientCounts, ClientReport, Report, ServerCounts};
 
 use std::time::Duration;
+
+/// The refusal code of a `use_item` of an item the Character does not hold (the server answers
+/// `use_item` on its next step, and refuses it with this code then).
+pub const NO_SUCH_ITEM: u32 = 1;
 
 /// The demo built with MYENCODING1 (the seed's delta encoding).
 pub mod e1 {

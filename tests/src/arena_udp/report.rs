@@ -22,8 +22,10 @@ pub struct ServerCounts {
     pub packets_refused: u32,
     /// `move_to`s handled.
     pub moves: u32,
-    /// `use_item`s handled.
+    /// `use_item`s handled (answered or refused).
     pub uses: u32,
+    /// Chat lines sent to the client.
+    pub chats: u32,
     /// Whether the client said `bye`.
     pub bye: bool,
 }
@@ -45,8 +47,10 @@ pub struct ClientCounts {
     pub moves: u32,
     /// `use_item`s called.
     pub uses: u32,
-    /// `use_item`s answered.
+    /// `use_item`s answered (a result or a refusal).
     pub uses_answered: u32,
+    /// Chat lines delivered (each once, in order).
+    pub chats: u32,
 }
 
 /// One client: the server's and the client's counts, and the checks that compare them.
@@ -158,6 +162,12 @@ impl Report {
                     c.client.uses, c.server.uses, c.client.uses_answered
                 ));
             }
+            if c.client.chats != c.server.chats || c.server.chats == 0 {
+                out.push(format!(
+                    "{who}: {} chat lines sent, {} delivered",
+                    c.server.chats, c.client.chats
+                ));
+            }
             if !c.uses_agree {
                 out.push(format!(
                     "{who}: a use_item result differs from the server's"
@@ -212,7 +222,7 @@ impl fmt::Display for Report {
             )?;
             writeln!(
                 f,
-                "    snapshots delivered {}/{}; move_to sent {}, handled {}; use_item called {}, handled {}, answered {}; Worlds equal to the mirror {}/{}",
+                "    snapshots delivered {}/{}; move_to sent {}, handled {}; use_item called {}, handled {}, answered {}; chat lines {}/{}; Worlds equal to the mirror {}/{}",
                 k.snapshots,
                 s.snapshots,
                 k.moves,
@@ -220,6 +230,8 @@ impl fmt::Display for Report {
                 k.uses,
                 s.uses,
                 k.uses_answered,
+                k.chats,
+                s.chats,
                 c.ticks_compared - c.ticks_differing,
                 c.ticks_compared,
             )?;
@@ -228,7 +240,7 @@ impl fmt::Display for Report {
         if problems.is_empty() {
             write!(
                 f,
-                "  delivered: every move_to and use_item, once; every World equal to the mirror"
+                "  delivered: every move_to and use_item, once; every chat line, once, in order; every World equal to the mirror"
             )
         } else {
             write!(f, "  PROBLEMS: {}", problems.join("; "))
