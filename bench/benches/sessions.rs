@@ -20,7 +20,7 @@ const PEERS: usize = 60;
 fn chat() -> m::MatchServerMessage {
     m::MatchServerMessage::Chat(m::Chat {
         line: 42,
-        text: "red team captured the flag at the north bridge".into(),
+        text: "red team took the north bridge".into(), // STRING<32>
     })
 }
 

@@ -124,6 +124,14 @@ impl RawEncoded {
         self.id
     }
 
+    /// The most bits its body takes from any offset.
+    pub(super) fn max_bits(&self) -> u64 {
+        match &*self.bodies {
+            Bodies::Same(body) => body.bits,
+            Bodies::ByOffset(all) => all.iter().map(|b| b.bits).max().unwrap_or(0),
+        }
+    }
+
     fn body(&self, offset: u64) -> &Body {
         match &*self.bodies {
             Bodies::Same(body) => body,

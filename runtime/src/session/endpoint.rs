@@ -396,8 +396,20 @@ impl<E: Encoding, Out: SessionProtocol<E>, In: SessionProtocol<E>> Endpoint<E, O
     pub fn send_encoded(&mut self, message: &Encoded<E, Out::Message>) -> Result<(), SessionError> {
         let raw = message.raw();
         self.check_version(raw.id())?;
-        self.check_fits(raw.id(), ItemKind::Message, |w| raw.write_body::<E>(w))?;
+        self.check_encoded_fits(raw, ItemKind::Message)?;
         self.queue(Outgoing::Encoded(raw.clone()))
+    }
+
+    /// [`Endpoint::check_fits`] of an encoded message: by its size alone when that leaves room
+    /// for the longest framing, so that a broadcast writes nothing per peer before the flush.
+    fn check_encoded_fits(&self, raw: &RawEncoded, kind: ItemKind) -> Result<(), SessionError> {
+        // The present bit, the length and header VLQs (10 and 5 bytes at most), a session
+        // field (3), the end marker, and a byte of padding or alignment each.
+        const FRAMING_BITS: u64 = 8 * (1 + 10 + 5 + 3 + 1 + 1);
+        if raw.max_bits() + FRAMING_BITS <= 8 * self.items_mtu() as u64 {
+            return Ok(());
+        }
+        self.check_fits(raw.id(), kind, |w| raw.write_body::<E>(w))
     }
 
     /// [`Endpoint::send_reliable`] of a message encoded once for many endpoints.
@@ -407,8 +419,7 @@ impl<E: Encoding, Out: SessionProtocol<E>, In: SessionProtocol<E>> Endpoint<E, O
     ) -> Result<(), SessionError> {
         let raw = message.raw();
         self.check_version(raw.id())?;
-        let kind = ItemKind::Reliable(u16::MAX);
-        self.check_fits(raw.id(), kind, |w| raw.write_body::<E>(w))?;
+        self.check_encoded_fits(raw, ItemKind::Reliable(u16::MAX))?;
         self.queue_reliable(Outgoing::Encoded(raw.clone()))
     }
 
