@@ -168,7 +168,7 @@ pub use rule::vlq::{Vlq, VlqMode, read_vlq_int, write_vlq_int};
 pub use session::{
     Cap, Delivery, Endpoint, Flushed, NoResponse, Received, SESSION_HEADER_BYTES, Sequence,
     SessionConfig, SessionError, SessionHeader, SessionMessage, SessionProtocol, SessionResponse,
-    Usage, sequence_newer, session_id, session_version,
+    Usage, link_id, link_item_id, link_member, sequence_newer, session_id, session_version,
 };
 pub use vlq::{
     DEFAULT_VLQ_GROUP_BITS, MAX_VLQ_GROUP_BITS, valid_vlq_group_bits, vlq_bits, vlq_groups,

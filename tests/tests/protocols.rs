@@ -5,6 +5,8 @@
 //! all of ArenaPing; the squad schema in three versions (schemas/versions/) gives protocols one
 //! and two versions apart.
 
+#[path = "protocols/links.rs"]
+mod links;
 #[path = "protocols/sessions.rs"]
 mod sessions;
 

@@ -12,7 +12,8 @@ use super::encode::native_bool_bits;
 use super::explain::Entry;
 use super::value::item_path;
 use super::{Context, DecodeError, DecodeErrorKind, Value};
-use crate::ir::{EntryKind, Ir, ProtocolDef, Style, protocol::version_ids, response_struct_name};
+use crate::ir::protocol::{Link, LinkDirection, link, link_version_ids, version_ids};
+use crate::ir::{EntryKind, Ir, ProtocolEntry, Style, response_struct_name};
 
 #[derive(Debug, Clone, Copy, Default)]
 struct Bits;
@@ -31,6 +32,8 @@ impl RuntimeEncoding for Bytes {
 /// Decodes a framed packet of the protocol `protocol` in `encoding`: the version whose id the
 /// CRC matches, then each item (`id`, `name`, `kind`, `request`, and the `value` of a known
 /// entry; an unknown id is listed with `"unknown": true` and skipped, as dispatch does).
+/// `protocol` may name a link of the side (`crate::ir::protocol::links`): its session packets,
+/// each item with the member `protocol` its id names.
 ///
 /// Bit offsets (of errors and of the trace) count from the start of the packet: the CRC is bits
 /// 0 to 31. The trace explains every bit: the CRC, each item's present bit, length, header and
@@ -48,17 +51,25 @@ pub fn decode_packet(
         path: protocol.to_string(),
         kind: DecodeErrorKind::Schema(message),
     };
-    let def = ir
-        .schema
-        .protocols
-        .get(protocol)
-        .ok_or_else(|| schema_error(format!("no PROTOCOL `{protocol}`")))?;
+    let link = match ir.schema.protocols.get(protocol) {
+        // A protocol reads as the link of it alone: item ids are its entry ids.
+        Some(def) => Link {
+            name: def.name.clone(),
+            direction: LinkDirection::Sends,
+            members: vec![def],
+        },
+        None => link(ir, protocol)
+            .ok_or_else(|| schema_error(format!("no PROTOCOL or link `{protocol}`")))?,
+    };
     let style = ir
         .encodings
         .get(encoding)
         .map(|e| e.style)
         .ok_or_else(|| schema_error(format!("no encoding `{encoding}`")))?;
-    let ids = version_ids(ir, def, encoding);
+    let ids = match link.members.as_slice() {
+        [def] => version_ids(ir, def, encoding),
+        _ => link_version_ids(ir, &link, encoding),
+    };
     // A plain packet of a version, or a session packet (WIRE_FORMAT.md, "Session packets").
     let plain = ids
         .iter()
@@ -129,7 +140,7 @@ pub fn decode_packet(
     let reader = Items {
         ir,
         encoding,
-        protocol: def,
+        link: &link,
         style,
         payload_bits: 8 * (packet.len() as u64).saturating_sub(header_bits / 8),
         next: 0,
@@ -177,7 +188,8 @@ pub fn decode_packet(
 struct Items<'a, 't> {
     ir: &'a Ir,
     encoding: &'a str,
-    protocol: &'a ProtocolDef,
+    /// The protocol, as a link of one member, or the link.
+    link: &'a Link<'a>,
     style: Style,
     /// The bits of the payload.
     payload_bits: u64,
@@ -191,7 +203,7 @@ impl Items<'_, '_> {
         mut self,
         reader: Result<PacketReader<'p, E>, idlc_runtime::DecodeError>,
     ) -> Result<Vec<Value>, DecodeError> {
-        let protocol = self.protocol.name.clone();
+        let protocol = self.link.name.clone();
         let mut reader = reader.map_err(|error| DecodeError {
             path: protocol.clone(),
             kind: DecodeErrorKind::Wire(error),
@@ -266,7 +278,7 @@ impl Items<'_, '_> {
     /// position) and the header's values: a VLQ has one encoding (the runtime rejects any
     /// other), so its width follows from its value.
     fn framing(&mut self, index: usize, header: ItemHeader, body: u64, end: u64) -> String {
-        let item = item_path(&self.protocol.name, index);
+        let item = item_path(&self.link.name, index);
         let (tag, request) = match header.kind {
             ItemKind::Message => (0, None),
             ItemKind::Request(request) => (1, Some(request)),
@@ -285,14 +297,7 @@ impl Items<'_, '_> {
         ));
         let start = self.next;
         let length_start = start + u64::from(native_bool_bits(self.style));
-        let entry = self
-            .protocol
-            .entries
-            .iter()
-            .find(|e| e.id == header.id)
-            .map(|e| match &e.kind {
-                EntryKind::Message(name) | EntryKind::Rpc { name, .. } => name.as_str(),
-            });
+        let entry = self.link.entry(header.id).map(|(_, e)| entry_name(e));
         let kind = match header.kind {
             ItemKind::Message => "message",
             ItemKind::Request(_) => "request",
@@ -335,7 +340,7 @@ impl Items<'_, '_> {
     /// The end of the items: the 0 bit (a byte in a BYTESTREAM) and the padding after it, when
     /// the items do not end the data.
     fn end(&mut self) {
-        let protocol = &self.protocol.name;
+        let protocol = &self.link.name;
         let (start, payload_bits) = (self.next, self.payload_bits);
         if start < payload_bits {
             let marker = (start + u64::from(native_bool_bits(self.style))).min(payload_bits);
@@ -388,12 +393,8 @@ impl Items<'_, '_> {
             ItemKind::Reliable(_) | ItemKind::Snapshot { age: 0, .. } => ItemKind::Message,
             other => other,
         };
-        let entry = self
-            .protocol
-            .entries
-            .iter()
-            .find(|e| e.id == header.id)
-            .map(|e| &e.kind);
+        let member = self.link.entry(header.id);
+        let entry = member.map(|(_, e)| &e.kind);
         let struct_name = match (entry, as_message) {
             (Some(EntryKind::Message(name)), ItemKind::Message)
             | (
@@ -419,8 +420,13 @@ impl Items<'_, '_> {
             ) => Some(response_struct_name(name)),
             _ => None,
         };
-        if let Some(EntryKind::Message(name) | EntryKind::Rpc { name, .. }) = entry {
-            fields.insert("name".to_string(), Value::Str(name.clone()));
+        if let Some((protocol, entry)) = member {
+            if self.link.members.len() > 1 {
+                let protocol = Value::Str(protocol.name.clone());
+                fields.insert("protocol".to_string(), protocol);
+            }
+            let name = Value::Str(entry_name(entry).to_string());
+            fields.insert("name".to_string(), name);
         }
         fields.insert("kind".to_string(), Value::Str(kind.to_string()));
         if let Some(request) = request {
@@ -456,6 +462,13 @@ impl Items<'_, '_> {
             }
         }
         Ok(Value::Struct(fields))
+    }
+}
+
+/// The IDL name of an entry: its message, or its RPC.
+fn entry_name(entry: &ProtocolEntry) -> &str {
+    match &entry.kind {
+        EntryKind::Message(name) | EntryKind::Rpc { name, .. } => name,
     }
 }
 

@@ -262,9 +262,10 @@ impl<E: Encoding, Out: SessionProtocol<E>, In: SessionProtocol<E>> Endpoint<E, O
     }
 
     fn check_version(&self, id: u32) -> Result<(), SessionError> {
-        match Out::since(id) {
-            Some(since) if since <= self.out_version => Ok(()),
-            _ => Err(SessionError::NotInVersion(id)),
+        if Out::supports(self.out_version, id) {
+            Ok(())
+        } else {
+            Err(SessionError::NotInVersion(id))
         }
     }
 

@@ -89,12 +89,7 @@ pub(super) fn protocol(
     ir: &Ir,
     protocol: &ProtocolDef,
 ) -> Result<(), CodegenError> {
-    let role = ir
-        .mapping
-        .protocols
-        .get(&protocol.name)
-        .copied()
-        .unwrap_or(ProtocolRole::Both);
+    let role = ir.mapping.role(&protocol.name);
     let [ids, message, response, handler, sender, receiver] =
         crate::ir::protocol_type_names(&protocol.name);
     let names = Names {
