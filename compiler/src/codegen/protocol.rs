@@ -14,6 +14,7 @@ mod link;
 mod session;
 
 pub use link::link_items;
+pub(crate) use link::{check_link_clashes, link_names};
 
 /// One message or RPC of a protocol, with its Rust names.
 struct Entry {

@@ -217,6 +217,16 @@ pub enum LinkDirection {
     Receives,
 }
 
+impl LinkDirection {
+    /// What the side does with its peer, for docs: "sends to", "receives from".
+    pub fn phrase(self) -> &'static str {
+        match self {
+            LinkDirection::Sends => "sends to",
+            LinkDirection::Receives => "receives from",
+        }
+    }
+}
+
 /// Every protocol a side sends (or receives) to its peer, as one session protocol: what one
 /// endpoint per peer speaks (WIRE_FORMAT.md, "Session packets").
 #[derive(Debug, Clone)]

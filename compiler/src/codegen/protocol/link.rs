@@ -12,7 +12,7 @@ use super::{
     CodegenError, UNIT_DERIVES, VALUE_DERIVES, messages_impl, responses_impl, version_accessors,
 };
 use crate::codegen::idents::{Prelude, checked_ident, doc, u64_lit};
-use crate::ir::protocol::{Link, LinkDirection, link_prefix, link_version_ids, links};
+use crate::ir::protocol::{Link, link_prefix, link_version_ids, links};
 use crate::ir::{EntryKind, Ir, ProtocolDef, ProtocolRole, protocol_type_names};
 
 /// One member of a union link, with the Rust names of its protocol's items.
@@ -74,7 +74,8 @@ pub fn link_items(ir: &Ir) -> Result<TokenStream, CodegenError> {
         return Ok(TokenStream::new());
     }
     let endpoint = format!("{}Endpoint", link_prefix(ir));
-    check_clashes(ir, &links, &endpoint)?;
+    let ours = links.iter().flat_map(|l| link_names(&l.name));
+    check_link_clashes(ir, ours.chain([endpoint.clone()]), &["Endpoint"], "Rust")?;
     let mut items = Vec::new();
     for link in &links {
         items.push(match link.members.as_slice() {
@@ -100,33 +101,36 @@ pub fn link_items(ir: &Ir) -> Result<TokenStream, CodegenError> {
     Ok(quote!(#(#items)*))
 }
 
-/// The names the links take, against the schema's types and the protocols' items.
-fn check_clashes(ir: &Ir, links: &[Link<'_>], endpoint: &str) -> Result<(), CodegenError> {
-    let ours = links
-        .iter()
-        .flat_map(|l| link_names(&l.name))
-        .chain([endpoint.to_string()]);
+/// Refuses the names `ours` that the side's links take (in `language`, "Rust" or "C++") where a
+/// type of the schema or an item of a protocol has them: the protocol's own names and
+/// `<Protocol><suffix>` for each of `suffixes` (its endpoint alias, ...).
+pub(crate) fn check_link_clashes(
+    ir: &Ir,
+    ours: impl IntoIterator<Item = String>,
+    suffixes: &[&str],
+    language: &str,
+) -> Result<(), CodegenError> {
     for name in ours {
         let protocol_item = ir.schema.protocols.keys().find(|p| {
-            let [unit, ..] = protocol_type_names(p);
-            protocol_type_names(p).contains(&name) || name == format!("{unit}Endpoint")
+            let names = protocol_type_names(p);
+            names.contains(&name) || suffixes.iter().any(|s| name == format!("{}{s}", names[0]))
         });
         if let Some(protocol) = protocol_item {
             return Err(CodegenError(format!(
-                "the link of this side needs the Rust name `{name}`, which the protocol `{protocol}` has: rename the side or the protocol"
+                "the link of this side needs the {language} name `{name}`, which the protocol `{protocol}` has: rename the side or the protocol"
             )));
         }
         if ir.mapping.names_type(&name) {
             return Err(CodegenError(format!(
-                "the link of this side needs the Rust name `{name}`, which a type of the schema has: rename the side or the type"
+                "the link of this side needs the {language} name `{name}`, which a type of the schema has: rename the side or the type"
             )));
         }
     }
     Ok(())
 }
 
-/// A link's unit struct, message enum and response enum.
-fn link_names(name: &str) -> [String; 3] {
+/// A link's unit struct (C++: its ids struct), message enum and response enum.
+pub(crate) fn link_names(name: &str) -> [String; 3] {
     [
         name.to_string(),
         format!("{name}Message"),
@@ -140,19 +144,12 @@ fn alias(link: &Link<'_>, only: &ProtocolDef) -> Result<TokenStream, CodegenErro
     let [unit, ..] = protocol_type_names(&only.name);
     let unit = checked_ident(&unit)?;
     let text = doc(&format!(
-        "What this side {} ({:?}): the one protocol `{}`, its ids and item ids.",
-        direction_verb(link.direction),
+        "What this side {} its peer ({:?}): the one protocol `{}`, its ids and item ids.",
+        link.direction.phrase(),
         link.direction,
         only.name
     ));
     Ok(quote!(#text pub type #name = #unit;))
-}
-
-fn direction_verb(direction: LinkDirection) -> &'static str {
-    match direction {
-        LinkDirection::Sends => "sends",
-        LinkDirection::Receives => "receives",
-    }
 }
 
 fn members(link: &Link<'_>) -> Result<Vec<Member>, CodegenError> {
@@ -271,10 +268,10 @@ fn unit_struct(
         .collect::<Vec<_>>()
         .join(", ");
     let text = doc(&format!(
-        "What this side {} to its peer, as one session protocol (a link): {member_list}. An \
+        "What this side {} its peer, as one session protocol (a link): {member_list}. An \
          item id is `entry id * {} + member`; a version is one version of each member (per \
          encoding its id, [`idlc::Protocol`]).",
-        direction_verb(link.direction),
+        link.direction.phrase(),
         link.width()
     ));
     let accessors = version_accessors("link");
