@@ -423,3 +423,55 @@ pub fn link_summaries(ir: &Ir) -> Vec<LinkSummary> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn protocol(name: &str, fences: usize) -> ProtocolDef {
+        ProtocolDef {
+            name: name.to_string(),
+            entries: Vec::new(),
+            fences,
+            loc: Default::default(),
+            fence_locs: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn link_versions_count_in_mixed_radix_first_member_slowest() {
+        let (a, b, c) = (protocol("A", 1), protocol("B", 0), protocol("C", 2));
+        let link = Link {
+            name: "SideSends".into(),
+            direction: LinkDirection::Sends,
+            members: vec![&a, &b, &c],
+        };
+        assert_eq!(link.member_counts(), [2, 1, 3]);
+        assert_eq!(link.version_count(), 6);
+        assert_eq!((link.stride(0), link.stride(1), link.stride(2)), (3, 3, 1));
+        let all: Vec<Vec<usize>> = (0..6).filter_map(|v| link.member_versions(v)).collect();
+        assert_eq!(
+            all,
+            [
+                [0, 0, 0],
+                [0, 0, 1],
+                [0, 0, 2],
+                [1, 0, 0],
+                [1, 0, 1],
+                [1, 0, 2]
+            ]
+        );
+        assert_eq!(link.member_versions(6), None);
+        // Every version is the sum of its members' versions times their strides.
+        for (v, versions) in all.iter().enumerate() {
+            let back: usize = versions
+                .iter()
+                .enumerate()
+                .map(|(m, x)| x * link.stride(m))
+                .sum();
+            assert_eq!(back, v);
+        }
+        assert_eq!(link.item_id(2, 5), 17);
+        assert_eq!(link.width(), 3);
+    }
+}

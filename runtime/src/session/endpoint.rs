@@ -108,7 +108,9 @@ type ReadOf<E, Out, In> =
     Read<<In as SessionProtocol<E>>::Message, <Out as SessionProtocol<E>>::Response>;
 
 /// One peer of a session in encoding `E`: this side sends the protocol `Out` and receives
-/// `In` (the same protocol for one spoken both ways). A server holds one per client.
+/// `In` (the same protocol for one spoken both ways), or, for a side of several protocols each
+/// way, its generated links (`<Side>Endpoint`: every protocol it sends and receives, in one
+/// endpoint; WIRE_FORMAT.md section 6, "Links"). A server holds one per client.
 ///
 /// [`Endpoint::receive`] reads a packet in one pass (messages, requests, snapshots, responses)
 /// and hands each to the game; [`Endpoint::send`], [`Endpoint::send_reliable`] and
