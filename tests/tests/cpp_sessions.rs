@@ -7,7 +7,8 @@
 //! hostile packets (replays, random bytes, bits flipped before and after the CRC) get the same
 //! verdicts from the C++ server as from the Rust one. The same script over links (one endpoint
 //! over both protocols each way: the C++ `CppEndpoint`, the Rust `LinkEndpoint`) sends the same
-//! bytes too. The driver is built once per compiler:
+//! bytes too, and a link server gives hostile packets the same verdicts. The driver is built
+//! once per compiler:
 //! g++ at -O0, and clang++ at -O0 with ASan and UBSan (plain clang++ where the sanitizer
 //! runtimes do not link), both with the warnings of every C++ test as errors.
 
@@ -432,11 +433,28 @@ fn link_play(seed: u64, loss: u64, ticks: u32) -> String {
     )
 }
 
-/// The script of the driver's `hostile`, through a Rust server: its output.
-fn hostile(seed: u64) -> String {
+/// The script of the driver's `hostile_of`, through Rust endpoints: a server fed a client's
+/// packets (`wrap` makes its messages), again, then mutated and random bytes (re-framed ones
+/// with `frame`); its output.
+fn hostile_of<E, CO, CI, SO, SI>(
+    seed: u64,
+    mut client: Endpoint<E, CO, CI>,
+    mut server: Endpoint<E, SO, SI>,
+    wrap: impl Fn(v2::MatchClientMessage) -> CO::Message,
+    mut deliver: impl FnMut(
+        &mut ServerSide,
+        Delivery<SI::Message, SO::Response>,
+    ) -> Option<SI::Response>,
+    frame: u64,
+) -> String
+where
+    E: idlc_runtime::Encoding,
+    CO: SessionProtocol<E>,
+    CI: SessionProtocol<E>,
+    SO: SessionProtocol<E>,
+    SI: SessionProtocol<E>,
+{
     let mut rng = Rng(seed);
-    let mut client = Client::newest(SessionConfig::default());
-    let mut server = Server::newest(SessionConfig::default());
     let mut side = ServerSide::default();
     let mut good: Vec<Vec<u8>> = Vec::new();
     for tick in 0..20u32 {
@@ -445,18 +463,18 @@ fn hostile(seed: u64) -> String {
             item: 1,
         };
         client
-            .send(v2::MatchClientMessage::Buy { request: 0, call })
+            .send(wrap(v2::MatchClientMessage::Buy { request: 0, call }))
             .unwrap();
         if tick % 3 == 0 {
             let input = v2::Input { seq: tick, dx: 2 };
             client
-                .send_reliable(v2::MatchClientMessage::Input(input))
+                .send_reliable(wrap(v2::MatchClientMessage::Input(input)))
                 .unwrap();
         }
         good.extend(client.flush(TICK * tick).packets);
     }
     let mut feed = |side: &mut ServerSide, packet: &[u8]| {
-        let result = server.receive(Duration::ZERO, packet, |d| server_delivery(side, d));
+        let result = server.receive(Duration::ZERO, packet, |d| deliver(side, d));
         writeln!(side.out, "h {}", verdict(&result)).unwrap();
     };
     for _ in 0..2 {
@@ -464,9 +482,6 @@ fn hostile(seed: u64) -> String {
             feed(&mut side, packet);
         }
     }
-    let version = *<v2::MatchClient as idlc_runtime::Protocol<v2::DefaultEncoding>>::VERSIONS
-        .last()
-        .unwrap();
     for round in 0..3000usize {
         let packet = if round % 2 == 0 {
             let size = rng.below(40);
@@ -486,12 +501,38 @@ fn hostile(seed: u64) -> String {
                 let at = rng.below(payload.len() as u64) as usize;
                 payload[at] ^= 1 << rng.below(8);
             }
-            idlc_runtime::frame(idlc_runtime::session_id(version), &payload)
+            idlc_runtime::frame(idlc_runtime::session_id(frame), &payload)
         };
         feed(&mut side, &packet);
     }
     usage(&mut side.out, "h", server.usage());
     side.out
+}
+
+/// The script of the driver's `hostile`, through a Rust server: its output.
+fn hostile(seed: u64) -> String {
+    let config = SessionConfig::default();
+    hostile_of(
+        seed,
+        Client::newest(config.clone()),
+        Server::newest(config),
+        |m| m,
+        server_delivery,
+        v2::MatchClient::newest(),
+    )
+}
+
+/// The script of the driver's `link-hostile`, through a Rust link server: its output.
+fn link_hostile(seed: u64) -> String {
+    let config = SessionConfig::default();
+    hostile_of(
+        seed,
+        v2::LinkEndpoint::newest(config.clone()),
+        v2::LinkEndpoint::newest(config),
+        v2::LinkSendsMessage::MatchClient,
+        link_server_delivery,
+        v2::LinkSends::newest(),
+    )
 }
 
 fn work_dir() -> PathBuf {
@@ -644,11 +685,12 @@ fn hostile_packets_get_the_same_verdicts_in_cpp_as_in_rust() {
         eprintln!("no g++ or clang++: skipped");
         return;
     }
-    let rust = hostile(7);
-    assert!(rust.contains("h decode CrcMismatch") && rust.contains("was received already"));
-    for driver in drivers() {
-        let cpp = driver.run(&["hostile", "7"]);
-        assert_same(driver, "hostile 7", &cpp, &rust);
+    for (mode, rust) in [("hostile", hostile(7)), ("link-hostile", link_hostile(7))] {
+        assert!(rust.contains("h decode CrcMismatch") && rust.contains("was received already"));
+        for driver in drivers() {
+            let cpp = driver.run(&[mode, "7"]);
+            assert_same(driver, &format!("{mode} 7"), &cpp, &rust);
+        }
     }
 }
 
