@@ -569,6 +569,78 @@ fn items_hex(id: u64, items: &[(u32, idlc_runtime::ItemKind, u64, u32)]) -> Stri
     packet.finish().iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// A link (WIRE_FORMAT.md section 6, "Links"): without a side both protocols go both ways, so
+/// `LinkSends` is P and Q. `idlc ir` shows it; `idlc decode --type LinkSends` reads its session
+/// packets, each item named with its member protocol.
+#[test]
+fn decode_reads_a_link_packet_and_ir_shows_the_link() {
+    let dir = TempDir::new();
+    let idl = dir.file(
+        "pq.idl",
+        "PROTOCOL P {\n  MESSAGE M { UINT8 v; }\n  RPC f(UINT16 a) -> BOOL;\n}\n\
+         PROTOCOL Q {\n  MESSAGE N { BOOL b; }\n}\n",
+    );
+    let enc = dir.file("pq.enc", "ENCODING(E) BITSTREAM;\n");
+    let out = run(&["ir", &idl, "-e", &enc], None);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let links = json["links"].as_array().expect("links");
+    assert_eq!(links.len(), 2);
+    assert_eq!(links[0]["name"], "LinkSends");
+    assert_eq!(links[0]["members"], serde_json::json!(["P", "Q"]));
+    let version = &links[0]["versions"]["E"][0];
+    assert_eq!(version["members"], serde_json::json!([0, 0]));
+    let id = version["id"].as_u64().expect("an id");
+    let ir = ir_of(std::slice::from_ref(&idl), std::slice::from_ref(&enc));
+    let members =
+        ["P", "Q"].map(|p| idlc::ir::protocol::version_ids(&ir, &ir.schema.protocols[p], "E")[0]);
+    assert_eq!(id, idlc_runtime::link_id(&members));
+    // A session packet of the link: Q's N (item 0 * 2 + 1), then P's call f (item 1 * 2 + 0).
+    use idlc_runtime::WireWrite as _;
+    let mut items = idlc_runtime::PacketWriter::<Bits>::new(0);
+    items
+        .push(1, idlc_runtime::ItemKind::Message, |w| w.write_bool(true))
+        .unwrap();
+    items
+        .push(2, idlc_runtime::ItemKind::Request(4), |w| {
+            w.write_bits(300, 16)
+        })
+        .unwrap();
+    let header = idlc_runtime::SessionHeader::FIRST.to_bytes();
+    let packet = items.finish_with_header(idlc_runtime::session_id(id), &header);
+    let hex: String = packet.iter().map(|b| format!("{b:02x}")).collect();
+    let out = run(
+        &[
+            "decode",
+            &idl,
+            "-e",
+            &enc,
+            "--type",
+            "LinkSends",
+            "--hex",
+            &hex,
+        ],
+        None,
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(json["protocol"], "LinkSends");
+    let named: Vec<(&str, &str)> = json["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|i| (i["protocol"].as_str().unwrap(), i["name"].as_str().unwrap()))
+        .collect();
+    assert_eq!(named, [("Q", "N"), ("P", "f")]);
+    assert_eq!(json["items"][1]["value"]["a"], 300);
+    // A member's name does not read the link's packets.
+    let out = run(
+        &["decode", &idl, "-e", &enc, "--type", "P", "--hex", &hex],
+        None,
+    );
+    assert_eq!(out.code, 1);
+}
+
 #[test]
 fn decode_reads_a_framed_packet_when_the_type_is_a_protocol() {
     let dir = TempDir::new();

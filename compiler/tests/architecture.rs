@@ -44,6 +44,8 @@ const WIRE_DECISIONS: &[&str] = &[
     "enum Plan",
     "fn is_delta_sequence",
     "fn publishable_element",
+    "fn link_version_ids",
+    "struct Link<",
 ];
 
 #[test]

@@ -913,45 +913,70 @@ fn match_world(step: u32) -> crate::match_v2::World {
 }
 
 /// What the match's server queues each step: a snapshot, now and then a chat line (reliable)
-/// and a ping (a request).
-fn match_server_tick(endpoint: &mut MatchServerEndpoint, step: u32) {
+/// and a ping (a request), each through `wrap` (a link endpoint's message, or itself).
+fn match_server_sends<E: Encoding, Out: SessionProtocol<E>, In: SessionProtocol<E>>(
+    endpoint: &mut Endpoint<E, Out, In>,
+    step: u32,
+    wrap: impl Fn(crate::match_v2::MatchServerMessage) -> Out::Message,
+) {
     use crate::match_v2::{Chat, MatchServerMessage, Ping, Snapshot};
     let snapshot = MatchServerMessage::Snapshot(Snapshot {
         world: match_world(step),
     });
-    let _ = endpoint.send_snapshot(step, snapshot);
+    let _ = endpoint.send_snapshot(step, wrap(snapshot));
     if step.is_multiple_of(3) {
         let chat = Chat {
             line: step,
             text: "gg".into(),
         };
-        let _ = endpoint.send_reliable(MatchServerMessage::Chat(chat));
+        let _ = endpoint.send_reliable(wrap(MatchServerMessage::Chat(chat)));
     }
     if step.is_multiple_of(4) {
         let call = Ping { nonce: step };
-        let _ = endpoint.send(MatchServerMessage::Ping { request: 0, call });
+        let _ = endpoint.send(wrap(MatchServerMessage::Ping { request: 0, call }));
     }
 }
 
-/// What the match's client queues each step: an input, now and then a `buy` and an `emote`.
-fn match_client_tick(endpoint: &mut MatchClientEndpoint, step: u32) {
+/// What the match's client queues each step: an input, now and then a `buy` and an `emote`,
+/// each through `wrap`.
+fn match_client_sends<E: Encoding, Out: SessionProtocol<E>, In: SessionProtocol<E>>(
+    endpoint: &mut Endpoint<E, Out, In>,
+    step: u32,
+    wrap: impl Fn(crate::match_v2::MatchClientMessage) -> Out::Message,
+) {
     use crate::match_v2::{Buy, Emote, Input, MatchClientMessage};
     let input = Input {
         seq: step,
         dx: (step % 21) as i8 - 10,
     };
-    let _ = endpoint.send(MatchClientMessage::Input(input));
+    let _ = endpoint.send(wrap(MatchClientMessage::Input(input)));
     if step.is_multiple_of(3) {
         let call = Buy {
             call: step,
             item: 2,
         };
-        let _ = endpoint.send(MatchClientMessage::Buy { request: 0, call });
+        let _ = endpoint.send(wrap(MatchClientMessage::Buy { request: 0, call }));
     }
     if step.is_multiple_of(5) {
         let call = Emote { kind: 1 };
-        let _ = endpoint.send(MatchClientMessage::Emote { request: 0, call });
+        let _ = endpoint.send(wrap(MatchClientMessage::Emote { request: 0, call }));
     }
+}
+
+fn match_server_tick(endpoint: &mut MatchServerEndpoint, step: u32) {
+    match_server_sends(endpoint, step, |m| m);
+}
+
+fn match_client_tick(endpoint: &mut MatchClientEndpoint, step: u32) {
+    match_client_sends(endpoint, step, |m| m);
+}
+
+/// What a match link endpoint queues each step (schemas/versions/match_v2.idl has no side, so
+/// its link is both protocols both ways): the server's traffic and the client's.
+fn match_link_tick(endpoint: &mut MatchLinkEndpoint, step: u32) {
+    use crate::match_v2::LinkSendsMessage;
+    match_server_sends(endpoint, step, LinkSendsMessage::MatchServer);
+    match_client_sends(endpoint, step, LinkSendsMessage::MatchClient);
 }
 
 /// The match's server endpoint: it sends MatchServer and receives MatchClient.
@@ -966,6 +991,9 @@ type MatchClientEndpoint = Endpoint<
     crate::match_v2::MatchClient,
     crate::match_v2::MatchServer,
 >;
+
+/// A match endpoint over its link (`LinkEndpoint`: MatchServer and MatchClient each way).
+type MatchLinkEndpoint = crate::match_v2::LinkEndpoint;
 
 /// The server's answers: every call handled by the generated `handle`.
 struct MatchAnswers;
@@ -1032,6 +1060,27 @@ fn client_answers(
     }
 }
 
+/// What a match link endpoint does with its peer's delivery: the link's `handle`, both
+/// protocols' calls.
+fn link_answers(
+    delivery: DeliveryOf<
+        crate::match_v2::DefaultEncoding,
+        crate::match_v2::LinkSends,
+        crate::match_v2::LinkReceives,
+    >,
+) -> Answer<crate::match_v2::LinkReceivesResponse, crate::match_v2::LinkReceivesMessage> {
+    match delivery {
+        Delivery::Message(m) => m.handle(&mut MatchAnswers).into(),
+        Delivery::Request(m) => answer_in_turn(m, |m| m.handle(&mut MatchAnswers)),
+        _ => Answer::None,
+    }
+}
+
+/// A match link endpoint fed hostile packets of a link peer.
+fn check_match_link(data: &[u8]) -> bool {
+    check_session(data, match_link_tick, link_answers)
+}
+
 /// The match's server endpoint fed hostile client packets.
 fn check_match_server(data: &[u8]) -> bool {
     check_session(data, match_server_tick, server_answers)
@@ -1047,58 +1096,76 @@ fn check_match_client(data: &[u8]) -> bool {
 /// that the seed replays a real exchange, deltas against acknowledged snapshots included.
 /// `target_is_server` picks which endpoint the input is for.
 fn match_seed(target_is_server: bool, steps: u32) -> Vec<u8> {
-    let mut server = MatchServerEndpoint::newest(session_config());
-    let mut client = MatchClientEndpoint::newest(session_config());
-    let mut input = Vec::new();
-    let mut record = |packets: &[Vec<u8>], framing: u64| {
-        for packet in packets {
-            let payload = idlc_runtime::unframe(framing, packet).expect("a packet just framed");
-            if let Ok(len) = u8::try_from(payload.len()) {
-                input.push(len);
-                input.extend_from_slice(payload);
-            }
-        }
+    let server = MatchServerEndpoint::newest(session_config());
+    let client = MatchClientEndpoint::newest(session_config());
+    let server = (server, match_server_tick, server_answers);
+    let client = (client, match_client_tick, client_answers);
+    if target_is_server {
+        session_seed(server, client, steps)
+    } else {
+        session_seed(client, server, steps)
+    }
+}
+
+/// [`match_seed`] for a link endpoint: what a link peer sent it.
+fn match_link_seed(steps: u32) -> Vec<u8> {
+    let side = || {
+        let endpoint = MatchLinkEndpoint::newest(session_config());
+        (endpoint, match_link_tick, link_answers)
     };
-    let server_ids = <crate::match_v2::MatchServer as idlc_runtime::Protocol<
-        crate::match_v2::DefaultEncoding,
-    >>::VERSIONS;
-    let client_ids = <crate::match_v2::MatchClient as idlc_runtime::Protocol<
-        crate::match_v2::DefaultEncoding,
-    >>::VERSIONS;
-    let server_framing = session_id(server_ids.last().copied().unwrap_or_default());
-    let client_framing = session_id(client_ids.last().copied().unwrap_or_default());
+    session_seed(side(), side(), steps)
+}
+
+/// The input of [`check_session`] for the endpoint of `target` (its traffic, its answers): the
+/// payloads `peer` sent it over `steps` steps of a real exchange.
+fn session_seed<E, TO, TI, PO, PI>(
+    (mut target, mut target_tick, mut target_answers): (
+        Endpoint<E, TO, TI>,
+        impl FnMut(&mut Endpoint<E, TO, TI>, u32),
+        impl FnMut(DeliveryOf<E, TO, TI>) -> Answer<TI::Response, TI::Message>,
+    ),
+    (mut peer, mut peer_tick, mut peer_answers): (
+        Endpoint<E, PO, PI>,
+        impl FnMut(&mut Endpoint<E, PO, PI>, u32),
+        impl FnMut(DeliveryOf<E, PO, PI>) -> Answer<PI::Response, PI::Message>,
+    ),
+    steps: u32,
+) -> Vec<u8>
+where
+    E: Encoding,
+    TO: SessionProtocol<E>,
+    TI: SessionProtocol<E>,
+    PO: SessionProtocol<E>,
+    PI: SessionProtocol<E>,
+{
+    let framing = session_id(PO::VERSIONS.last().copied().unwrap_or_default());
+    let mut input = Vec::new();
     for step in 1..=steps {
         let now = Duration::from_millis(u64::from(step) * 33);
-        if target_is_server {
-            match_client_tick(&mut client, step);
-            let packets = client.flush(now).packets;
-            record(&packets[..1], client_framing);
-            match_server_tick(&mut server, step);
-            let _ = server.receive(now, &packets[0], server_answers);
-            for packet in server.flush(now).packets {
-                let _ = client.receive(now, &packet, client_answers);
-            }
-        } else {
-            match_server_tick(&mut server, step);
-            let packets = server.flush(now).packets;
-            record(&packets[..1], server_framing);
-            match_client_tick(&mut client, step);
-            let _ = client.receive(now, &packets[0], client_answers);
-            for packet in client.flush(now).packets {
-                let _ = server.receive(now, &packet, server_answers);
-            }
+        peer_tick(&mut peer, step);
+        let packets = peer.flush(now).packets;
+        let payload = idlc_runtime::unframe(framing, &packets[0]).expect("a packet just framed");
+        if let Ok(len) = u8::try_from(payload.len()) {
+            input.push(len);
+            input.extend_from_slice(payload);
+        }
+        target_tick(&mut target, step);
+        let _ = target.receive(now, &packets[0], &mut target_answers);
+        for packet in target.flush(now).packets {
+            let _ = peer.receive(now, &packet, &mut peer_answers);
         }
     }
     input
 }
 
 /// Session endpoints fed hostile packets ([`check_session`]): the match's server and client
-/// (schemas/versions/match_v2.idl), seeded with a real exchange of 12 steps.
+/// (schemas/versions/match_v2.idl), and an endpoint over its link (both protocols each way),
+/// seeded with a real exchange of 12 steps.
 pub static SESSIONS: Target = Target {
     name: "sessions",
     cases: {
         fn cases() -> &'static [Case] {
-            static CASES: [Case; 2] = [
+            static CASES: [Case; 3] = [
                 Case {
                     name: "match_v2 server endpoint",
                     check: check_match_server,
@@ -1108,6 +1175,11 @@ pub static SESSIONS: Target = Target {
                     name: "match_v2 client endpoint",
                     check: check_match_client,
                     default_bytes: || match_seed(false, 12),
+                },
+                Case {
+                    name: "match_v2 link endpoint",
+                    check: check_match_link,
+                    default_bytes: || match_link_seed(12),
                 },
             ];
             &CASES

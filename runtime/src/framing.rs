@@ -91,7 +91,14 @@ pub fn unframe(protocol_id: u64, packet: &[u8]) -> Result<&[u8], DecodeError> {
 /// ```
 #[must_use]
 pub const fn protocol_hash(bytes: &[u8]) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    fnv1a(FNV_OFFSET_BASIS, bytes)
+}
+
+/// Where FNV-1a ([`protocol_hash`]) starts.
+pub(crate) const FNV_OFFSET_BASIS: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// FNV-1a over `bytes`, continued from the state `hash`: the hash of a text given in pieces.
+pub(crate) const fn fnv1a(mut hash: u64, bytes: &[u8]) -> u64 {
     let mut rest = bytes;
     while let [byte, tail @ ..] = rest {
         hash ^= *byte as u64;

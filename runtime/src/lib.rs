@@ -168,8 +168,8 @@ pub use rule::vlq::{Vlq, VlqMode, read_vlq_int, write_vlq_int};
 pub use session::{
     Answer, AnswerToken, Cap, Delivery, DeliveryOf, Encoded, Endpoint, Flushed, MAX_REFUSAL_TEXT,
     NoResponse, Received, Refusal, SESSION_HEADER_BYTES, Sequence, SessionConfig, SessionError,
-    SessionHeader, SessionMessage, SessionProtocol, SessionResponse, Usage, sequence_newer,
-    session_id, session_version,
+    SessionHeader, SessionMessage, SessionProtocol, SessionResponse, Usage, link_id, link_item_id,
+    link_member, sequence_newer, session_id, session_version,
 };
 pub use vlq::{
     DEFAULT_VLQ_GROUP_BITS, MAX_VLQ_GROUP_BITS, valid_vlq_group_bits, vlq_bits, vlq_groups,

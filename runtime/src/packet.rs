@@ -447,6 +447,17 @@ pub enum Incoming<M> {
     Unknown(ItemHeader),
 }
 
+impl<M> Incoming<M> {
+    /// A known item through `f`; an unknown one as it is (what a link's message enum does with
+    /// a member's).
+    pub fn map<T>(self, f: impl FnOnce(M) -> T) -> Incoming<T> {
+        match self {
+            Incoming::Known(m) => Incoming::Known(f(m)),
+            Incoming::Unknown(header) => Incoming::Unknown(header),
+        }
+    }
+}
+
 /// The messages and calls of one protocol in encoding `E`: the enum generated per PROTOCOL
 /// (`<Protocol>Message`), which a receiver decodes and a relay, a recorder or a test re-sends.
 pub trait Messages<E: Encoding>: Sized {

@@ -5,7 +5,10 @@
 //! World as a snapshot every tick, reliable chat lines and pings (RPCs): every packet (hex),
 //! every delivery and every verdict must be the same text in both languages, line by line. Then
 //! hostile packets (replays, random bytes, bits flipped before and after the CRC) get the same
-//! verdicts from the C++ server as from the Rust one. The driver is built once per compiler:
+//! verdicts from the C++ server as from the Rust one. The same script over links (one endpoint
+//! over both protocols each way: the C++ `CppEndpoint`, the Rust `LinkEndpoint`) sends the same
+//! bytes too, and a link server gives hostile packets the same verdicts. The driver is built
+//! once per compiler:
 //! g++ at -O0, and clang++ at -O0 with ASan and UBSan (plain clang++ where the sanitizer
 //! runtimes do not link), both with the warnings of every C++ test as errors.
 
@@ -17,7 +20,7 @@ use std::process::Command;
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use idlc_runtime::{Delivery, Endpoint, Received, SessionConfig, SessionError};
+use idlc_runtime::{Delivery, Endpoint, Received, SessionConfig, SessionError, SessionProtocol};
 use idlc_tests::match_v2 as v2;
 
 use common::cpp::{build, present};
@@ -197,12 +200,34 @@ fn client_delivery(
     None
 }
 
-/// The script of the driver's `play`, through the Rust endpoints: its output.
-fn play(seed: u64, loss: u64, ticks: u32) -> String {
+/// The loop of the driver's `drive`: a scripted session between `client` and `server` over a
+/// seeded wire; `client_tick` and `server_tick` queue what each sends, `server_deliver` and
+/// `client_deliver` take what each receives. Its output: every packet, verdict and delivery.
+#[allow(clippy::too_many_arguments)]
+fn drive<E, CO, CI, SO, SI>(
+    (seed, loss, ticks): (u64, u64, u32),
+    mut client: Endpoint<E, CO, CI>,
+    mut server: Endpoint<E, SO, SI>,
+    side: &mut ServerSide,
+    mut client_tick: impl FnMut(&mut Endpoint<E, CO, CI>, u32, &mut String),
+    mut server_tick: impl FnMut(&mut Endpoint<E, SO, SI>, u32),
+    mut server_deliver: impl FnMut(
+        &mut ServerSide,
+        Delivery<SI::Message, SO::Response, SO::Message>,
+    ) -> Option<SI::Response>,
+    mut client_deliver: impl FnMut(
+        &mut String,
+        Delivery<CI::Message, CO::Response, CO::Message>,
+    ) -> Option<CI::Response>,
+) -> String
+where
+    E: idlc_runtime::Encoding,
+    CO: SessionProtocol<E>,
+    CI: SessionProtocol<E>,
+    SO: SessionProtocol<E>,
+    SI: SessionProtocol<E>,
+{
     let mut rng = Rng(seed);
-    let mut client = Client::newest(SessionConfig::default());
-    let mut server = Server::newest(SessionConfig::default());
-    let mut side = ServerSide::default();
     let mut up = Wire {
         in_flight: Vec::new(),
         loss,
@@ -215,66 +240,16 @@ fn play(seed: u64, loss: u64, ticks: u32) -> String {
         let now = TICK * tick;
         let lossy = tick < CLEAN_FROM;
         writeln!(side.out, "tick {tick}").unwrap();
-        client
-            .send(v2::MatchClientMessage::Input(v2::Input {
-                seq: tick,
-                dx: 1,
-            }))
-            .unwrap();
-        if tick % 5 == 0 && tick < BUSY_UNTIL {
-            let call = v2::Buy {
-                call: tick,
-                item: 3,
-            };
-            let request = client
-                .send(v2::MatchClientMessage::Buy { request: 0, call })
-                .unwrap();
-            writeln!(side.out, "c: request {}", request.unwrap()).unwrap();
-        }
-        if tick % 9 == 0 && tick < BUSY_UNTIL {
-            let call = v2::Emote {
-                kind: (tick % 4) as u8,
-            };
-            client
-                .send(v2::MatchClientMessage::Emote { request: 0, call })
-                .unwrap();
-        }
-        if tick % 7 == 0 && tick < BUSY_UNTIL {
-            let input = v2::Input {
-                seq: 1000 + tick,
-                dx: -1,
-            };
-            client
-                .send_reliable(v2::MatchClientMessage::Input(input))
-                .unwrap();
-        }
+        client_tick(&mut client, tick, &mut side.out);
         for packet in client.flush(now).packets {
             writeln!(side.out, "c> {}", hex(&packet)).unwrap();
             up.send(&mut rng, tick, &packet, lossy);
         }
         for packet in up.arrived(tick) {
-            let result = server.receive(now, &packet, |d| server_delivery(&mut side, d));
+            let result = server.receive(now, &packet, |d| server_deliver(side, d));
             writeln!(side.out, "s< {}", verdict(&result)).unwrap();
         }
-        let state = v2::Snapshot { world: world(tick) };
-        server
-            .send_snapshot(tick, v2::MatchServerMessage::Snapshot(state))
-            .unwrap();
-        if tick % 10 == 0 && tick < BUSY_UNTIL {
-            let chat = v2::Chat {
-                line: tick / 10,
-                text: "gg".into(),
-            };
-            server
-                .send_reliable(v2::MatchServerMessage::Chat(chat))
-                .unwrap();
-        }
-        if tick % 13 == 0 && tick < BUSY_UNTIL {
-            let call = v2::Ping { nonce: tick };
-            server
-                .send(v2::MatchServerMessage::Ping { request: 0, call })
-                .unwrap();
-        }
+        server_tick(&mut server, tick);
         let flushed = server.flush(now);
         for id in flushed.left_out {
             writeln!(side.out, "s: left out {id}").unwrap();
@@ -287,7 +262,7 @@ fn play(seed: u64, loss: u64, ticks: u32) -> String {
             down.send(&mut rng, tick, &packet, lossy);
         }
         for packet in down.arrived(tick) {
-            let result = client.receive(now, &packet, |d| client_delivery(&mut side.out, d));
+            let result = client.receive(now, &packet, |d| client_deliver(&mut side.out, d));
             writeln!(side.out, "c< {}", verdict(&result)).unwrap();
         }
         if tick % 50 == 49 {
@@ -302,14 +277,201 @@ fn play(seed: u64, loss: u64, ticks: u32) -> String {
         i32::from(server.is_silent(Duration::from_secs(3600)))
     )
     .unwrap();
-    side.out
+    std::mem::take(&mut side.out)
 }
 
-/// The script of the driver's `hostile`, through a Rust server: its output.
-fn hostile(seed: u64) -> String {
+/// The client's part of a tick in both scripts: inputs, buys, emotes and reliable inputs
+/// (MatchClient), each through `wrap`.
+fn client_sends<E: idlc_runtime::Encoding, O: SessionProtocol<E>, I: SessionProtocol<E>>(
+    client: &mut Endpoint<E, O, I>,
+    tick: u32,
+    out: &mut String,
+    wrap: impl Fn(v2::MatchClientMessage) -> O::Message,
+) {
+    let input = v2::Input { seq: tick, dx: 1 };
+    client
+        .send(wrap(v2::MatchClientMessage::Input(input)))
+        .unwrap();
+    if tick.is_multiple_of(5) && tick < BUSY_UNTIL {
+        let call = v2::Buy {
+            call: tick,
+            item: 3,
+        };
+        let request = client
+            .send(wrap(v2::MatchClientMessage::Buy { request: 0, call }))
+            .unwrap();
+        writeln!(out, "c: request {}", request.unwrap()).unwrap();
+    }
+    if tick.is_multiple_of(9) && tick < BUSY_UNTIL {
+        let call = v2::Emote {
+            kind: (tick % 4) as u8,
+        };
+        client
+            .send(wrap(v2::MatchClientMessage::Emote { request: 0, call }))
+            .unwrap();
+    }
+    if tick.is_multiple_of(7) && tick < BUSY_UNTIL {
+        let input = v2::Input {
+            seq: 1000 + tick,
+            dx: -1,
+        };
+        client
+            .send_reliable(wrap(v2::MatchClientMessage::Input(input)))
+            .unwrap();
+    }
+}
+
+/// The server's part of a tick in both scripts: a snapshot, chat lines and pings (MatchServer),
+/// each through `wrap`.
+fn server_sends<E: idlc_runtime::Encoding, O: SessionProtocol<E>, I: SessionProtocol<E>>(
+    server: &mut Endpoint<E, O, I>,
+    tick: u32,
+    wrap: impl Fn(v2::MatchServerMessage) -> O::Message,
+) {
+    let state = v2::Snapshot { world: world(tick) };
+    server
+        .send_snapshot(tick, wrap(v2::MatchServerMessage::Snapshot(state)))
+        .unwrap();
+    if tick.is_multiple_of(10) && tick < BUSY_UNTIL {
+        let chat = v2::Chat {
+            line: tick / 10,
+            text: "gg".into(),
+        };
+        server
+            .send_reliable(wrap(v2::MatchServerMessage::Chat(chat)))
+            .unwrap();
+    }
+    if tick.is_multiple_of(13) && tick < BUSY_UNTIL {
+        let call = v2::Ping { nonce: tick };
+        server
+            .send(wrap(v2::MatchServerMessage::Ping { request: 0, call }))
+            .unwrap();
+    }
+}
+
+/// The script of the driver's `play`, through the Rust endpoints: its output.
+fn play(seed: u64, loss: u64, ticks: u32) -> String {
+    let config = SessionConfig::default();
+    drive(
+        (seed, loss, ticks),
+        Client::newest(config.clone()),
+        Server::newest(config),
+        &mut ServerSide::default(),
+        |client, tick, out| client_sends(client, tick, out, |m| m),
+        |server, tick| server_sends(server, tick, |m| m),
+        server_delivery,
+        client_delivery,
+    )
+}
+
+/// The server's ping, which a link client calls too (the driver's `LinkSide`).
+impl v2::MatchServerHandler for ServerSide {
+    fn snapshot(&mut self, message: v2::Snapshot) {
+        writeln!(self.out, "s: snapshot {}", message.world.tick).unwrap();
+    }
+    fn chat(&mut self, message: v2::Chat) {
+        writeln!(self.out, "s: chat {}", message.line).unwrap();
+    }
+    fn ping(&mut self, call: v2::Ping) -> u32 {
+        writeln!(self.out, "s: ping {}", call.nonce).unwrap();
+        call.nonce + 7
+    }
+}
+
+fn link_server_delivery(
+    side: &mut ServerSide,
+    d: Delivery<v2::LinkReceivesMessage, v2::LinkSendsResponse, v2::LinkSendsMessage>,
+) -> Option<v2::LinkReceivesResponse> {
+    match d {
+        Delivery::Message(m) | Delivery::Request(m) => m.handle(side),
+        Delivery::Response {
+            call: v2::LinkSendsMessage::MatchServer(call),
+            response: v2::LinkSendsResponse::MatchServer(response),
+        } => server_delivery(side, Delivery::Response { call, response })
+            .map(v2::LinkReceivesResponse::MatchClient),
+        _ => None,
+    }
+}
+
+/// A link client's delivery: MatchServer's messages and MatchClient's responses as `play`'s
+/// client takes them, and the answers to its own pings.
+fn link_client_delivery(
+    out: &mut String,
+    d: Delivery<v2::LinkReceivesMessage, v2::LinkSendsResponse, v2::LinkSendsMessage>,
+) -> Option<v2::LinkReceivesResponse> {
+    use v2::LinkReceivesMessage::MatchServer as Server;
+    use v2::LinkSendsMessage::MatchClient as ClientCall;
+    use v2::LinkSendsResponse::{MatchClient as ClientRpc, MatchServer as ServerRpc};
+    let plain = match d {
+        Delivery::Response {
+            response: ServerRpc(v2::MatchServerResponse::Ping { request, value }),
+            ..
+        } => {
+            writeln!(out, "c: pong {request} {value}").unwrap();
+            return None;
+        }
+        Delivery::Response {
+            call: ClientCall(call),
+            response: ClientRpc(response),
+        } => Delivery::Response { call, response },
+        Delivery::Message(Server(m)) => Delivery::Message(m),
+        Delivery::Request(Server(m)) => Delivery::Request(m),
+        Delivery::Snapshot {
+            sequence,
+            message: Server(message),
+        } => Delivery::Snapshot { sequence, message },
+        _ => return None,
+    };
+    client_delivery(out, plain).map(v2::LinkReceivesResponse::MatchServer)
+}
+
+/// The script of the driver's `link`, through the Rust endpoints over links (`LinkEndpoint`
+/// on both sides: the C++ side's `CppEndpoint`, the same members): its output.
+fn link_play(seed: u64, loss: u64, ticks: u32) -> String {
+    let config = SessionConfig::default();
+    let c2s = v2::LinkSendsMessage::MatchClient;
+    let s2c = v2::LinkSendsMessage::MatchServer;
+    drive(
+        (seed, loss, ticks),
+        v2::LinkEndpoint::newest(config.clone()),
+        v2::LinkEndpoint::newest(config),
+        &mut ServerSide::default(),
+        |client, tick, out| {
+            client_sends(client, tick, out, c2s);
+            if tick.is_multiple_of(6) && tick < BUSY_UNTIL {
+                let call = v2::Ping { nonce: tick };
+                let ping = v2::MatchServerMessage::Ping { request: 0, call };
+                client.send(s2c(ping)).unwrap();
+            }
+        },
+        |server, tick| server_sends(server, tick, s2c),
+        link_server_delivery,
+        link_client_delivery,
+    )
+}
+
+/// The script of the driver's `hostile_of`, through Rust endpoints: a server fed a client's
+/// packets (`wrap` makes its messages), again, then mutated and random bytes (re-framed ones
+/// with `frame`); its output.
+fn hostile_of<E, CO, CI, SO, SI>(
+    seed: u64,
+    mut client: Endpoint<E, CO, CI>,
+    mut server: Endpoint<E, SO, SI>,
+    wrap: impl Fn(v2::MatchClientMessage) -> CO::Message,
+    mut deliver: impl FnMut(
+        &mut ServerSide,
+        Delivery<SI::Message, SO::Response, SO::Message>,
+    ) -> Option<SI::Response>,
+    frame: u64,
+) -> String
+where
+    E: idlc_runtime::Encoding,
+    CO: SessionProtocol<E>,
+    CI: SessionProtocol<E>,
+    SO: SessionProtocol<E>,
+    SI: SessionProtocol<E>,
+{
     let mut rng = Rng(seed);
-    let mut client = Client::newest(SessionConfig::default());
-    let mut server = Server::newest(SessionConfig::default());
     let mut side = ServerSide::default();
     let mut good: Vec<Vec<u8>> = Vec::new();
     for tick in 0..20u32 {
@@ -318,18 +480,18 @@ fn hostile(seed: u64) -> String {
             item: 1,
         };
         client
-            .send(v2::MatchClientMessage::Buy { request: 0, call })
+            .send(wrap(v2::MatchClientMessage::Buy { request: 0, call }))
             .unwrap();
         if tick % 3 == 0 {
             let input = v2::Input { seq: tick, dx: 2 };
             client
-                .send_reliable(v2::MatchClientMessage::Input(input))
+                .send_reliable(wrap(v2::MatchClientMessage::Input(input)))
                 .unwrap();
         }
         good.extend(client.flush(TICK * tick).packets);
     }
     let mut feed = |side: &mut ServerSide, packet: &[u8]| {
-        let result = server.receive(Duration::ZERO, packet, |d| server_delivery(side, d));
+        let result = server.receive(Duration::ZERO, packet, |d| deliver(side, d));
         writeln!(side.out, "h {}", verdict(&result)).unwrap();
     };
     for _ in 0..2 {
@@ -337,9 +499,6 @@ fn hostile(seed: u64) -> String {
             feed(&mut side, packet);
         }
     }
-    let version = *<v2::MatchClient as idlc_runtime::Protocol<v2::DefaultEncoding>>::VERSIONS
-        .last()
-        .unwrap();
     for round in 0..3000usize {
         let packet = if round % 2 == 0 {
             let size = rng.below(40);
@@ -359,12 +518,38 @@ fn hostile(seed: u64) -> String {
                 let at = rng.below(payload.len() as u64) as usize;
                 payload[at] ^= 1 << rng.below(8);
             }
-            idlc_runtime::frame(idlc_runtime::session_id(version), &payload)
+            idlc_runtime::frame(idlc_runtime::session_id(frame), &payload)
         };
         feed(&mut side, &packet);
     }
     usage(&mut side.out, "h", server.usage());
     side.out
+}
+
+/// The script of the driver's `hostile`, through a Rust server: its output.
+fn hostile(seed: u64) -> String {
+    let config = SessionConfig::default();
+    hostile_of(
+        seed,
+        Client::newest(config.clone()),
+        Server::newest(config),
+        |m| m,
+        server_delivery,
+        v2::MatchClient::newest(),
+    )
+}
+
+/// The script of the driver's `link-hostile`, through a Rust link server: its output.
+fn link_hostile(seed: u64) -> String {
+    let config = SessionConfig::default();
+    hostile_of(
+        seed,
+        v2::LinkEndpoint::newest(config.clone()),
+        v2::LinkEndpoint::newest(config),
+        v2::LinkSendsMessage::MatchClient,
+        link_server_delivery,
+        v2::LinkSends::newest(),
+    )
 }
 
 fn work_dir() -> PathBuf {
@@ -484,20 +669,50 @@ fn cpp_and_rust_sessions_send_the_same_bytes_over_a_bad_network() {
 }
 
 #[test]
+fn cpp_and_rust_links_send_the_same_bytes_over_a_bad_network() {
+    if drivers().is_empty() {
+        eprintln!("no g++ or clang++: skipped");
+        return;
+    }
+    for (seed, loss, ticks) in [(11u64, 150u64, 260u32), (9, 0, 60)] {
+        let rust = link_play(seed, loss, ticks);
+        // Both protocols each way: buys and server pings answered to the client, client pings
+        // answered to the server, snapshots decoded.
+        for line in [
+            "c: snapshot",
+            "c: bought",
+            "c: pong",
+            "s: pong",
+            "s: ping",
+            "c: ping",
+        ] {
+            assert!(rust.contains(line), "seed {seed}: {line}");
+        }
+        let args = [seed.to_string(), loss.to_string(), ticks.to_string()];
+        for driver in drivers() {
+            let cpp = driver.run(&["link", &args[0], &args[1], &args[2]]);
+            assert_same(driver, &format!("link {args:?}"), &cpp, &rust);
+        }
+    }
+}
+
+#[test]
 fn hostile_packets_get_the_same_verdicts_in_cpp_as_in_rust() {
     if drivers().is_empty() {
         eprintln!("no g++ or clang++: skipped");
         return;
     }
-    let rust = hostile(7);
-    assert!(rust.contains("h decode CrcMismatch") && rust.contains("was received already"));
-    for driver in drivers() {
-        let cpp = driver.run(&["hostile", "7"]);
-        assert_same(driver, "hostile 7", &cpp, &rust);
+    for (mode, rust) in [("hostile", hostile(7)), ("link-hostile", link_hostile(7))] {
+        assert!(rust.contains("h decode CrcMismatch") && rust.contains("was received already"));
+        for driver in drivers() {
+            let cpp = driver.run(&[mode, "7"]);
+            assert_same(driver, &format!("{mode} 7"), &cpp, &rust);
+        }
     }
 }
 
-/// The generated session code, reviewed: MatchServer's and MatchClient's of match_v2.
+/// The generated session code, reviewed: MatchServer's and MatchClient's of match_v2, and its
+/// links.
 #[test]
 fn the_session_code_reads_well() {
     let compilation = common::compiled(
@@ -506,11 +721,19 @@ fn the_session_code_reads_well() {
         Some(("Cpp", schema("versions/match.cpp.map"))),
     );
     let header = idlc::cppgen::generate_header(&compilation.ir, "match_v2").unwrap();
-    let sessions: Vec<&str> = header
+    // The links come after every protocol.
+    let at = header
+        .find("/// What this side sends to its peer")
+        .expect("the side's links");
+    let (protocols, links) = header.split_at(at);
+    let sessions: Vec<&str> = protocols
         .split("/// A message or call of the protocol")
         .skip(1)
         .map(|part| part.split("/// The protocol `").next().unwrap_or(part))
         .collect();
     assert_eq!(sessions.len(), 2);
     insta::assert_snapshot!("match_v2_sessions_hpp", sessions.join("\n// ...\n"));
+    // Its links: CppSends and CppReceives (no side mapping: both protocols both ways).
+    let links = links.split("} // namespace").next().unwrap_or(links);
+    insta::assert_snapshot!("match_v2_links_hpp", links);
 }

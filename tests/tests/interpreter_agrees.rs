@@ -519,6 +519,90 @@ fn session_packets_decode_in_the_interpreter() {
     );
 }
 
+/// A session packet of a link (the arena client's `ClientSends`: ArenaClientToServer and
+/// ArenaPing in one endpoint), read by the interpreter by the link's name: the link version from
+/// the CRC, each item's member protocol and entry from its id (`entry id * 2 + member`), the same
+/// values as each message alone; every bit explained.
+#[test]
+fn link_packets_decode_in_the_interpreter() {
+    use arena_client as ac;
+    use idlc_runtime::SessionConfig;
+    let ir = ir(
+        &[schema("arena.idl")],
+        &[schema("arena_s2c.enc")],
+        Some(("Client", schema("arena_client.map"))),
+    );
+    let mut client: ac::ClientEndpoint = ac::ClientEndpoint::newest(SessionConfig::default());
+    let input = ac::Input {
+        client_tick: 9,
+        yaw: 45.0,
+        ..Default::default()
+    };
+    let c2s = ac::ClientSendsMessage::ArenaClientToServer;
+    client
+        .send(c2s(ac::ArenaClientToServerMessage::Input(input.clone())))
+        .unwrap();
+    let ping = ac::Ping { sent_at_us: 12345 };
+    let call = ac::ArenaPingMessage::Ping {
+        request: 0,
+        call: ping.clone(),
+    };
+    client
+        .send(ac::ClientSendsMessage::ArenaPing(call))
+        .unwrap();
+    let say = ac::Say {
+        text: "hi".into(),
+        ..Default::default()
+    };
+    client
+        .send_reliable(c2s(ac::ArenaClientToServerMessage::Say(say.clone())))
+        .unwrap();
+    let packet = client.flush(std::time::Duration::ZERO).packets.remove(0);
+
+    let mut trace = Vec::new();
+    let decoded = interpret::decode_packet(&ir, "S2C", "ClientSends", &packet, Some(&mut trace))
+        .expect("a link packet decodes")
+        .to_json();
+    assert_eq!(decoded["protocol"], "ClientSends");
+    assert_eq!(decoded["version"], 1);
+    let items = decoded["items"].as_array().expect("items");
+    let seen: Vec<(&str, &str, u64)> = items
+        .iter()
+        .map(|i| {
+            (
+                i["protocol"].as_str().unwrap(),
+                i["name"].as_str().unwrap(),
+                i["id"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    // Reliable items first (the call, the reliable message), then the unreliable one.
+    assert_eq!(
+        seen,
+        [
+            ("ArenaPing", "ping", 1),
+            ("ArenaClientToServer", "say", 3 * 2),
+            ("ArenaClientToServer", "input", 2),
+        ]
+    );
+    let alone = |name: &str, bytes: Vec<u8>| {
+        interpret::decode(&ir, "S2C", name, &bytes)
+            .expect("decodes alone")
+            .to_json()
+    };
+    assert_eq!(items[0]["value"], alone("ping", ping.to_bytes().unwrap()));
+    assert_eq!(items[1]["value"], alone("say", say.to_bytes().unwrap()));
+    assert_eq!(items[2]["value"], alone("input", input.to_bytes().unwrap()));
+    let mut at = 0;
+    for entry in &trace {
+        assert_eq!(entry.start, at, "{entry:?}");
+        at = entry.end;
+    }
+    assert_eq!(at, 8 * packet.len() as u64);
+    // A member protocol's name does not read the link's packets.
+    assert!(interpret::decode_packet(&ir, "S2C", "ArenaPing", &packet, None).is_err());
+}
+
 /// DELTA and DEAD_RECKONING: the interpreter's `encode_delta` / `decode_delta` against the
 /// generated `encode_delta_to` / `decode_delta_from`, tick after tick (the mirror becomes the
 /// next baseline; sometimes an acknowledgement is lost and the baseline stays, `elapsed`

@@ -7,6 +7,8 @@
 
 #[path = "protocols/answers.rs"]
 mod answers;
+#[path = "protocols/links.rs"]
+mod links;
 #[path = "protocols/sessions.rs"]
 mod sessions;
 

@@ -151,9 +151,9 @@ impl DecodeArgs {
         };
         let ir = &compilation.ir;
         let type_name = &self.inputs.type_name;
-        // A PROTOCOL named as the type: the bytes are a framed packet of it.
-        let is_packet = ir.schema.protocols.contains_key(type_name)
-            && !ir.schema.structs.contains_key(type_name);
+        // A PROTOCOL (or a link of the side) named as the type: the bytes are a framed packet
+        // of it.
+        let is_packet = crate::ir::protocol::names_packets(ir, type_name);
         // The baseline is the carried value's, else the decoded type's.
         let delta_type = carried
             .as_ref()

@@ -20,15 +20,16 @@ pub struct IrArgs {
 }
 
 impl IrArgs {
-    /// Compiles and prints the IR (`schema`, `encodings`, `mapping`), or the wire plan by
-    /// encoding name, as JSON; diagnostics go to stderr, and with errors nothing is printed.
+    /// Compiles and prints the IR (`schema`, `encodings`, `mapping`, and `links` when the side
+    /// has links), or the wire plan by encoding name, as JSON; diagnostics go to stderr, and
+    /// with errors nothing is printed.
     pub fn run(&self) -> Status {
         with_compilation(&self.inputs, "ir", "build the IR", |compilation| {
             let ir = &compilation.ir;
             let json = if self.plan {
                 serde_json::to_string_pretty(ir.plans())
             } else {
-                serde_json::to_string_pretty(ir)
+                with_links(ir).and_then(|ir| serde_json::to_string_pretty(&ir))
             };
             match json {
                 Ok(json) => {
@@ -43,4 +44,15 @@ impl IrArgs {
             }
         })
     }
+}
+
+/// The IR as JSON, with the side's links (`crate::ir::protocol::link_summaries`) under `links`
+/// when it has any.
+fn with_links(ir: &crate::ir::Ir) -> serde_json::Result<serde_json::Value> {
+    let mut json = serde_json::to_value(ir)?;
+    let links = crate::ir::protocol::link_summaries(ir);
+    if let (serde_json::Value::Object(fields), false) = (&mut json, links.is_empty()) {
+        fields.insert("links".to_string(), serde_json::to_value(links)?);
+    }
+    Ok(json)
 }

@@ -276,6 +276,7 @@ pub fn generate(ir: &Ir, options: &GenOptions) -> Result<String, CodegenError> {
     for def in ir.schema.protocols.values() {
         items.push(formatted(protocol::protocol_items(ir, def)?)?);
     }
+    items.push(formatted(protocol::link_items(ir)?)?);
     let quantizers = quantizers
         .items()
         .into_iter()

@@ -10,7 +10,11 @@ use super::CodegenError;
 use super::idents::{checked_ident, doc, ident, rust_type, u32_lit, u64_lit};
 use crate::ir::{EntryKind, Ir, ProtocolDef, ProtocolRole};
 
+mod link;
 mod session;
+
+pub use link::link_items;
+pub(crate) use link::{check_link_clashes, link_names};
 
 /// One message or RPC of a protocol, with its Rust names.
 struct Entry {
@@ -66,6 +70,21 @@ const RESERVED_METHODS: [&str; 15] = [
     "forget",
 ];
 
+/// What a protocol's (or a link's) unit struct derives, before the side's DERIVEs.
+const UNIT_DERIVES: [&str; 7] = [
+    "Debug",
+    "Clone",
+    "Copy",
+    "Default",
+    "PartialEq",
+    "Eq",
+    "Hash",
+];
+
+/// What a protocol's (or a link's) message and response enums derive, before the side's
+/// DERIVEs: they are data, like the structs.
+const VALUE_DERIVES: [&str; 3] = ["Debug", "Clone", "PartialEq"];
+
 /// The Rust names of a protocol's items.
 struct Names {
     protocol: Ident,
@@ -78,12 +97,7 @@ struct Names {
 
 /// Everything generated for `protocol` on this side.
 pub fn protocol_items(ir: &Ir, protocol: &ProtocolDef) -> Result<TokenStream, CodegenError> {
-    let role = ir
-        .mapping
-        .protocols
-        .get(&protocol.name)
-        .copied()
-        .unwrap_or(ProtocolRole::Both);
+    let role = ir.mapping.role(&protocol.name);
     let [
         unit,
         message,
@@ -107,7 +121,7 @@ pub fn protocol_items(ir: &Ir, protocol: &ProtocolDef) -> Result<TokenStream, Co
     let entries = entries(ir, protocol)?;
     let bounds = codec_bounds(&entries);
     // The message and response enums are data, like the structs: the side's DERIVEs apply.
-    let derives = super::types::derives(ir, &["Debug", "Clone", "PartialEq"])?;
+    let derives = super::types::derives(ir, &VALUE_DERIVES)?;
     let mut items = vec![ids(ir, protocol, &names, &entries)?];
     // Both sides hold messages as values: a receiver gets them, a sender sends them.
     items.push(message_enum(protocol, &names, &entries, &bounds, &derives));
@@ -293,18 +307,7 @@ fn ids(
 ) -> Result<TokenStream, CodegenError> {
     let Names { protocol: name, .. } = names;
     let idl_name = &protocol.name;
-    let derives = super::types::derives(
-        ir,
-        &[
-            "Debug",
-            "Clone",
-            "Copy",
-            "Default",
-            "PartialEq",
-            "Eq",
-            "Hash",
-        ],
-    )?;
+    let derives = super::types::derives(ir, &UNIT_DERIVES)?;
     let consts = entries.iter().map(|e| {
         let (id_const, id) = (&e.id_const, u32_lit(e.id));
         let text = doc(&format!(
@@ -335,6 +338,7 @@ fn ids(
             }
         });
     }
+    let accessors = version_accessors("protocol");
     let text = doc(&format!(
         "The protocol `{idl_name}`: its message ids, and per encoding its version ids \
          ([`idlc::Protocol`]: one per FENCE of its list, plus one), for \
@@ -348,31 +352,7 @@ fn ids(
         impl #name {
             #(#consts)*
 
-            /// The ids of every version of this protocol in the default encoding, oldest first.
-            pub fn versions() -> &'static [u64] {
-                Self::versions_with::<DefaultEncoding>()
-            }
-
-            /// The id of the newest version in the default encoding.
-            pub fn newest() -> u64 {
-                Self::newest_with::<DefaultEncoding>()
-            }
-
-            /// The ids of every version of this protocol in the encoding `E`, oldest first.
-            pub fn versions_with<E: idlc::Encoding>() -> &'static [u64]
-            where
-                Self: idlc::Protocol<E>,
-            {
-                <Self as idlc::Protocol<E>>::VERSIONS
-            }
-
-            /// The id of the newest version in the encoding `E`.
-            pub fn newest_with<E: idlc::Encoding>() -> u64
-            where
-                Self: idlc::Protocol<E>,
-            {
-                Self::versions_with::<E>().last().copied().unwrap_or_default()
-            }
+            #accessors
 
             /// The version that added the message or RPC `id` (its index in the list of
             /// versions), or `None` for an id this protocol does not have.
@@ -386,6 +366,44 @@ fn ids(
 
         #(#impls)*
     })
+}
+
+/// `versions()`, `newest()`, `versions_with::<E>()` and `newest_with::<E>()` of a protocol's or
+/// a link's unit struct (`what` names it in their docs).
+fn version_accessors(what: &str) -> TokenStream {
+    let all = doc(&format!(
+        "The ids of every version of this {what} in the default encoding, oldest first."
+    ));
+    let all_with = doc(&format!(
+        "The ids of every version of this {what} in the encoding `E`, oldest first."
+    ));
+    quote! {
+        #all
+        pub fn versions() -> &'static [u64] {
+            Self::versions_with::<DefaultEncoding>()
+        }
+
+        /// The id of the newest version in the default encoding.
+        pub fn newest() -> u64 {
+            Self::newest_with::<DefaultEncoding>()
+        }
+
+        #all_with
+        pub fn versions_with<E: idlc::Encoding>() -> &'static [u64]
+        where
+            Self: idlc::Protocol<E>,
+        {
+            <Self as idlc::Protocol<E>>::VERSIONS
+        }
+
+        /// The id of the newest version in the encoding `E`.
+        pub fn newest_with<E: idlc::Encoding>() -> u64
+        where
+            Self: idlc::Protocol<E>,
+        {
+            Self::versions_with::<E>().last().copied().unwrap_or_default()
+        }
+    }
 }
 
 fn message_enum(
@@ -462,6 +480,17 @@ fn message_enum(
             }
         }
     });
+    let messages = messages_impl(
+        message,
+        bounds,
+        &quote! {
+            Ok(idlc::Incoming::Known(match (header.id, header.kind) {
+                #(#decode_arms,)*
+                _ => return Ok(idlc::Incoming::Unknown(header)),
+            }))
+        },
+        &quote!(match self { #(#encode_arms)* }),
+    );
     let text = doc(&format!(
         "A message or call of the protocol `{}` as a value: as a receiver gets it, as a \
          sender sends it (its `send`), as a relay re-sends it \
@@ -500,6 +529,18 @@ fn message_enum(
             }
         }
 
+        #messages
+    }
+}
+
+/// `impl Messages<E> for #message where #bounds`, its methods' bodies given.
+fn messages_impl(
+    message: &Ident,
+    bounds: &TokenStream,
+    decode_item: &TokenStream,
+    encode_item: &TokenStream,
+) -> TokenStream {
+    quote! {
         impl<E: idlc::Encoding> idlc::Messages<E> for #message
         where
             #bounds
@@ -508,19 +549,36 @@ fn message_enum(
                 header: idlc::ItemHeader,
                 r: &mut <E::Style as idlc::Style>::Reader<'_>,
             ) -> ::core::result::Result<idlc::Incoming<Self>, idlc::DecodeError> {
-                Ok(idlc::Incoming::Known(match (header.id, header.kind) {
-                    #(#decode_arms,)*
-                    _ => return Ok(idlc::Incoming::Unknown(header)),
-                }))
+                #decode_item
             }
 
             fn encode_item(
                 &self,
                 packet: &mut idlc::PacketWriter<E>,
             ) -> ::core::result::Result<(), idlc::SendError> {
-                match self {
-                    #(#encode_arms)*
-                }
+                #encode_item
+            }
+        }
+    }
+}
+
+/// `impl Responses<E> for #response where #bounds`, the body of `decode_response` given.
+fn responses_impl(
+    response: &Ident,
+    bounds: &TokenStream,
+    decode_response: &TokenStream,
+) -> TokenStream {
+    quote! {
+        impl<E: idlc::Encoding> idlc::Responses<E> for #response
+        where
+            #bounds
+        {
+            fn decode_response(
+                id: u32,
+                request: idlc::RequestId,
+                r: &mut <E::Style as idlc::Style>::Reader<'_>,
+            ) -> ::core::result::Result<::core::option::Option<Self>, idlc::DecodeError> {
+                #decode_response
             }
         }
     }
@@ -827,6 +885,16 @@ fn response_enum(
             }
         })
     });
+    let responses = responses_impl(
+        response,
+        bounds,
+        &quote! {
+            Ok(Some(match id {
+                #(#arms)*
+                _ => return Ok(None),
+            }))
+        },
+    );
     let text = doc(&format!(
         "A response to a request of the protocol `{}`, paired with its request.",
         protocol.name
@@ -840,21 +908,7 @@ fn response_enum(
             #(#variants,)*
         }
 
-        impl<E: idlc::Encoding> idlc::Responses<E> for #response
-        where
-            #bounds
-        {
-            fn decode_response(
-                id: u32,
-                request: idlc::RequestId,
-                r: &mut <E::Style as idlc::Style>::Reader<'_>,
-            ) -> ::core::result::Result<::core::option::Option<Self>, idlc::DecodeError> {
-                Ok(Some(match id {
-                    #(#arms)*
-                    _ => return Ok(None),
-                }))
-            }
-        }
+        #responses
     }
 }
 

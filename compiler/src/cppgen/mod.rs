@@ -186,6 +186,7 @@ pub fn generate_header(ir: &Ir, namespace: &str) -> Result<String, CodegenError>
     for def in ir.schema.protocols.values() {
         protocol::protocol(&mut out, ir, def)?;
     }
+    protocol::links_items(&mut out, ir)?;
     writeln!(out, "}} // namespace {namespace}").unwrap();
     Ok(indent(&out))
 }

@@ -12,7 +12,8 @@ use super::encode::native_bool_bits;
 use super::explain::Entry;
 use super::value::item_path;
 use super::{Context, DecodeError, DecodeErrorKind, Value};
-use crate::ir::{EntryKind, Ir, ProtocolDef, Style, protocol::version_ids, response_struct_name};
+use crate::ir::protocol::{Link, LinkDirection, link, link_version_ids, version_ids};
+use crate::ir::{EntryKind, Ir, ProtocolDef, ProtocolEntry, Style, response_struct_name};
 
 #[derive(Debug, Clone, Copy, Default)]
 struct Bits;
@@ -31,6 +32,8 @@ impl RuntimeEncoding for Bytes {
 /// Decodes a framed packet of the protocol `protocol` in `encoding`: the version whose id the
 /// CRC matches, then each item (`id`, `name`, `kind`, `request`, and the `value` of a known
 /// entry; an unknown id is listed with `"unknown": true` and skipped, as dispatch does).
+/// `protocol` may name a link of the side (`crate::ir::protocol::links`): its session packets,
+/// each item with the member `protocol` its id names.
 ///
 /// Bit offsets (of errors and of the trace) count from the start of the packet: the CRC is bits
 /// 0 to 31. The trace explains every bit: the CRC, each item's present bit, length, header and
@@ -65,22 +68,26 @@ pub fn decode_packet_answering(
         path: protocol.to_string(),
         kind: DecodeErrorKind::Schema(message),
     };
-    let def = ir
-        .schema
-        .protocols
-        .get(protocol)
-        .ok_or_else(|| schema_error(format!("no PROTOCOL `{protocol}`")))?;
-    let answered = ir
-        .schema
-        .protocols
-        .get(answers)
-        .ok_or_else(|| schema_error(format!("no PROTOCOL `{answers}`")))?;
+    let resolve = |name: &str| match ir.schema.protocols.get(name) {
+        // A protocol reads as the link of it alone: item ids are its entry ids.
+        Some(def) => Ok(Link {
+            name: def.name.clone(),
+            direction: LinkDirection::Sends,
+            members: vec![def],
+        }),
+        None => link(ir, name).ok_or_else(|| schema_error(format!("no PROTOCOL or link `{name}`"))),
+    };
+    let link = resolve(protocol)?;
+    let answered = resolve(answers)?;
     let style = ir
         .encodings
         .get(encoding)
         .map(|e| e.style)
         .ok_or_else(|| schema_error(format!("no encoding `{encoding}`")))?;
-    let ids = version_ids(ir, def, encoding);
+    let ids = match link.members.as_slice() {
+        [def] => version_ids(ir, def, encoding),
+        _ => link_version_ids(ir, &link, encoding),
+    };
     // A plain packet of a version, or a session packet (WIRE_FORMAT.md, "Session packets").
     let plain = ids
         .iter()
@@ -151,8 +158,8 @@ pub fn decode_packet_answering(
     let reader = Items {
         ir,
         encoding,
-        protocol: def,
-        answered,
+        link: &link,
+        answered: &answered,
         session: session_header.is_some(),
         style,
         payload_bits: 8 * (packet.len() as u64).saturating_sub(header_bits / 8),
@@ -201,9 +208,10 @@ pub fn decode_packet_answering(
 struct Items<'a, 't> {
     ir: &'a Ir,
     encoding: &'a str,
-    protocol: &'a ProtocolDef,
-    /// The protocol whose requests the packet's responses answer.
-    answered: &'a ProtocolDef,
+    /// The protocol, as a link of one member, or the link.
+    link: &'a Link<'a>,
+    /// The protocol (or link) whose requests the packet's responses answer.
+    answered: &'a Link<'a>,
     /// Whether it is a session packet: a response's body starts with its status.
     session: bool,
     style: Style,
@@ -219,7 +227,7 @@ impl<'a> Items<'a, '_> {
         mut self,
         reader: Result<PacketReader<'p, E>, idlc_runtime::DecodeError>,
     ) -> Result<Vec<Value>, DecodeError> {
-        let protocol = self.protocol.name.clone();
+        let protocol = self.link.name.clone();
         let mut reader = reader.map_err(|error| DecodeError {
             path: protocol.clone(),
             kind: DecodeErrorKind::Wire(error),
@@ -275,18 +283,13 @@ impl<'a> Items<'a, '_> {
         }
     }
 
-    /// The entry an item names: a response's among the answered protocol's RPCs, anything
-    /// else's among the packet's protocol's entries.
-    fn entry(&self, header: ItemHeader) -> Option<&'a EntryKind> {
-        let protocol = match header.kind {
-            ItemKind::Response(_) => self.answered,
-            _ => self.protocol,
-        };
-        protocol
-            .entries
-            .iter()
-            .find(|e| e.id == header.id)
-            .map(|e| &e.kind)
+    /// The member and entry an item names: a response's among the answered protocol's (or
+    /// link's) RPCs, anything else's among the packet's.
+    fn entry(&self, header: ItemHeader) -> Option<(&'a ProtocolDef, &'a ProtocolEntry)> {
+        match header.kind {
+            ItemKind::Response(_) => self.answered.entry(header.id),
+            _ => self.link.entry(header.id),
+        }
     }
 
     /// Records a read of the bits `start..end` of the payload.
@@ -308,7 +311,7 @@ impl<'a> Items<'a, '_> {
     /// position) and the header's values: a VLQ has one encoding (the runtime rejects any
     /// other), so its width follows from its value.
     fn framing(&mut self, index: usize, header: ItemHeader, body: u64, end: u64) -> String {
-        let item = item_path(&self.protocol.name, index);
+        let item = item_path(&self.link.name, index);
         let (tag, request) = match header.kind {
             ItemKind::Message => (0, None),
             ItemKind::Request(request) => (1, Some(request)),
@@ -327,9 +330,7 @@ impl<'a> Items<'a, '_> {
         ));
         let start = self.next;
         let length_start = start + u64::from(native_bool_bits(self.style));
-        let entry = self.entry(header).map(|kind| match kind {
-            EntryKind::Message(name) | EntryKind::Rpc { name, .. } => name.as_str(),
-        });
+        let entry = self.entry(header).map(|(_, e)| entry_name(e));
         let kind = match header.kind {
             ItemKind::Message => "message",
             ItemKind::Request(_) => "request",
@@ -372,7 +373,7 @@ impl<'a> Items<'a, '_> {
     /// The end of the items: the 0 bit (a byte in a BYTESTREAM) and the padding after it, when
     /// the items do not end the data.
     fn end(&mut self) {
-        let protocol = &self.protocol.name;
+        let protocol = &self.link.name;
         let (start, payload_bits) = (self.next, self.payload_bits);
         if start < payload_bits {
             let marker = (start + u64::from(native_bool_bits(self.style))).min(payload_bits);
@@ -458,7 +459,8 @@ impl<'a> Items<'a, '_> {
             ItemKind::Reliable(_) | ItemKind::Snapshot { age: 0, .. } => ItemKind::Message,
             other => other,
         };
-        let entry = self.entry(header);
+        let member = self.entry(header);
+        let entry = member.map(|(_, e)| &e.kind);
         let struct_name = match (entry, as_message) {
             (Some(EntryKind::Message(name)), ItemKind::Message)
             | (
@@ -484,8 +486,17 @@ impl<'a> Items<'a, '_> {
             ) => Some(response_struct_name(name)),
             _ => None,
         };
-        if let Some(EntryKind::Message(name) | EntryKind::Rpc { name, .. }) = entry {
-            fields.insert("name".to_string(), Value::Str(name.clone()));
+        if let Some((protocol, entry)) = member {
+            let of = match header.kind {
+                ItemKind::Response(_) => self.answered,
+                _ => self.link,
+            };
+            if of.members.len() > 1 {
+                let protocol = Value::Str(protocol.name.clone());
+                fields.insert("protocol".to_string(), protocol);
+            }
+            let name = Value::Str(entry_name(entry).to_string());
+            fields.insert("name".to_string(), name);
         }
         fields.insert("kind".to_string(), Value::Str(kind.to_string()));
         if let Some(request) = request {
@@ -533,6 +544,13 @@ impl<'a> Items<'a, '_> {
             }
         }
         Ok(Value::Struct(fields))
+    }
+}
+
+/// The IDL name of an entry: its message, or its RPC.
+fn entry_name(entry: &ProtocolEntry) -> &str {
+    match &entry.kind {
+        EntryKind::Message(name) | EntryKind::Rpc { name, .. } => name,
     }
 }
 

@@ -474,11 +474,10 @@ pub(super) struct Walk<'a, 'f> {
 }
 
 impl Walk<'_, '_> {
-    /// Walks `value`, a decoded `root`: a struct, or a PROTOCOL's packet (each item's value).
+    /// Walks `value`, a decoded `root`: a struct, or a packet of a PROTOCOL or a link (each
+    /// item's value).
     pub fn root(&mut self, root: &str, value: &mut Value) {
-        let packet = self.ir.schema.protocols.contains_key(root)
-            && !self.ir.schema.structs.contains_key(root);
-        if !packet {
+        if !crate::ir::protocol::names_packets(self.ir, root) {
             self.structure(root, &mut root.to_string(), value, 0);
             return;
         }

@@ -65,6 +65,14 @@ impl SideMapping {
             || self.enums.values().any(|e| e.rust_name == name)
             || self.typedefs.values().any(|t| t.rust_name == name)
     }
+
+    /// Which half of the protocol `name` this side gets: BOTH when no mapping says.
+    pub fn role(&self, protocol: &str) -> ProtocolRole {
+        self.protocols
+            .get(protocol)
+            .copied()
+            .unwrap_or(ProtocolRole::Both)
+    }
 }
 
 /// The Rust form of a TYPEDEF: `pub type Meters = f64;`.

@@ -13,6 +13,7 @@
 #include "session/endpoint.hpp"
 #include "session/error.hpp"
 #include "session/header.hpp"
+#include "session/link.hpp"
 #include "session/reliable.hpp"
 #include "session/requests.hpp"
 #include "session/traits.hpp"

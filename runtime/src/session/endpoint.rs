@@ -171,7 +171,9 @@ type ReadOf<E, Out, In> =
     Read<<In as SessionProtocol<E>>::Message, <Out as SessionProtocol<E>>::Response>;
 
 /// One peer of a session in encoding `E`: this side sends the protocol `Out` and receives
-/// `In` (the same protocol for one spoken both ways). A server holds one per client.
+/// `In` (the same protocol for one spoken both ways), or, for a side of several protocols each
+/// way, its generated links (`<Side>Endpoint`: every protocol it sends and receives, in one
+/// endpoint; WIRE_FORMAT.md section 6, "Links"). A server holds one per client.
 ///
 /// [`Endpoint::receive`] reads a packet in one pass (messages, requests, snapshots, responses)
 /// and hands each to the game; [`Endpoint::send`], [`Endpoint::send_reliable`] and
@@ -339,9 +341,10 @@ impl<E: Encoding, Out: SessionProtocol<E>, In: SessionProtocol<E>> Endpoint<E, O
     }
 
     fn check_version(&self, id: u32) -> Result<(), SessionError> {
-        match Out::since(id) {
-            Some(since) if since <= self.out_version => Ok(()),
-            _ => Err(SessionError::NotInVersion(id)),
+        if Out::supports(self.out_version, id) {
+            Ok(())
+        } else {
+            Err(SessionError::NotInVersion(id))
         }
     }
 

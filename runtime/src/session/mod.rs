@@ -1,5 +1,5 @@
-//! Sessions: one [`Endpoint`] per peer over a link of two protocols (one each way, or one
-//! spoken both ways). Packets carry a sequence and acknowledgements ([`SessionHeader`]);
+//! Sessions: one [`Endpoint`] per peer over two protocols (one each way, or one spoken both
+//! ways), or over a link (a generated union of every protocol a side speaks each way). Packets carry a sequence and acknowledgements ([`SessionHeader`]);
 //! requests, responses and reliable messages are resent until acknowledged; a request is
 //! handled once; snapshot messages travel as deltas against the newest state the peer
 //! acknowledged. The endpoint opens no socket: bytes in, calls out; calls in, bytes out.
@@ -13,6 +13,7 @@ mod encoded;
 mod endpoint;
 mod error;
 mod header;
+mod link;
 mod reliable;
 mod requests;
 mod traits;
@@ -25,4 +26,5 @@ pub use error::{Cap, SessionError};
 pub use header::{
     SESSION_HEADER_BYTES, Sequence, SessionHeader, sequence_newer, session_id, session_version,
 };
+pub use link::{link_id, link_item_id, link_member};
 pub use traits::{NoResponse, SessionMessage, SessionProtocol, SessionResponse};

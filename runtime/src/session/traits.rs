@@ -15,8 +15,17 @@ pub trait SessionProtocol<E: Encoding>: Protocol<E> {
     /// The responses to its calls (`<Protocol>Response`, or [`NoResponse`]).
     type Response: SessionResponse<E>;
 
-    /// The version (index in [`Protocol::VERSIONS`]) that added the message or RPC `id`.
+    /// The version (index in [`Protocol::VERSIONS`]) that added the message or RPC `id`; for a
+    /// link, the first of its versions that has it.
     fn since(id: u32) -> Option<usize>;
+
+    /// Whether the version `version` (index in [`Protocol::VERSIONS`]) has the message or RPC
+    /// `id`. A protocol's versions are ordered, each a prefix of the next: `since(id) <=
+    /// version`, the default. A link's are a product of its members' versions, not ordered:
+    /// generated code answers per member.
+    fn supports(version: usize, id: u32) -> bool {
+        Self::since(id).is_some_and(|since| since <= version)
+    }
 }
 
 /// A protocol's message enum as a session sends and receives it.

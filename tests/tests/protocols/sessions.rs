@@ -22,7 +22,7 @@ pub(super) const TICK: Duration = Duration::from_millis(33);
 pub(super) struct Wire {
     in_flight: Vec<(u32, Vec<u8>)>,
     /// The chance a packet is lost, and that it arrives twice.
-    loss: f64,
+    pub(super) loss: f64,
 }
 
 impl Wire {
@@ -56,7 +56,7 @@ impl Wire {
     }
 }
 
-fn world(tick: u32, client: u32) -> v2::World {
+pub(super) fn world(tick: u32, client: u32) -> v2::World {
     let count = 3 + (tick / 40 + client) % 5;
     v2::World {
         tick,
@@ -77,10 +77,10 @@ fn world(tick: u32, client: u32) -> v2::World {
 
 /// What the server saw of one client.
 #[derive(Default)]
-struct ServerSide {
-    buys: HashMap<u32, u32>,
-    emotes: u32,
-    inputs: u32,
+pub(super) struct ServerSide {
+    pub(super) buys: HashMap<u32, u32>,
+    pub(super) emotes: u32,
+    pub(super) inputs: u32,
 }
 
 impl v2::MatchClientHandler for ServerSide {
@@ -106,7 +106,7 @@ struct ClientSide {
     pings: HashMap<u32, u32>,
 }
 
-fn v1_world(world: &v1::World) -> v2::World {
+pub(super) fn v1_world(world: &v1::World) -> v2::World {
     v2::World {
         tick: world.tick,
         units: world
@@ -474,6 +474,18 @@ fn caps_are_errors_not_growth() {
     );
 }
 
+/// Hostile packet `round`: random bytes (even rounds), or one of `good` with one bit flipped.
+pub(super) fn hostile_packet(rng: &mut ChaCha8Rng, good: &[Vec<u8>], round: usize) -> Vec<u8> {
+    if round.is_multiple_of(2) {
+        (0..rng.random_range(0..40)).map(|_| rng.random()).collect()
+    } else {
+        let mut p = good[round % good.len()].clone();
+        let at = rng.random_range(0..p.len());
+        p[at] ^= 1 << rng.random_range(0..8);
+        p
+    }
+}
+
 #[test]
 fn hostile_packets_are_errors() {
     let mut rng = ChaCha8Rng::seed_from_u64(7);
@@ -513,14 +525,7 @@ fn hostile_packets_are_errors() {
     assert_eq!(side.buys.len(), 20);
     // Random and mutated bytes.
     for round in 0..3000usize {
-        let packet: Vec<u8> = if round.is_multiple_of(2) {
-            (0..rng.random_range(0..40)).map(|_| rng.random()).collect()
-        } else {
-            let mut p = good[round % good.len()].clone();
-            let at = rng.random_range(0..p.len());
-            p[at] ^= 1 << rng.random_range(0..8);
-            p
-        };
+        let packet = hostile_packet(&mut rng, &good, round);
         assert!(server.receive(Duration::ZERO, &packet, |_| None).is_err());
     }
     // Well framed but forged: acks of packets never sent, forged request ids and baselines.

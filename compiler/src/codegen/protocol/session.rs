@@ -4,7 +4,7 @@
 //! endpoint alias on the sending side. Which messages are snapshots is the IR's
 //! ([`crate::ir::protocol::EntryView::snapshot`]).
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
 use super::{CodegenError, Entry, Names, codec_bounds};
@@ -136,24 +136,15 @@ fn session_message(names: &Names, entries: &[Entry]) -> TokenStream {
     let snapshot_methods = if snapshots.is_empty() {
         TokenStream::new()
     } else {
-        quote! {
-            fn is_snapshot(&self) -> bool {
-                matches!(self, #(Self::#variants(_))|*)
-            }
-
-            fn sent_state(&self) -> ::core::result::Result<Self, idlc::EncodeError> {
+        snapshot_methods_impl(
+            &quote!(matches!(self, #(Self::#variants(_))|*)),
+            &quote! {
                 Ok(match self {
                     #(Self::#variants(value) => Self::#variants(idlc::Codec::<E>::sent(value)?),)*
                     #sent_rest
                 })
-            }
-
-            fn encode_delta_body(
-                &self,
-                baseline: &Self,
-                ctx: &idlc::DeltaContext,
-                w: &mut idlc::WriterOf<E>,
-            ) -> ::core::result::Result<Self, idlc::EncodeError> {
+            },
+            &quote! {
                 match (self, baseline) {
                     #((Self::#variants(value), Self::#variants(baseline)) => {
                         Ok(Self::#variants(#types {
@@ -167,13 +158,8 @@ fn session_message(names: &Names, entries: &[Entry]) -> TokenStream {
                     })*
                     #pair_rest
                 }
-            }
-
-            fn decode_delta_body(
-                baseline: &Self,
-                ctx: &idlc::DeltaContext,
-                r: &mut idlc::ReaderOf<'_, E>,
-            ) -> ::core::result::Result<Self, idlc::DecodeError> {
+            },
+            &quote! {
                 match baseline {
                     #(Self::#variants(baseline) => Ok(Self::#variants(#types {
                         #fields: <#states as idlc::DeltaCodec<E>>::decode_delta_from(
@@ -184,14 +170,69 @@ fn session_message(names: &Names, entries: &[Entry]) -> TokenStream {
                     })),)*
                     #baseline_rest
                 }
-            }
-        }
+            },
+        )
     };
+    session_message_impl(
+        message,
+        &quote!(#bounds #(#delta_bounds)*),
+        &request,
+        &set_request,
+        &quote!(match self { #(#body_arms)* }),
+        &snapshot_methods,
+    )
+}
+
+/// The snapshot methods of a `SessionMessage` impl, their bodies given (`self`, `baseline`,
+/// `ctx`, `w` and `r` are their parameters).
+pub(super) fn snapshot_methods_impl(
+    is_snapshot: &TokenStream,
+    sent_state: &TokenStream,
+    encode_delta_body: &TokenStream,
+    decode_delta_body: &TokenStream,
+) -> TokenStream {
+    quote! {
+        fn is_snapshot(&self) -> bool {
+            #is_snapshot
+        }
+
+        fn sent_state(&self) -> ::core::result::Result<Self, idlc::EncodeError> {
+            #sent_state
+        }
+
+        fn encode_delta_body(
+            &self,
+            baseline: &Self,
+            ctx: &idlc::DeltaContext,
+            w: &mut idlc::WriterOf<E>,
+        ) -> ::core::result::Result<Self, idlc::EncodeError> {
+            #encode_delta_body
+        }
+
+        fn decode_delta_body(
+            baseline: &Self,
+            ctx: &idlc::DeltaContext,
+            r: &mut idlc::ReaderOf<'_, E>,
+        ) -> ::core::result::Result<Self, idlc::DecodeError> {
+            #decode_delta_body
+        }
+    }
+}
+
+/// `impl SessionMessage<E> for #message where #bounds`: its `id` is the enum's; `request`,
+/// `set_request` and `encode_body` have the bodies given; `more` is the rest of its methods.
+pub(super) fn session_message_impl(
+    message: &Ident,
+    bounds: &TokenStream,
+    request: &TokenStream,
+    set_request: &TokenStream,
+    encode_body: &TokenStream,
+    more: &TokenStream,
+) -> TokenStream {
     quote! {
         impl<E: idlc::Encoding> idlc::SessionMessage<E> for #message
         where
             #bounds
-            #(#delta_bounds)*
         {
             fn id(&self) -> u32 {
                 #message::id(self)
@@ -209,12 +250,10 @@ fn session_message(names: &Names, entries: &[Entry]) -> TokenStream {
                 &self,
                 w: &mut idlc::WriterOf<E>,
             ) -> ::core::result::Result<(), idlc::EncodeError> {
-                match self {
-                    #(#body_arms)*
-                }
+                #encode_body
             }
 
-            #snapshot_methods
+            #more
         }
     }
 }
@@ -228,33 +267,48 @@ fn session_response(names: &Names, entries: &[Entry]) -> TokenStream {
     let structs = answered
         .iter()
         .filter_map(|e| e.response.as_ref().map(|(ty, _)| ty));
+    session_response_impl(
+        response,
+        &bounds,
+        &quote!(match self { #(Self::#variants { .. } => #ids::#id_consts,)* }),
+        &quote!(match self { #(Self::#variants { request, .. } => *request,)* }),
+        &quote! {
+            match self {
+                #(Self::#variants { value, .. } => idlc::Codec::<E>::encode_to(
+                    &#structs { value: ::core::clone::Clone::clone(value) },
+                    w,
+                ),)*
+            }
+        },
+    )
+}
+
+/// `impl SessionResponse<E> for #response where #bounds`, its methods' bodies given.
+pub(super) fn session_response_impl(
+    response: &Ident,
+    bounds: &TokenStream,
+    id: &TokenStream,
+    request: &TokenStream,
+    encode_body: &TokenStream,
+) -> TokenStream {
     quote! {
         impl<E: idlc::Encoding> idlc::SessionResponse<E> for #response
         where
             #bounds
         {
             fn id(&self) -> u32 {
-                match self {
-                    #(Self::#variants { .. } => #ids::#id_consts,)*
-                }
+                #id
             }
 
             fn request(&self) -> idlc::RequestId {
-                match self {
-                    #(Self::#variants { request, .. } => *request,)*
-                }
+                #request
             }
 
             fn encode_body(
                 &self,
                 w: &mut idlc::WriterOf<E>,
             ) -> ::core::result::Result<(), idlc::EncodeError> {
-                match self {
-                    #(Self::#variants { value, .. } => idlc::Codec::<E>::encode_to(
-                        &#structs { value: ::core::clone::Clone::clone(value) },
-                        w,
-                    ),)*
-                }
+                #encode_body
             }
         }
     }

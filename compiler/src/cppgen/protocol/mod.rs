@@ -5,7 +5,10 @@
 //! answers of its requests (sending). The packet layer is the runtime's `idlc/packet.hpp`; what a
 //! session endpoint needs of the protocol is session.rs's.
 
+mod link;
 mod session;
+
+pub(crate) use link::links_items;
 
 use std::fmt::Write as _;
 
@@ -89,12 +92,7 @@ pub(super) fn protocol(
     ir: &Ir,
     protocol: &ProtocolDef,
 ) -> Result<(), CodegenError> {
-    let role = ir
-        .mapping
-        .protocols
-        .get(&protocol.name)
-        .copied()
-        .unwrap_or(ProtocolRole::Both);
+    let role = ir.mapping.role(&protocol.name);
     let [ids, message, response, handler, sender, receiver] =
         crate::ir::protocol_type_names(&protocol.name);
     let names = Names {
@@ -300,9 +298,23 @@ fn ids_struct(out: &mut String, ir: &Ir, protocol: &ProtocolDef, names: &Names, 
         .unwrap();
     }
     out.push_str("        return std::nullopt;\n    }\n};\n\n");
+    version_definitions(out, ir, idl, ids, |encoding| {
+        crate::ir::protocol::version_ids(ir, protocol, encoding)
+    });
+}
+
+/// The definitions of `versions_with<E>()` per encoding (`version_ids` gives the ids), of
+/// `versions()` and of `newest()` of the struct `ids` (of the protocol or link `idl`).
+fn version_definitions(
+    out: &mut String,
+    ir: &Ir,
+    idl: &str,
+    ids: &str,
+    version_ids: impl Fn(&str) -> Vec<u64>,
+) {
     for encoding in ir.encodings.values() {
         let tag = super::tag_name(ir, &encoding.name);
-        let versions: Vec<String> = crate::ir::protocol::version_ids(ir, protocol, &encoding.name)
+        let versions: Vec<String> = version_ids(&encoding.name)
             .into_iter()
             .map(|id| format!("0x{id:016x}ull"))
             .collect();

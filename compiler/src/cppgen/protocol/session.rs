@@ -139,7 +139,7 @@ pub(super) fn session_items(
 
 /// Whether the C++ struct `name` is copied by value: neither it nor a struct it holds has a
 /// `std::unique_ptr` (`seen`: the structs on the way, for structs that hold each other).
-fn copied(ir: &Ir, name: &str, seen: &mut Vec<String>) -> bool {
+pub(super) fn copied(ir: &Ir, name: &str, seen: &mut Vec<String>) -> bool {
     if seen.iter().any(|s| s == name) {
         return true;
     }

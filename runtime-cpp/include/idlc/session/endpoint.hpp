@@ -20,6 +20,7 @@
 #include "answer.hpp"
 #include "error.hpp"
 #include "header.hpp"
+#include "link.hpp"
 #include "reliable.hpp"
 #include "requests.hpp"
 
@@ -450,8 +451,7 @@ private:
     }
 
     SessionStatus check_version(std::uint32_t id) const {
-        std::optional<std::size_t> since = Out::since(id);
-        if (since && *since <= out_version_) {
+        if (session_supports<Out>(out_version_, id)) {
             return SessionStatus{};
         }
         return SessionStatus::of_id(SessionErrorKind::NotInVersion, id);
