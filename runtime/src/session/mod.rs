@@ -1,9 +1,11 @@
 //! Sessions: one [`Endpoint`] per peer over two protocols (one each way, or one spoken both
-//! ways), or over a link (a generated union of every protocol a side speaks each way). Packets carry a sequence and acknowledgements ([`SessionHeader`]);
-//! requests, responses and reliable messages are resent until acknowledged; a request is
-//! handled once; snapshot messages travel as deltas against the newest state the peer
-//! acknowledged. The endpoint opens no socket: bytes in, calls out; calls in, bytes out.
-//! The wire is in docs/WIRE_FORMAT.md, "Session packets".
+//! ways), or over a link (a generated union of every protocol a side speaks each way). Packets
+//! carry a sequence and acknowledgements ([`SessionHeader`]); requests, responses and reliable
+//! messages are resent until acknowledged; a request is handled once and answered at once,
+//! later ([`AnswerToken`]) or refused ([`Refusal`]), and the caller gets the answer with its
+//! call; snapshot messages travel as deltas against the newest state the peer acknowledged; a
+//! message for many peers is encoded once ([`Encoded`]). The endpoint opens no socket: bytes
+//! in, calls out; calls in, bytes out. The wire is in docs/WIRE_FORMAT.md, "Session packets".
 
 mod acks;
 mod answer;
