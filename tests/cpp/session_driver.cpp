@@ -323,12 +323,14 @@ std::string call_text(const m::MatchClientMessage& call) {
 
 /// Buys every 2 ticks (`call` the tick / 2) and emotes every 6, answered by the server: a buy's
 /// `call % 4` 0 now, 1 refused (code `call`, "sold out"), 2 later (at the server's next tick;
-/// `call % 8 == 6` with the response of another RPC, an error that drops the token), 3 deferred
-/// and its token dropped; an emote not at all. Both refused by the endpoint itself
-/// (`unanswered`).
+/// `call % 8 == 6` with the response of another RPC, an error that drops the token; `call % 16
+/// == 10` refused; `call % 32 == 18` through another endpoint, an error too), 3 deferred and
+/// its token dropped; an emote not at all. Those left unanswered are refused by the endpoint
+/// itself (`unanswered`).
 int answers(std::uint64_t seed, std::uint64_t loss, std::uint32_t ticks) {
     using Token = Server::Token;
     std::vector<std::pair<Token, std::uint32_t>> held;
+    Server stranger;
     return drive<Client, Server>(
         seed, loss, ticks,
         [&](Client& client, std::uint32_t tick) {
@@ -346,10 +348,16 @@ int answers(std::uint64_t seed, std::uint64_t loss, std::uint32_t ticks) {
         [&](Server& server, std::uint32_t) {
             for (auto& [token, call] : held) {
                 idlc::RequestId request = token.request();
-                idlc::SessionStatus s =
-                    call % 8 == 6
-                        ? server.answer(std::move(token), m::EmoteResponse{true})
-                        : server.answer(std::move(token), m::BuyResponse{call * 10});
+                idlc::SessionStatus s;
+                if (call % 8 == 6) {
+                    s = server.answer(std::move(token), m::EmoteResponse{true});
+                } else if (call % 16 == 10) {
+                    s = server.refuse(std::move(token), idlc::Refusal{call, "sold out later"});
+                } else if (call % 32 == 18) {
+                    s = stranger.answer(std::move(token), m::BuyResponse{call * 10});
+                } else {
+                    s = server.answer(std::move(token), m::BuyResponse{call * 10});
+                }
                 std::printf("s: answered %u %s\n", request, s.ok() ? "ok" : s.to_string().c_str());
             }
             held.clear();

@@ -430,10 +430,12 @@ fn answered(
 
 /// The script of the driver's `answers`, through the Rust endpoints: buys every 2 ticks and
 /// emotes every 6; the server answers a deferred buy at its next tick (`call % 8 == 6` with the
-/// response of another RPC, an error) and drops the token of `call % 4 == 3`: its output.
+/// response of another RPC, `call % 32 == 18` through another endpoint: errors; `call % 16 ==
+/// 10` refused) and drops the token of `call % 4 == 3`: its output.
 fn answers(seed: u64, loss: u64, ticks: u32) -> String {
     let config = SessionConfig::default();
     let mut held: Vec<(AnswerToken<v2::MatchClientResponse>, u32)> = Vec::new();
+    let mut stranger = Server::newest(config.clone());
     drive(
         (seed, loss, ticks),
         Client::newest(config.clone()),
@@ -459,18 +461,21 @@ fn answers(seed: u64, loss: u64, ticks: u32) -> String {
         |server, _, out| {
             for (token, call) in held.drain(..) {
                 let request = token.request();
-                let response = if call % 8 == 6 {
-                    v2::MatchClientResponse::Emote {
-                        request,
-                        value: true,
+                let value = call * 10;
+                let result = match call {
+                    _ if call % 8 == 6 => {
+                        let value = true;
+                        server.answer(token, v2::MatchClientResponse::Emote { request, value })
                     }
-                } else {
-                    let value = call * 10;
-                    v2::MatchClientResponse::Buy { request, value }
+                    _ if call % 16 == 10 => {
+                        server.refuse(token, Refusal::new(call, "sold out later"))
+                    }
+                    _ if call % 32 == 18 => {
+                        stranger.answer(token, v2::MatchClientResponse::Buy { request, value })
+                    }
+                    _ => server.answer(token, v2::MatchClientResponse::Buy { request, value }),
                 };
-                let verdict = server
-                    .answer(token, response)
-                    .map_or_else(|e| e.to_string(), |()| "ok".into());
+                let verdict = result.map_or_else(|e| e.to_string(), |()| "ok".into());
                 writeln!(out, "s: answered {request} {verdict}").unwrap();
             }
             for (token, call) in server.take_deferred() {
@@ -841,6 +846,8 @@ fn cpp_answers_now_refuses_defers_and_drops_as_rust_does() {
             "s: unanswered 2 ",
             "the peer did not answer this call",
             "as its token's",
+            "is another endpoint's",
+            " sold out later",
         ] {
             assert!(rust.contains(line), "seed {seed}: {line}");
         }
