@@ -271,7 +271,7 @@ private:
         using Endpoint = ns::UdpClientToServerEndpoint<ns::UdpServerToClientSession>;        \
         using Session = ns::UdpClientToServerSession<>;                                      \
         using Response = ns::UdpClientToServerResponse;                                      \
-        using Delivery = idlc::Delivery<ns::UdpServerToClientMessage, Response>;             \
+        using Delivery = Endpoint::DeliveryOf;                                               \
         using Answer = std::optional<ns::UdpServerToClientResponse>;                         \
     }
 

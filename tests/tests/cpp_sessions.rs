@@ -20,7 +20,10 @@ use std::process::Command;
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use idlc_runtime::{Delivery, Endpoint, Received, SessionConfig, SessionError, SessionProtocol};
+use idlc_runtime::{
+    Answer, AnswerToken, Delivery, Endpoint, Received, Refusal, SessionConfig, SessionError,
+    SessionProtocol,
+};
 use idlc_tests::match_v2 as v2;
 
 use common::cpp::{build, present};
@@ -204,17 +207,17 @@ fn client_delivery(
 /// seeded wire; `client_tick` and `server_tick` queue what each sends, `server_deliver` and
 /// `client_deliver` take what each receives. Its output: every packet, verdict and delivery.
 #[allow(clippy::too_many_arguments)]
-fn drive<E, CO, CI, SO, SI>(
+fn drive<E, CO, CI, SO, SI, A>(
     (seed, loss, ticks): (u64, u64, u32),
     mut client: Endpoint<E, CO, CI>,
     mut server: Endpoint<E, SO, SI>,
     side: &mut ServerSide,
     mut client_tick: impl FnMut(&mut Endpoint<E, CO, CI>, u32, &mut String),
-    mut server_tick: impl FnMut(&mut Endpoint<E, SO, SI>, u32),
+    mut server_tick: impl FnMut(&mut Endpoint<E, SO, SI>, u32, &mut String),
     mut server_deliver: impl FnMut(
         &mut ServerSide,
         Delivery<SI::Message, SO::Response, SO::Message>,
-    ) -> Option<SI::Response>,
+    ) -> A,
     mut client_deliver: impl FnMut(
         &mut String,
         Delivery<CI::Message, CO::Response, CO::Message>,
@@ -226,6 +229,7 @@ where
     CI: SessionProtocol<E>,
     SO: SessionProtocol<E>,
     SI: SessionProtocol<E>,
+    A: Into<Answer<SI::Response, SI::Message>>,
 {
     let mut rng = Rng(seed);
     let mut up = Wire {
@@ -249,13 +253,16 @@ where
             let result = server.receive(now, &packet, |d| server_deliver(side, d));
             writeln!(side.out, "s< {}", verdict(&result)).unwrap();
         }
-        server_tick(&mut server, tick);
+        server_tick(&mut server, tick, &mut side.out);
         let flushed = server.flush(now);
         for id in flushed.left_out {
             writeln!(side.out, "s: left out {id}").unwrap();
         }
         for (id, sequence) in flushed.snapshots {
             writeln!(side.out, "s: snapshot {id} in {sequence}").unwrap();
+        }
+        for (id, request) in flushed.unanswered {
+            writeln!(side.out, "s: unanswered {id} {request}").unwrap();
         }
         for packet in flushed.packets {
             writeln!(side.out, "s> {}", hex(&packet)).unwrap();
@@ -358,9 +365,135 @@ fn play(seed: u64, loss: u64, ticks: u32) -> String {
         Server::newest(config),
         &mut ServerSide::default(),
         |client, tick, out| client_sends(client, tick, out, |m| m),
-        |server, tick| server_sends(server, tick, |m| m),
+        |server, tick, _| server_sends(server, tick, |m| m),
         server_delivery,
         client_delivery,
+    )
+}
+
+/// What the server of `answers` makes of a call (the driver's `call_text`).
+fn call_text(call: &v2::MatchClientMessage) -> String {
+    match call {
+        v2::MatchClientMessage::Buy { call, .. } => format!("buy {}", call.call),
+        v2::MatchClientMessage::Emote { call, .. } => format!("emote {}", call.kind),
+        v2::MatchClientMessage::Input(_) => "input".into(),
+    }
+}
+
+/// The server's deliveries in `answers`: a buy's `call % 4` answered now, refused, or later;
+/// an emote not at all.
+fn answer_of(
+    side: &mut ServerSide,
+    d: Delivery<v2::MatchClientMessage, v2::MatchServerResponse, v2::MatchServerMessage>,
+) -> Answer<v2::MatchClientResponse, v2::MatchClientMessage> {
+    let (Delivery::Message(message) | Delivery::Request(message)) = d else {
+        return Answer::None;
+    };
+    writeln!(side.out, "s: {}", call_text(&message)).unwrap();
+    let v2::MatchClientMessage::Buy { request, call } = &message else {
+        return Answer::None;
+    };
+    match call.call % 4 {
+        0 => Answer::Now(v2::MatchClientResponse::Buy {
+            request: *request,
+            value: call.call * 10,
+        }),
+        1 => Answer::Refuse(Refusal::new(call.call, "sold out")),
+        _ => Answer::Later(message),
+    }
+}
+
+/// The client's deliveries in `answers`: each answer with its call.
+fn answered(
+    out: &mut String,
+    d: Delivery<v2::MatchServerMessage, v2::MatchClientResponse, v2::MatchClientMessage>,
+) -> Option<v2::MatchServerResponse> {
+    match d {
+        Delivery::Response {
+            call,
+            response: v2::MatchClientResponse::Buy { request, value },
+        } => writeln!(out, "c: bought {request} {} {value}", call_text(&call)).unwrap(),
+        Delivery::Refused { call, refusal } => {
+            let request = match call {
+                v2::MatchClientMessage::Buy { request, .. }
+                | v2::MatchClientMessage::Emote { request, .. } => request,
+                v2::MatchClientMessage::Input(_) => 0,
+            };
+            let (code, text) = (refusal.code, refusal.text);
+            let call = call_text(&call);
+            writeln!(out, "c: refused {request} {call} {code} {text}").unwrap();
+        }
+        _ => {}
+    }
+    None
+}
+
+/// The script of the driver's `answers`, through the Rust endpoints: buys every 2 ticks and
+/// emotes every 6; the server answers a deferred buy at its next tick (`call % 8 == 6` with the
+/// response of another RPC, `call % 32 == 18` through another endpoint: errors; `call % 16 ==
+/// 10` refused) and drops the token of `call % 4 == 3`: its output.
+fn answers(seed: u64, loss: u64, ticks: u32) -> String {
+    let config = SessionConfig::default();
+    let mut held: Vec<(AnswerToken<v2::MatchClientResponse>, u32)> = Vec::new();
+    let mut stranger = Server::newest(config.clone());
+    drive(
+        (seed, loss, ticks),
+        Client::newest(config.clone()),
+        Server::newest(config),
+        &mut ServerSide::default(),
+        |client, tick, out| {
+            if tick.is_multiple_of(2) && tick < BUSY_UNTIL {
+                let call = v2::Buy {
+                    call: tick / 2,
+                    item: 3,
+                };
+                let buy = v2::MatchClientMessage::Buy { request: 0, call };
+                let request = client.send(buy).unwrap();
+                writeln!(out, "c: request {}", request.unwrap()).unwrap();
+            }
+            if tick.is_multiple_of(6) && tick < BUSY_UNTIL {
+                let call = v2::Emote { kind: 1 };
+                client
+                    .send(v2::MatchClientMessage::Emote { request: 0, call })
+                    .unwrap();
+            }
+        },
+        |server, _, out| {
+            for (token, call) in held.drain(..) {
+                let request = token.request();
+                let value = call * 10;
+                let result = match call {
+                    _ if call % 8 == 6 => {
+                        let value = true;
+                        server.answer(token, v2::MatchClientResponse::Emote { request, value })
+                    }
+                    _ if call % 16 == 10 => {
+                        server.refuse(token, Refusal::new(call, "sold out later"))
+                    }
+                    _ if call % 32 == 18 => {
+                        stranger.answer(token, v2::MatchClientResponse::Buy { request, value })
+                    }
+                    _ => server.answer(token, v2::MatchClientResponse::Buy { request, value }),
+                };
+                let verdict = result.map_or_else(|e| e.to_string(), |()| "ok".into());
+                writeln!(out, "s: answered {request} {verdict}").unwrap();
+            }
+            for (token, call) in server.take_deferred() {
+                let v2::MatchClientMessage::Buy { call, .. } = call else {
+                    unreachable!("only buys are deferred")
+                };
+                if call.call % 4 == 3 {
+                    writeln!(out, "s: dropped {}", token.request()).unwrap();
+                    drop(token);
+                } else {
+                    held.push((token, call.call));
+                }
+            }
+            let deferred = server.usage().deferred_answers;
+            writeln!(out, "s: deferred {deferred}").unwrap();
+        },
+        answer_of,
+        answered,
     )
 }
 
@@ -444,7 +577,7 @@ fn link_play(seed: u64, loss: u64, ticks: u32) -> String {
                 client.send(s2c(ping)).unwrap();
             }
         },
-        |server, tick| server_sends(server, tick, s2c),
+        |server, tick, _| server_sends(server, tick, s2c),
         link_server_delivery,
         link_client_delivery,
     )
@@ -692,6 +825,36 @@ fn cpp_and_rust_links_send_the_same_bytes_over_a_bad_network() {
         for driver in drivers() {
             let cpp = driver.run(&["link", &args[0], &args[1], &args[2]]);
             assert_same(driver, &format!("link {args:?}"), &cpp, &rust);
+        }
+    }
+}
+
+#[test]
+fn cpp_answers_now_refuses_defers_and_drops_as_rust_does() {
+    if drivers().is_empty() {
+        eprintln!("no g++ or clang++: skipped");
+        return;
+    }
+    for (seed, loss, ticks) in [(3u64, 100u64, 260u32), (21, 250, 260), (9, 0, 40)] {
+        let rust = answers(seed, loss, ticks);
+        // Every way of answering, each delivered with its call.
+        for line in [
+            "c: bought",
+            " sold out",
+            "s: dropped",
+            "s: unanswered 1 ",
+            "s: unanswered 2 ",
+            "the peer did not answer this call",
+            "as its token's",
+            "is another endpoint's",
+            " sold out later",
+        ] {
+            assert!(rust.contains(line), "seed {seed}: {line}");
+        }
+        let args = [seed.to_string(), loss.to_string(), ticks.to_string()];
+        for driver in drivers() {
+            let cpp = driver.run(&["answers", &args[0], &args[1], &args[2]]);
+            assert_same(driver, &format!("answers {args:?}"), &cpp, &rust);
         }
     }
 }

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -35,7 +36,7 @@ enum class DeliveryKind : std::uint8_t {
     Request,
     /// A snapshot newer than any delivered before for its message id.
     Snapshot,
-    /// The response to a call of this side, paired with its request.
+    /// The response to a call of this side, with the call it answers.
     Response,
     /// A call of this side the peer refused (`refusal`): its application said no, or nobody
     /// answered it (Refusal::UNANSWERED). The call's answer, not a transport error.
@@ -43,8 +44,9 @@ enum class DeliveryKind : std::uint8_t {
 };
 
 /// One delivery of a received packet, in the packet's order: `message` for a Message, Request
-/// or Snapshot, `response` for a Response, `refusal` for a Refused call.
-template <class M, class R>
+/// or Snapshot, `call` and `response` for a Response, `call` and `refusal` for a Refused call
+/// (`M` the messages received, `R` the responses to this side's calls, `C` this side's calls).
+template <class M, class R, class C = M>
 struct Delivery {
     /// What it is.
     DeliveryKind kind = DeliveryKind::Message;
@@ -54,6 +56,8 @@ struct Delivery {
     RequestId request = 0;
     /// The message, call or state (Message, Request, Snapshot).
     M message{};
+    /// The call of this side, as it was sent (Response, Refused).
+    C call{};
     /// The response (Response).
     R response{};
     /// Why the call was refused (Refused).
@@ -78,6 +82,10 @@ struct Flushed {
     /// The snapshots sent: each one's message id and the sequence of the packet that carries
     /// it (`sent_snapshot` gives its mirror).
     std::vector<std::pair<std::uint32_t, Sequence>> snapshots;
+    /// The requests of the peer this flush refused by itself (Refusal::UNANSWERED) because
+    /// their `AnswerToken` was destroyed unanswered, or never taken with `take_deferred`: each
+    /// one's RPC id and request id.
+    std::vector<std::pair<std::uint32_t, RequestId>> unanswered;
 };
 
 /// How much an endpoint holds, to check against its caps.
@@ -98,6 +106,8 @@ struct Usage {
     std::size_t queued_messages = 0;
     /// Request ids remembered as handled.
     std::size_t handled_requests = 0;
+    /// Requests handed out to answer later (`AnswerToken`s), not yet answered.
+    std::size_t deferred_answers = 0;
 };
 
 /// One peer of a session in the encoding `E`: this side sends the protocol `Out` and receives
@@ -118,10 +128,14 @@ public:
     using InMessage = typename In::Message;
     /// A response to a call of this side (delivered).
     using OutResponse = typename Out::Response;
-    /// A response to a call of the peer (what the delivery callable returns).
+    /// A response to a call of the peer (what the delivery callable answers with).
     using InResponse = typename In::Response;
     /// What `receive` hands the game.
-    using DeliveryOf = Delivery<InMessage, OutResponse>;
+    using DeliveryOf = Delivery<InMessage, OutResponse, OutMessage>;
+    /// What the delivery callable may return (or a `std::optional<InResponse>`).
+    using AnswerOf = Answer<InResponse, InMessage>;
+    /// A request of the peer to answer later.
+    using Token = AnswerToken<InResponse>;
 
     /// An endpoint of the newest versions of both protocols.
     explicit Endpoint(SessionConfig config = SessionConfig{})
@@ -146,7 +160,10 @@ public:
     /// The calls awaiting their response.
     const Pending& pending() const noexcept { return pending_; }
     /// Gives up on a call (no response is awaited any more; a late one is skipped).
-    void forget(RequestId request) { pending_.forget(request); }
+    void forget(RequestId request) {
+        pending_.forget(request);
+        calls_.erase(request);
+    }
 
     /// How much the endpoint holds now.
     Usage usage() const {
@@ -159,6 +176,7 @@ public:
         u.waiting_reliable = in_order_.size();
         u.queued_messages = unreliable_.size();
         u.handled_requests = handled_.size();
+        u.deferred_answers = outstanding_;
         return u;
     }
 
@@ -202,6 +220,7 @@ public:
         IDLC_SESSION_TRY(check_fits(message, ItemKind::request_of(0xFFFFFFFFu)));
         RequestId started = pending_.start(id);
         ++issued_;
+        calls_[started] = message;
         OutItem item;
         item.kind = OutItem::Request;
         item.request = started;
@@ -259,9 +278,51 @@ public:
         return SessionStatus{};
     }
 
-    /// Reads a packet from the peer and hands what it carries to `deliver`, a callable
-    /// `std::optional<InResponse>(DeliveryOf&&)` that returns the response of a Request (and
-    /// none for the rest). A packet that is malformed, of another protocol or version, a
+    /// The requests the `receive` calls since the last take left to answer later
+    /// (AnswerKind::Later): each one's token and call, in delivery order. Tokens not taken
+    /// before the next `flush` are dropped there: their calls are refused (`Flushed::unanswered`).
+    std::vector<std::pair<Token, InMessage>> take_deferred() {
+        std::vector<std::pair<Token, InMessage>> taken = std::move(deferred_);
+        deferred_.clear();
+        return taken;
+    }
+
+    /// Answers a request deferred with `token` (from this endpoint): `response` is sent as if the
+    /// callable had returned it. A token of another endpoint (ForeignToken), or a response to
+    /// another RPC (AnswerMismatch), is an error; the token is then dropped, and its own endpoint
+    /// refuses the call.
+    SessionStatus answer(Token token, InResponse response) {
+        IDLC_SESSION_TRY(check_token(token, In::response_id(response)));
+        IDLC_SESSION_TRY(check_fits(In::response_id(response),
+                                    ItemKind::response_to(token.request()),
+                                    [&](Writer& w) { return write_answer(response, w); }));
+        token.consume();
+        outstanding_ = outstanding_ > 0 ? outstanding_ - 1 : 0;
+        OutItem item;
+        item.kind = OutItem::Answer;
+        item.request = token.request();
+        item.answer = std::move(response);
+        outbox_.push(std::move(item));
+        return SessionStatus{};
+    }
+
+    /// Refuses a request deferred with `token`: the caller receives `refusal` (a Refused
+    /// delivery). Errors as `answer`'s, and a text over MAX_REFUSAL_TEXT bytes.
+    SessionStatus refuse(Token token, Refusal refusal) {
+        IDLC_SESSION_TRY(check_token(token, token.id()));
+        if (refusal.text.size() > MAX_REFUSAL_TEXT) {
+            return SessionStatus::send_error(
+                SendStatus::encode_error(Status::error(ErrorKind::LengthOverBound, 0)));
+        }
+        token.consume();
+        outstanding_ = outstanding_ > 0 ? outstanding_ - 1 : 0;
+        push_refusal(token.request(), token.id(), std::move(refusal));
+        return SessionStatus{};
+    }
+
+    /// Reads a packet from the peer and hands what it carries to `deliver`, a callable of
+    /// `DeliveryOf&&` that answers a Request with an `AnswerOf` (now, refused, or later) or a
+    /// `std::optional<InResponse>` (the response, or none), and returns none for the rest. A packet that is malformed, of another protocol or version, a
     /// duplicate, stale, acknowledges a packet never sent, or names a forged request or
     /// baseline is an error: nothing of it is delivered and it is not acknowledged.
     template <class F>
@@ -292,7 +353,7 @@ public:
         for (const Read& r : read) {
             new_requests += r.kind == Read::Request ? 1 : 0;
         }
-        if (answers_queued() + new_requests > config_.cached_answers) {
+        if (answers_queued() + outstanding_ + new_requests > config_.cached_answers) {
             return SessionStatus::full(Cap::CachedAnswers);
         }
         received_.record(header.sequence);
@@ -324,6 +385,7 @@ public:
             started_ = now;
         }
         Build build{PacketWriter<Writer>(0, items_mtu()), {}, Flushed{}};
+        refuse_dropped(build.flushed);
         std::vector<std::uint64_t> due =
             outbox_.due([&](const Queued<OutItem>& queued) { return is_due(queued); });
         for (std::uint64_t key : due) {
@@ -345,10 +407,15 @@ public:
                 break;
             case OutItem::Answer:
                 pushed = push_item(build, In::response_id(item.answer),
-                                   ItemKind::response_to(item.request), [&](Writer& w) {
-                                       // The status: a response follows (not refused).
-                                       IDLC_TRY(w.write_bool(false));
-                                       return In::encode_response(item.answer, w);
+                                   ItemKind::response_to(item.request),
+                                   [&](Writer& w) { return write_answer(item.answer, w); });
+                break;
+            case OutItem::Refusal:
+                pushed = push_item(build, item.id, ItemKind::response_to(item.request),
+                                   [&](Writer& w) {
+                                       // The status: a refusal follows.
+                                       IDLC_TRY(w.write_bool(true));
+                                       return encode_refusal(item.refusal, w);
                                    });
                 break;
             }
@@ -375,15 +442,17 @@ public:
     }
 
 private:
-    /// A reliable item of the outbox (Rust's `Reliable`): a reliable message, a request, or an
-    /// answer to one of the peer's requests.
+    /// A reliable item of the outbox (Rust's `Reliable`): a reliable message, a request, an
+    /// answer to one of the peer's requests, or its refusal (of the RPC `id`).
     struct OutItem {
-        enum Kind : std::uint8_t { Message, Request, Answer };
+        enum Kind : std::uint8_t { Message, Request, Answer, Refusal };
         Kind kind = Message;
         std::uint16_t index = 0;
         RequestId request = 0;
+        std::uint32_t id = 0;
         OutMessage message{};
         InResponse answer{};
+        idlc::Refusal refusal{};
     };
 
     /// An item of a received packet, read and checked, not yet delivered (Rust's `Read`).
@@ -439,7 +508,9 @@ private:
     }
 
     std::size_t answers_queued() const {
-        return outbox_.count([](const OutItem& i) { return i.kind == OutItem::Answer; });
+        return outbox_.count([](const OutItem& i) {
+            return i.kind == OutItem::Answer || i.kind == OutItem::Refusal;
+        });
     }
 
     std::size_t reliable_queued() const {
@@ -459,10 +530,59 @@ private:
 
     /// Checks that `message` fits alone in a packet under the item kind `kind`.
     SessionStatus check_fits(const OutMessage& message, ItemKind kind) const {
+        return check_fits(Out::id(message), kind,
+                          [&](Writer& w) { return Out::encode_body(message, w); });
+    }
+
+    /// Checks that an item of `id` and `kind` whose body `body` writes fits alone in a packet.
+    template <class F>
+    SessionStatus check_fits(std::uint32_t id, ItemKind kind, F&& body) const {
         PacketWriter<Writer> scratch(0, items_mtu());
-        SendStatus s = scratch.push(Out::id(message), kind,
-                                    [&](Writer& w) { return Out::encode_body(message, w); });
+        SendStatus s = scratch.push(id, kind, body);
         return s.ok() ? SessionStatus{} : SessionStatus::send_error(std::move(s));
+    }
+
+    /// Writes the body of an answer: its status (a response follows, not refused), the response.
+    static Status write_answer(const InResponse& response, Writer& w) {
+        IDLC_TRY(w.write_bool(false));
+        return In::encode_response(response, w);
+    }
+
+    /// Queues the refusal of the peer's `request` of the RPC `id`.
+    void push_refusal(RequestId request, std::uint32_t id, idlc::Refusal refusal) {
+        OutItem item;
+        item.kind = OutItem::Refusal;
+        item.request = request;
+        item.id = id;
+        item.refusal = std::move(refusal);
+        outbox_.push(std::move(item));
+    }
+
+    /// A token of this endpoint, for a response of the RPC `id`.
+    SessionStatus check_token(const Token& token, std::uint32_t id) const {
+        if (!token.belongs_to(dropped_)) {
+            return SessionStatus::foreign_token(token.request());
+        }
+        if (id != token.id()) {
+            return SessionStatus::answer_mismatch(token.request(), token.id());
+        }
+        return SessionStatus{};
+    }
+
+    /// Refuses by itself the requests whose tokens were dropped (or never taken).
+    void refuse_dropped(Flushed& flushed) {
+        // In delivery order (the order a vector destroys its elements in is unspecified).
+        for (auto& untaken : deferred_) {
+            untaken.first.report();
+        }
+        deferred_.clear();
+        DroppedLog dropped = std::move(*dropped_);
+        dropped_->clear();
+        for (const auto& [request, id] : dropped) {
+            outstanding_ = outstanding_ > 0 ? outstanding_ - 1 : 0;
+            push_refusal(request, id, idlc::Refusal::unanswered());
+            flushed.unanswered.emplace_back(id, request);
+        }
     }
 
     void acknowledge(const SessionHeader& header) {
@@ -640,13 +760,29 @@ private:
             handled_.record(item.request);
             DeliveryOf d = delivery(DeliveryKind::Request, std::move(item.message));
             d.request = item.request;
-            std::optional<InResponse> answer = deliver(std::move(d));
-            if (answer) {
+            AnswerOf answer(deliver(std::move(d)));
+            switch (answer.kind) {
+            case AnswerKind::Now: {
                 OutItem queued;
                 queued.kind = OutItem::Answer;
                 queued.request = item.request;
-                queued.answer = std::move(*answer);
+                queued.answer = std::move(answer.response);
                 outbox_.push(std::move(queued));
+                break;
+            }
+            case AnswerKind::Refuse:
+                push_refusal(item.request, item.id, std::move(answer.refusal));
+                break;
+            case AnswerKind::Later:
+                deferred_.emplace_back(Token(item.request, item.id, dropped_),
+                                       std::move(answer.call));
+                ++outstanding_;
+                break;
+            case AnswerKind::None:
+                // Nobody answers it: refused at the next flush, and reported.
+                Token(item.request, item.id, dropped_).report();
+                ++outstanding_;
+                break;
             }
             return 1;
         }
@@ -686,7 +822,13 @@ private:
             if (!pending_.complete(item.request, item.id).ok()) {
                 return 0;
             }
+            auto call = calls_.find(item.request);
+            if (call == calls_.end()) {
+                return 0;
+            }
             DeliveryOf d;
+            d.call = std::move(call->second);
+            calls_.erase(call);
             d.kind =
                 item.kind == Read::Refused ? DeliveryKind::Refused : DeliveryKind::Response;
             d.request = item.request;
@@ -823,12 +965,20 @@ private:
     std::vector<std::pair<std::uint32_t, OutMessage>> snapshots_;
     Baselines<OutMessage> mirrors_;
     Pending pending_;
+    /// The calls awaiting their response, by request id: what a response is delivered with.
+    std::map<RequestId, OutMessage> calls_;
     std::uint64_t issued_ = 0;
     HandledRequests handled_;
     InOrder<InMessage> in_order_;
     Baselines<InMessage> states_;
     /// Per message id, the sequence of the newest snapshot delivered.
     std::map<std::uint32_t, Sequence> newest_snapshot_;
+    /// The requests to answer later with their tokens, not yet taken by the game.
+    std::vector<std::pair<Token, InMessage>> deferred_;
+    /// Where this endpoint's tokens report their drop.
+    std::shared_ptr<DroppedLog> dropped_ = std::make_shared<DroppedLog>();
+    /// Tokens handed out and not yet answered (nor reported dropped).
+    std::size_t outstanding_ = 0;
 };
 
 } // namespace idlc

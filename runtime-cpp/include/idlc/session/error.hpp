@@ -75,6 +75,12 @@ enum class SessionErrorKind : std::uint8_t {
     NotInVersion,
     /// The `cap` of `SessionConfig` is reached: nothing was added.
     Full,
+    /// An answer token of another endpoint (another peer), or one answered already: the
+    /// `request` it names is not this peer's. Its own endpoint refuses the call.
+    ForeignToken,
+    /// A response to another RPC than the token's (`request`, `id`): nothing was sent; the
+    /// token was dropped, and the call is refused.
+    AnswerMismatch,
 };
 
 /// The result of an endpoint's call: `ok()`, or Rust's `SessionError` as a value. A refused
@@ -88,11 +94,11 @@ struct [[nodiscard]] SessionStatus {
     SendStatus send;
     /// The sequence (`Duplicate`, `Stale`, `AckNotSent`, `UnknownBaseline`).
     Sequence sequence = 0;
-    /// The request id (`ForgedRequest`).
+    /// The request id (`ForgedRequest`, `ForeignToken`, `AnswerMismatch`).
     RequestId request = 0;
     /// The reliable index (`ForgedIndex`).
     std::uint16_t index = 0;
-    /// The message id (`UnknownBaseline`, `NotASnapshot`, `NotInVersion`).
+    /// The message id (`UnknownBaseline`, `NotASnapshot`, `NotInVersion`, `AnswerMismatch`).
     std::uint32_t id = 0;
     /// The cap reached (`Full`).
     Cap cap = Cap::PendingRequests;
@@ -126,6 +132,19 @@ struct [[nodiscard]] SessionStatus {
         SessionStatus s;
         s.kind = SessionErrorKind::ForgedRequest;
         s.request = request;
+        return s;
+    }
+    /// A token of another endpoint.
+    static SessionStatus foreign_token(RequestId request) {
+        SessionStatus s = forged_request(request);
+        s.kind = SessionErrorKind::ForeignToken;
+        return s;
+    }
+    /// A response that is not the token's.
+    static SessionStatus answer_mismatch(RequestId request, std::uint32_t id) {
+        SessionStatus s = forged_request(request);
+        s.kind = SessionErrorKind::AnswerMismatch;
+        s.id = id;
         return s;
     }
     /// A forged reliable index.
@@ -190,6 +209,12 @@ struct [[nodiscard]] SessionStatus {
                    " is not in the protocol version in use";
         case SessionErrorKind::Full:
             return std::string("the cap ") + cap_name(cap) + " is reached";
+        case SessionErrorKind::ForeignToken:
+            return "the answer token of request " + std::to_string(request) +
+                   " is another endpoint's";
+        case SessionErrorKind::AnswerMismatch:
+            return "the answer is not a response of RPC id " + std::to_string(id) +
+                   " to request " + std::to_string(request) + ", as its token's";
         }
         return "unknown session error";
     }
