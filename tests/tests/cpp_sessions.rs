@@ -22,7 +22,7 @@ use std::time::Duration;
 
 use idlc_runtime::{
     Answer, AnswerToken, Delivery, Endpoint, Received, Refusal, SessionConfig, SessionError,
-    SessionProtocol,
+    SessionMessage, SessionProtocol,
 };
 use idlc_tests::match_v2 as v2;
 
@@ -414,11 +414,7 @@ fn answered(
             response: v2::MatchClientResponse::Buy { request, value },
         } => writeln!(out, "c: bought {request} {} {value}", call_text(&call)).unwrap(),
         Delivery::Refused { call, refusal } => {
-            let request = match call {
-                v2::MatchClientMessage::Buy { request, .. }
-                | v2::MatchClientMessage::Emote { request, .. } => request,
-                v2::MatchClientMessage::Input(_) => 0,
-            };
+            let request = SessionMessage::<v2::DefaultEncoding>::request(&call).unwrap_or_default();
             let (code, text) = (refusal.code, refusal.text);
             let call = call_text(&call);
             writeln!(out, "c: refused {request} {call} {code} {text}").unwrap();
@@ -779,84 +775,75 @@ fn assert_same(driver: &Driver, what: &str, cpp: &str, rust: &str) {
     );
 }
 
+/// Runs the script `mode` of the driver and its Rust twin `rust` for each (seed, loss per
+/// mille, ticks): the Rust output holds every line of `shown` (the script is not vacuous), and
+/// each driver prints it line for line.
+fn same_script(
+    mode: &str,
+    runs: &[(u64, u64, u32)],
+    rust: impl Fn(u64, u64, u32) -> String,
+    shown: &[&str],
+) {
+    if drivers().is_empty() {
+        eprintln!("no g++ or clang++: skipped");
+        return;
+    }
+    for &(seed, loss, ticks) in runs {
+        let rust = rust(seed, loss, ticks);
+        for line in shown {
+            assert!(rust.contains(line), "{mode} seed {seed}: no {line:?}");
+        }
+        let args = [seed.to_string(), loss.to_string(), ticks.to_string()];
+        for driver in drivers() {
+            let cpp = driver.run(&[mode, &args[0], &args[1], &args[2]]);
+            assert_same(driver, &format!("{mode} {args:?}"), &cpp, &rust);
+        }
+    }
+}
+
+/// Every state the client decoded; every buy answered.
 #[test]
 fn cpp_and_rust_sessions_send_the_same_bytes_over_a_bad_network() {
-    if drivers().is_empty() {
-        eprintln!("no g++ or clang++: skipped");
-        return;
-    }
-    for (seed, loss, ticks) in [(32u64, 100u64, 300u32), (5, 250, 260), (9, 0, 60)] {
-        let rust = play(seed, loss, ticks);
-        // Every state the client decoded; every buy answered.
-        assert!(rust.contains("c: snapshot"), "seed {seed}");
-        assert!(
-            rust.contains("c: bought") && rust.contains("s: pong"),
-            "seed {seed}"
-        );
-        let args = [seed.to_string(), loss.to_string(), ticks.to_string()];
-        for driver in drivers() {
-            let cpp = driver.run(&["play", &args[0], &args[1], &args[2]]);
-            assert_same(driver, &format!("play {args:?}"), &cpp, &rust);
-        }
-    }
+    let runs = [(32, 100, 300), (5, 250, 260), (9, 0, 60)];
+    same_script(
+        "play",
+        &runs,
+        play,
+        &["c: snapshot", "c: bought", "s: pong"],
+    );
 }
 
+/// Both protocols each way: buys and server pings answered to the client, client pings
+/// answered to the server, snapshots decoded.
 #[test]
 fn cpp_and_rust_links_send_the_same_bytes_over_a_bad_network() {
-    if drivers().is_empty() {
-        eprintln!("no g++ or clang++: skipped");
-        return;
-    }
-    for (seed, loss, ticks) in [(11u64, 150u64, 260u32), (9, 0, 60)] {
-        let rust = link_play(seed, loss, ticks);
-        // Both protocols each way: buys and server pings answered to the client, client pings
-        // answered to the server, snapshots decoded.
-        for line in [
-            "c: snapshot",
-            "c: bought",
-            "c: pong",
-            "s: pong",
-            "s: ping",
-            "c: ping",
-        ] {
-            assert!(rust.contains(line), "seed {seed}: {line}");
-        }
-        let args = [seed.to_string(), loss.to_string(), ticks.to_string()];
-        for driver in drivers() {
-            let cpp = driver.run(&["link", &args[0], &args[1], &args[2]]);
-            assert_same(driver, &format!("link {args:?}"), &cpp, &rust);
-        }
-    }
+    let shown = [
+        "c: snapshot",
+        "c: bought",
+        "c: pong",
+        "s: pong",
+        "s: ping",
+        "c: ping",
+    ];
+    same_script("link", &[(11, 150, 260), (9, 0, 60)], link_play, &shown);
 }
 
+/// Every way of answering, each delivered with its call.
 #[test]
 fn cpp_answers_now_refuses_defers_and_drops_as_rust_does() {
-    if drivers().is_empty() {
-        eprintln!("no g++ or clang++: skipped");
-        return;
-    }
-    for (seed, loss, ticks) in [(3u64, 100u64, 260u32), (21, 250, 260), (9, 0, 40)] {
-        let rust = answers(seed, loss, ticks);
-        // Every way of answering, each delivered with its call.
-        for line in [
-            "c: bought",
-            " sold out",
-            "s: dropped",
-            "s: unanswered 1 ",
-            "s: unanswered 2 ",
-            "the peer did not answer this call",
-            "as its token's",
-            "is another endpoint's",
-            " sold out later",
-        ] {
-            assert!(rust.contains(line), "seed {seed}: {line}");
-        }
-        let args = [seed.to_string(), loss.to_string(), ticks.to_string()];
-        for driver in drivers() {
-            let cpp = driver.run(&["answers", &args[0], &args[1], &args[2]]);
-            assert_same(driver, &format!("answers {args:?}"), &cpp, &rust);
-        }
-    }
+    let shown = [
+        "c: bought",
+        " sold out",
+        "s: dropped",
+        "s: unanswered 1 ",
+        "s: unanswered 2 ",
+        "the peer did not answer this call",
+        "as its token's",
+        "is another endpoint's",
+        " sold out later",
+    ];
+    let runs = [(3, 100, 260), (21, 250, 260), (9, 0, 40)];
+    same_script("answers", &runs, answers, &shown);
 }
 
 #[test]

@@ -5,7 +5,7 @@ use core::fmt;
 use core::marker::PhantomData;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
+use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
 use crate::packet::RequestId;
 use crate::vlq::DEFAULT_VLQ_GROUP_BITS;
 use crate::wire::{WireRead, WireWrite};
@@ -45,12 +45,6 @@ impl Refusal {
     /// Writes it: the code as VLQ(7), the text as a STRING of at most [`MAX_REFUSAL_TEXT`]
     /// bytes (its length in 8 bits, ALIGN, the bytes).
     pub fn encode<W: WireWrite>(&self, w: &mut W) -> Result<(), EncodeError> {
-        if self.text.len() > MAX_REFUSAL_TEXT {
-            return Err(EncodeError::new(
-                EncodeErrorKind::LengthOverBound,
-                w.bits_written(),
-            ));
-        }
         w.write_vlq(u64::from(self.code), DEFAULT_VLQ_GROUP_BITS)?;
         w.write_str(&self.text, Some(MAX_REFUSAL_TEXT as u64))
     }
@@ -102,6 +96,14 @@ impl<R, M> From<Option<R>> for Answer<R, M> {
 
 /// The requests whose tokens were dropped unanswered, shared by an endpoint and its tokens.
 pub(super) type DroppedLog = Arc<Mutex<Vec<(RequestId, u32)>>>;
+
+/// Reports the request `request` of the RPC `id` unanswered: its endpoint refuses it at its
+/// next flush.
+pub(super) fn report_unanswered(log: &DroppedLog, request: RequestId, id: u32) {
+    log.lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .push((request, id));
+}
 
 /// A request to answer later, typed by the responses of its protocol (`R`: the protocol's
 /// `<Protocol>Response`). Give it back to the endpoint of the peer that called, with the
@@ -166,9 +168,7 @@ impl<R> fmt::Debug for AnswerToken<R> {
 impl<R> Drop for AnswerToken<R> {
     fn drop(&mut self) {
         if let Some(log) = self.dropped.take() {
-            log.lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .push((self.request, self.id));
+            report_unanswered(&log, self.request, self.id);
         }
     }
 }
@@ -176,6 +176,7 @@ impl<R> Drop for AnswerToken<R> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::EncodeErrorKind;
     use crate::{BitReader, BitWriter, ByteReader, ByteWriter};
 
     #[test]

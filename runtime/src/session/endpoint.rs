@@ -5,7 +5,7 @@ use core::time::Duration;
 use std::collections::BTreeMap;
 
 use super::acks::{ReceivedLog, SentLog};
-use super::answer::{Answer, AnswerToken, DroppedLog, MAX_REFUSAL_TEXT, Refusal};
+use super::answer::{Answer, AnswerToken, DroppedLog, Refusal, report_unanswered};
 use super::baselines::{Baselines, Kept};
 use super::config::SessionConfig;
 use super::encoded::{Encoded, RawEncoded};
@@ -16,7 +16,7 @@ use super::requests::{HandledRequests, RequestCheck};
 use super::traits::{SessionMessage, SessionProtocol, SessionResponse};
 use crate::codec::Encoding;
 use crate::delta::DeltaContext;
-use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
+use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
 use crate::framing::unframe;
 use crate::packet::{
     Incoming, ItemHeader, ItemKind, Messages, PacketReader, PacketWriter, Pending, RequestId,
@@ -486,7 +486,13 @@ impl<E: Encoding, Out: SessionProtocol<E>, In: SessionProtocol<E>> Endpoint<E, O
         token: AnswerToken<In::Response>,
         response: In::Response,
     ) -> Result<(), SessionError> {
-        self.check_token(&token, response.id(), response.request())?;
+        self.check_owner(&token)?;
+        if response.id() != token.id() || response.request() != token.request() {
+            return Err(SessionError::AnswerMismatch {
+                request: token.request(),
+                id: token.id(),
+            });
+        }
         let kind = ItemKind::Response(token.request());
         self.check_fits(response.id(), kind, |w| {
             w.write_bool(false)?;
@@ -500,38 +506,31 @@ impl<E: Encoding, Out: SessionProtocol<E>, In: SessionProtocol<E>> Endpoint<E, O
 
     /// Refuses a request deferred with `token`: the caller receives `refusal` (a
     /// [`Delivery::Refused`]). Errors as [`Endpoint::answer`]'s, and a text over
-    /// [`MAX_REFUSAL_TEXT`] bytes.
+    /// [`super::MAX_REFUSAL_TEXT`] bytes.
     pub fn refuse(
         &mut self,
         token: AnswerToken<In::Response>,
         refusal: Refusal,
     ) -> Result<(), SessionError> {
-        self.check_token(&token, token.id(), token.request())?;
-        if refusal.text.len() > MAX_REFUSAL_TEXT {
-            return Err(EncodeError::new(EncodeErrorKind::LengthOverBound, 0).into());
-        }
+        self.check_owner(&token)?;
+        let kind = ItemKind::Response(token.request());
+        self.check_fits(token.id(), kind, |w| {
+            w.write_bool(true)?;
+            refusal.encode(w)
+        })?;
         let (request, id) = token.consume();
         self.outstanding = self.outstanding.saturating_sub(1);
         self.outbox.push(Reliable::Refusal(request, id, refusal));
         Ok(())
     }
 
-    fn check_token(
-        &self,
-        token: &AnswerToken<In::Response>,
-        id: u32,
-        request: RequestId,
-    ) -> Result<(), SessionError> {
-        if !token.belongs_to(&self.dropped) {
-            return Err(SessionError::ForeignToken(token.request()));
+    /// A token of another endpoint is an error (it refuses its call there when dropped).
+    fn check_owner(&self, token: &AnswerToken<In::Response>) -> Result<(), SessionError> {
+        if token.belongs_to(&self.dropped) {
+            Ok(())
+        } else {
+            Err(SessionError::ForeignToken(token.request()))
         }
-        if id != token.id() || request != token.request() {
-            return Err(SessionError::AnswerMismatch {
-                request: token.request(),
-                id: token.id(),
-            });
-        }
-        Ok(())
     }
 
     /// Reads a packet from the peer and hands what it carries to `deliver`, which answers a
@@ -743,11 +742,7 @@ impl<E: Encoding, Out: SessionProtocol<E>, In: SessionProtocol<E>> Endpoint<E, O
                     }
                     Answer::None => {
                         // Nobody answers it: refused at the next flush, and reported.
-                        drop(AnswerToken::<In::Response>::new(
-                            request,
-                            id,
-                            self.dropped.clone(),
-                        ));
+                        report_unanswered(&self.dropped, request, id);
                         self.outstanding += 1;
                     }
                 }

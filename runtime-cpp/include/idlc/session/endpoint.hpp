@@ -310,10 +310,8 @@ public:
     /// delivery). Errors as `answer`'s, and a text over MAX_REFUSAL_TEXT bytes.
     SessionStatus refuse(Token token, Refusal refusal) {
         IDLC_SESSION_TRY(check_token(token, token.id()));
-        if (refusal.text.size() > MAX_REFUSAL_TEXT) {
-            return SessionStatus::send_error(
-                SendStatus::encode_error(Status::error(ErrorKind::LengthOverBound, 0)));
-        }
+        IDLC_SESSION_TRY(check_fits(token.id(), ItemKind::response_to(token.request()),
+                                    [&](Writer& w) { return write_refusal(refusal, w); }));
         token.consume();
         outstanding_ = outstanding_ > 0 ? outstanding_ - 1 : 0;
         push_refusal(token.request(), token.id(), std::move(refusal));
@@ -412,11 +410,7 @@ public:
                 break;
             case OutItem::Refusal:
                 pushed = push_item(build, item.id, ItemKind::response_to(item.request),
-                                   [&](Writer& w) {
-                                       // The status: a refusal follows.
-                                       IDLC_TRY(w.write_bool(true));
-                                       return encode_refusal(item.refusal, w);
-                                   });
+                                   [&](Writer& w) { return write_refusal(item.refusal, w); });
                 break;
             }
             // Every item was checked to fit alone when queued: a failure is not expected.
@@ -546,6 +540,12 @@ private:
     static Status write_answer(const InResponse& response, Writer& w) {
         IDLC_TRY(w.write_bool(false));
         return In::encode_response(response, w);
+    }
+
+    /// Writes the body of a refusal: its status (refused), the refusal.
+    static Status write_refusal(const idlc::Refusal& refusal, Writer& w) {
+        IDLC_TRY(w.write_bool(true));
+        return encode_refusal(refusal, w);
     }
 
     /// Queues the refusal of the peer's `request` of the RPC `id`.
