@@ -86,7 +86,11 @@ macro_rules! codec_methods {
             where
                 Self: $crate::Codec<E>,
             {
-                $crate::to_bytes::<E, Self>(self)
+                // `to_bytes`'s body, here rather than called: a user's build compiles one
+                // function per type and encoding instead of two.
+                let mut w = $crate::WriterOf::<E>::default();
+                let written = $crate::Codec::<E>::encode_to(self, &mut w);
+                $crate::__private::bytes_written(w, written)
             }
 
             /// Decodes a value written in the encoding `E`.
@@ -96,7 +100,8 @@ macro_rules! codec_methods {
             where
                 Self: $crate::Codec<E>,
             {
-                $crate::from_bytes::<E, Self>(bytes)
+                let mut r = <$crate::ReaderOf<'_, E> as $crate::WireRead<'_>>::from_bytes(bytes);
+                <Self as $crate::Codec<E>>::decode_from(&mut r)
             }
 
             /// [`Self::from_bytes_in_place`] in the encoding `E`.

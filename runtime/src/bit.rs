@@ -1108,6 +1108,20 @@ impl<'a> WireRead<'a> for BitReader<'a> {
     }
 }
 
+impl crate::error::StreamPosition for BitWriter {
+    #[inline]
+    fn bit_position(&self) -> u64 {
+        self.bits_written()
+    }
+}
+
+impl crate::error::StreamPosition for BitReader<'_> {
+    #[inline]
+    fn bit_position(&self) -> u64 {
+        self.bits_read()
+    }
+}
+
 #[cfg(test)]
 mod tests {
 

@@ -528,6 +528,20 @@ impl<'a> WireRead<'a> for ByteReader<'a> {
     }
 }
 
+impl crate::error::StreamPosition for ByteWriter {
+    #[inline]
+    fn bit_position(&self) -> u64 {
+        self.bits_written()
+    }
+}
+
+impl crate::error::StreamPosition for ByteReader<'_> {
+    #[inline]
+    fn bit_position(&self) -> u64 {
+        self.bits_read()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

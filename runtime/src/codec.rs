@@ -150,8 +150,18 @@ pub trait Codec<E: Encoding>: Sized {
 /// ```
 pub fn to_bytes<E: Encoding, T: Codec<E>>(value: &T) -> Result<Vec<u8>, EncodeError> {
     let mut w = <E::Style as Style>::Writer::default();
-    value.encode_to(&mut w)?;
-    Ok(w.into_bytes())
+    let written = value.encode_to(&mut w);
+    bytes_written(w, written)
+}
+
+/// The bytes of `w` once a value is `written` in it: the part of [`to_bytes`] that does not
+/// depend on the value's type, compiled once per writer (and what `to_bytes_with` ends with).
+#[inline]
+pub fn bytes_written<W: WireWrite>(
+    w: W,
+    written: Result<(), EncodeError>,
+) -> Result<Vec<u8>, EncodeError> {
+    written.map(|()| w.into_bytes())
 }
 
 /// Decodes a value of encoding `E` from `bytes`. Whatever follows the value (a newer writer's

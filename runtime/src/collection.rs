@@ -282,18 +282,24 @@ where
     C: Collection + Default,
     F: FnMut(&mut R) -> Result<C::Item, DecodeError>,
 {
-    // With zero-size elements the count is bounded only by `max`: reserve no more than the bits
-    // left, and let pushes grow the rest.
-    let hint = if min_element_bits == 0 {
-        count.min(usize::try_from(r.bits_remaining()).unwrap_or(usize::MAX))
-    } else {
-        count
-    };
-    let mut out = C::with_capacity(hint);
+    let mut out = C::with_capacity(reservation(count, min_element_bits, r.bits_remaining()));
     for _ in 0..count {
         out.push(read_item(r)?);
     }
     Ok(out)
+}
+
+/// The elements to reserve room for before reading `count` elements (a count already checked
+/// against the bits left) of at least `min_element_bits` each, with `bits_remaining` left: with
+/// zero-size elements the count is bounded only by `max`, so reserve no more than the bits left
+/// and let pushes grow the rest.
+#[inline(always)]
+pub(crate) fn reservation(count: usize, min_element_bits: u64, bits_remaining: u64) -> usize {
+    if min_element_bits == 0 {
+        count.min(usize::try_from(bits_remaining).unwrap_or(usize::MAX))
+    } else {
+        count
+    }
 }
 
 /// Writes an `ARRAY<T, N>`: the elements only (the count is fixed by the schema).

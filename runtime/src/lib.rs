@@ -116,7 +116,9 @@ pub use delta::{
     write_index_gap,
 };
 pub use diff::Diff;
-pub use error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, WithField};
+pub use error::{
+    DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, StreamPosition, WithField,
+};
 pub use extend::{
     bit_slice, low_bits, saturate, saturate_real, saturate_real_f32, truncate_utf8, truncated,
     truncated_bytes, with_bit_slice,
@@ -125,7 +127,7 @@ pub use fixed::{FixedPoint, MAX_FIXED_POINT_STEPS, fixed_point_steps, real_of_f3
 pub use framing::{FRAME_HEADER_BYTES, frame, frame_into, packet_crc, protocol_hash, unframe};
 pub use in_place::{
     assign_bytes, assign_text, from_bytes_in_place, read_bool_elements_in_place,
-    read_elements_in_place,
+    read_elements_in_place, read_struct_elements_in_place,
 };
 pub use int::{
     WireInt, bits_required, bits_required_i128, bits_required_signed, byte_width, zigzag_decode,
@@ -163,7 +165,10 @@ pub use rule::huffman::{read_huffman, write_huffman};
 pub use rule::ranged::{
     fixed_bits, fixed_from_bits, read_fixed, read_ranged, write_fixed, write_ranged,
 };
-pub use rule::seq::{read_bool_elements, read_bounded_length, read_elements, write_bounded_length};
+pub use rule::seq::{
+    read_bool_elements, read_bounded_length, read_elements, read_struct_elements,
+    write_bounded_length, write_struct_elements,
+};
 pub use rule::vlq::{Vlq, VlqMode, read_vlq_int, write_vlq_int};
 pub use session::{
     Answer, AnswerToken, Cap, Delivery, DeliveryOf, Encoded, Endpoint, Flushed, MAX_REFUSAL_TEXT,
@@ -190,14 +195,14 @@ pub mod __private {
     /// The runtime API revision generated code was written against. Generated code checks it at
     /// compile time with [`check_api_version`]; the code generator bumps its expectation
     /// together with this number.
-    pub const API_VERSION: u32 = 2;
+    pub const API_VERSION: u32 = 3;
 
     /// Compile-time check that generated code matches this runtime:
-    /// `const _: () = ::idlc_runtime::__private::check_api_version(2);` fails to compile
+    /// `const _: () = ::idlc_runtime::__private::check_api_version(3);` fails to compile
     /// (a const-evaluation error, never a run-time panic) when the numbers differ.
     ///
     /// ```
-    /// const _: () = idlc_runtime::__private::check_api_version(2);
+    /// const _: () = idlc_runtime::__private::check_api_version(3);
     /// ```
     pub const fn check_api_version(expected: u32) {
         assert!(
@@ -205,6 +210,8 @@ pub mod __private {
             "generated code does not match this idlc-runtime version: regenerate it"
         );
     }
+
+    pub use crate::codec::bytes_written;
 }
 
 /// Includes the module `idlc::Builder` generated into `OUT_DIR` from build.rs:

@@ -297,7 +297,7 @@ fn idlc_calls(m: &str) -> String {
         for encoding in ENCODINGS {
             let _ = writeln!(
                 text,
-                "    n += {m}::{ty}::from_bytes_with::<{m}::{encoding}>(b).ok().and_then(|v| v.to_bytes_with::<{m}::{encoding}>().ok()).map_or(0, |v| v.len());"
+                "    n += {m}::{ty}::from_bytes_with::<{m}::{encoding}>(b).map_or(0, |v| v.to_bytes_with::<{m}::{encoding}>().unwrap_or_default().len());"
             );
         }
     }

@@ -428,7 +428,7 @@ impl<'a> Gen<'a, '_> {
 
     /// What an error found while deciding names: the field, at the bit where its item begins.
     fn plan_site(view: &RustField<'_>) -> Site {
-        view.site().at_bit(quote!(w.bits_written()))
+        view.site().at_bit_ahead(0)
     }
 
     /// The pure part of the encoder: every field's value as it would be sent (`c_f`), and what

@@ -132,6 +132,15 @@ fn read_in_place(
                     #rt::read_bool_elements_in_place(r, #place, count, #min)#q;
                 })));
             }
+            let bound = opt_u64(*max);
+            if let (WireRule::Struct(name), RustType::Named(_)) = (element.as_ref(), element_rust) {
+                let marker = &ctx.marker;
+                let nested = ctx.is_nested(name);
+                return Ok(Some(quote!({
+                    let count = #count_code;
+                    #rt::read_struct_elements_in_place::<#marker, _, #nested>(r, #place, count, #bound, #min)#q;
+                })));
+            }
             let element_site = Site::bare().element(quote!(index));
             let slot_read = read_in_place(
                 ctx,
@@ -153,7 +162,6 @@ fn read_in_place(
                 }),
             };
             let read_new = closure_result(fresh);
-            let bound = opt_u64(*max);
             quote!({
                 let count = #count_code;
                 #rt::read_elements_in_place(r, #place, count, #bound, #min, #read_slot, |r, index| #read_new)#q;

@@ -29,7 +29,7 @@ use idents::{checked_ident, doc, is_ident};
 
 /// The revision of the runtime API this generator writes against
 /// (`idlc_runtime::__private::API_VERSION`); generated code fails to compile against another.
-pub const RUNTIME_API_VERSION: u32 = 2;
+pub const RUNTIME_API_VERSION: u32 = 3;
 
 /// Code generation failed: the IR holds something the generator cannot express.
 #[derive(Debug, Clone, PartialEq, Eq)]

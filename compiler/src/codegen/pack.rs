@@ -47,8 +47,7 @@ pub fn encode_run(ctx: &Ctx<'_>, run: &[Packed<'_>]) -> Result<TokenStream, Code
         let site = if shift == 0 {
             Site::named(&field.path)
         } else {
-            let shift = u32_lit(shift);
-            Site::named(&field.path).at_bit(quote!(w.bits_written() + #shift))
+            Site::named(&field.path).at_bit_ahead(shift)
         };
         let bits = field_bits_encode(ctx, field, &site.q())?;
         parts.push(if shift == 0 {
@@ -135,13 +134,7 @@ pub fn decode_run(
             WireRule::Float32 => total - shift - bits,
             _ => total - shift,
         };
-        let at = if back == 0 {
-            quote!(r.bits_read())
-        } else {
-            let back = u32_lit(back);
-            quote!(r.bits_read() - #back)
-        };
-        let q = Site::named(&field.path).at_bit(at).q();
+        let q = Site::named(&field.path).at_bit_back(back).q();
         shift += bits;
         let local = &field.local;
         let ty = ctx.prelude.rust_type(field.rust)?;

@@ -58,9 +58,12 @@ impl Val {
 /// Where a read or write sits, for its error: the calls that name the place on the way out,
 /// innermost first (`at_index(index)`, then `in_field("Player.buffs")`). Every `?` of the code
 /// of a value becomes `.at_index(index).in_field("Player.buffs")?` (the runtime's `WithField`
-/// on the `Result`), or `.map_err(|e| e.at_bit(..).in_field(..))?` when a call's arguments
-/// must be computed on the error path only: either way only the error path runs them (the text
-/// is built `#[cold]` in the runtime), the success path is a plain `?`.
+/// on the `Result`; a bit counted from the stream is `.at_bit_ahead(w, 21)`), or
+/// `.map_err(|e| e.at_item(..).in_field(..))?` when a call's arguments must be computed on the
+/// error path only and the runtime has no method that does it: either way only the error path
+/// runs them (the text is built `#[cold]` in the runtime), the success path is a plain `?`.
+/// A closure is the costly form for a user's build (each one is its own function and its own
+/// `map_err`), so it is kept for what has no other.
 ///
 /// Paths are those of the IR interpreter: the codec of a struct names its own fields
 /// (`Struct.field`); the struct that holds it replaces that name by its own field, so that the
@@ -69,12 +72,75 @@ impl Val {
 #[derive(Clone, Default)]
 pub struct Site {
     /// Calls on the error, innermost first.
-    calls: Vec<TokenStream>,
-    /// Whether a call must run on the error path only (`at_item`, `at_bit`: their arguments
-    /// are computed there), so that the calls go in a `map_err` closure.
-    lazy: bool,
+    calls: Vec<Call>,
     /// How many element loops of an encoder enclose the value (names their index variables).
     loops: usize,
+}
+
+/// One call of a [`Site`] on the error.
+#[derive(Clone)]
+enum Call {
+    /// `in_field(name)`: a method both the error and `WithField` have.
+    Field(String),
+    /// A method both the error and `WithField` have, with the same arguments.
+    Plain(TokenStream),
+    /// The bit `offset` bits from where the stream `stream` is (`w`: ahead of the writer;
+    /// `r`: back from the reader).
+    Bit {
+        stream: TokenStream,
+        ahead: bool,
+        offset: u32,
+    },
+    /// A call on the error whose arguments are computed on the error path only.
+    Lazy(TokenStream),
+}
+
+impl Call {
+    /// The call on the error itself (inside `map_err`).
+    fn on_error(&self) -> TokenStream {
+        match self {
+            Call::Field(field) => quote!(in_field(#field)),
+            Call::Plain(call) | Call::Lazy(call) => call.clone(),
+            Call::Bit {
+                stream,
+                ahead,
+                offset,
+            } => {
+                let position = if *ahead {
+                    quote!(#stream.bits_written())
+                } else {
+                    quote!(#stream.bits_read())
+                };
+                let literal = u32_lit(*offset);
+                match (*offset, *ahead) {
+                    (0, _) => quote!(at_bit(#position)),
+                    (_, true) => quote!(at_bit(#position + #literal)),
+                    (_, false) => quote!(at_bit(#position - #literal)),
+                }
+            }
+        }
+    }
+
+    /// The call on the `Result` (`WithField`), if there is one.
+    fn on_result(&self) -> Option<TokenStream> {
+        match self {
+            Call::Field(field) => Some(quote!(in_field(#field))),
+            Call::Plain(call) => Some(call.clone()),
+            Call::Bit {
+                stream,
+                ahead,
+                offset,
+            } => {
+                let offset = u32_lit(*offset);
+                Some(if *ahead {
+                    quote!(at_bit_ahead(#stream, #offset))
+                } else {
+                    quote!(at_bit_back(#stream, #offset))
+                })
+            }
+            Call::Lazy(_) => None,
+        }
+    }
 }
 
 impl Site {
@@ -91,8 +157,7 @@ impl Site {
     /// An item of the struct itself (`Owner`, `Owner (ALIGN)`): `in_field(at)`.
     pub fn named(at: &str) -> Site {
         Site {
-            calls: vec![quote!(in_field(#at))],
-            lazy: false,
+            calls: vec![Call::Field(at.to_owned())],
             loops: 0,
         }
     }
@@ -101,27 +166,44 @@ impl Site {
     /// error path (`at_item`), for the elements of a DELTA SEQUENCE that the runtime visits.
     pub fn item_of(collection: TokenStream, item: TokenStream) -> Site {
         Site {
-            calls: vec![quote!(at_item(#collection, #item))],
-            lazy: true,
+            calls: vec![Call::Lazy(quote!(at_item(#collection, #item)))],
             loops: 0,
         }
     }
 
     /// The element at `index` (an expression) of a sequence or array held at this site.
     pub fn element(&self, index: TokenStream) -> Site {
-        let mut calls = vec![quote!(at_index(#index))];
+        let mut calls = vec![Call::Plain(quote!(at_index(#index)))];
         calls.extend(self.calls.iter().cloned());
         Site {
             calls,
-            lazy: self.lazy,
             loops: self.loops,
         }
     }
 
     /// Then moves the error to the bit `offset` (an expression).
     pub fn at_bit(mut self, offset: TokenStream) -> Site {
-        self.calls.push(quote!(at_bit(#offset)));
-        self.lazy = true;
+        self.calls.push(Call::Lazy(quote!(at_bit(#offset))));
+        self
+    }
+
+    /// Then moves the error to the bit `ahead` bits past where the writer `w` is.
+    pub fn at_bit_ahead(mut self, ahead: u32) -> Site {
+        self.calls.push(Call::Bit {
+            stream: quote!(w),
+            ahead: true,
+            offset: ahead,
+        });
+        self
+    }
+
+    /// Then moves the error to the bit `back` bits before where the reader `r` is.
+    pub fn at_bit_back(mut self, back: u32) -> Site {
+        self.calls.push(Call::Bit {
+            stream: quote!(r),
+            ahead: false,
+            offset: back,
+        });
         self
     }
 
@@ -137,18 +219,42 @@ impl Site {
         (index, inner)
     }
 
-    /// `.in_field(..)` / `.at_index(..)` on the `Result` itself (the runtime's `WithField`), or
-    /// `.map_err(|e| e...)` when a call must run on the error path only, or nothing: for an
-    /// expression of type `Result` that is returned.
+    /// `.in_field(..)` / `.at_index(..)` / `.at_bit_ahead(..)` on the `Result` itself (the
+    /// runtime's `WithField`), or `.map_err(|e| e...)` when a call must run on the error path
+    /// only and has no such method, or nothing: for an expression of type `Result` that is
+    /// returned.
     pub fn map(&self) -> TokenStream {
         if self.calls.is_empty() {
             return quote!();
         }
-        let calls = &self.calls;
-        if self.lazy {
-            quote!(.map_err(|e| e #(.#calls)*))
-        } else {
-            quote!(#(.#calls)*)
+        // A packed field's own place: one call rather than two.
+        if let [
+            Call::Field(field),
+            Call::Bit {
+                stream,
+                ahead,
+                offset,
+            },
+        ] = self.calls.as_slice()
+        {
+            let offset = u32_lit(*offset);
+            return if *ahead {
+                quote!(.in_field_ahead(#field, #stream, #offset))
+            } else {
+                quote!(.in_field_back(#field, #stream, #offset))
+            };
+        }
+        match self
+            .calls
+            .iter()
+            .map(Call::on_result)
+            .collect::<Option<Vec<_>>>()
+        {
+            Some(calls) => quote!(#(.#calls)*),
+            None => {
+                let calls = self.calls.iter().map(Call::on_error);
+                quote!(.map_err(|e| e #(.#calls)*))
+            }
         }
     }
 
@@ -356,6 +462,17 @@ pub fn encode(
                     #write
                 });
             }
+            if let (WireRule::Struct(name), RustType::Named(_)) = (element.as_ref(), element_rust) {
+                // Elements that own memory: their blocks are prefetched a batch ahead.
+                let marker = &ctx.marker;
+                let nested = ctx.is_nested(name);
+                let prefetch = ctx.prefetched.contains(name.as_str());
+                return Ok(quote! {
+                    #bind
+                    #count_code
+                    #rt::write_struct_elements::<#marker, _, #nested, #prefetch>(w, #r)#q;
+                });
+            }
             let (index, item_site) = site.next_loop();
             let item = encode(
                 ctx,
@@ -365,17 +482,7 @@ pub fn encode(
                 Val::Ref(quote!(item)),
                 &item_site,
             )?;
-            let items = match element.as_ref() {
-                // Elements that own memory: their blocks are prefetched a batch ahead.
-                WireRule::Struct(name)
-                    if ctx.prefetched.contains(name.as_str())
-                        && matches!(element_rust, RustType::Named(_)) =>
-                {
-                    let marker = &ctx.marker;
-                    quote!(#rt::iter_prefetching::<#marker, _>(#r))
-                }
-                _ => quote!(#rt::Collection::iter(#r)),
-            };
+            let items = quote!(#rt::Collection::iter(#r));
             quote! {
                 #bind
                 #count_code
@@ -543,8 +650,16 @@ pub fn decode(
                     #rt::read_bool_elements::<_, #collection>(r, count, #min)#q
                 }));
             }
-            let item = element_reader(ctx, element, element_idl, element_rust)?;
             let bound = opt_u64(*max);
+            if let (WireRule::Struct(name), RustType::Named(_)) = (element.as_ref(), element_rust) {
+                let marker = &ctx.marker;
+                let nested = ctx.is_nested(name);
+                return Ok(quote!({
+                    let count = #count_code;
+                    #rt::read_struct_elements::<#marker, #collection, #nested>(r, count, #bound, #min)#q
+                }));
+            }
+            let item = element_reader(ctx, element, element_idl, element_rust)?;
             quote!({
                 let count = #count_code;
                 let mut next = 0usize;
