@@ -359,7 +359,7 @@ impl fmt::Display for EncodeError {
 impl std::error::Error for EncodeError {}
 
 /// Where a stream is, in bits from its start: what a writer has written, what a reader has
-/// read. What [`WithField::at_bit_ahead`] and [`WithField::at_bit_back`] count from.
+/// read. What [`WithField::in_field_ahead`] and [`WithField::in_field_back`] count from.
 pub trait StreamPosition {
     /// The bits written or read so far.
     fn bit_position(&self) -> u64;
@@ -390,9 +390,10 @@ pub trait WithField {
     #[must_use]
     fn at_index(self, index: usize) -> Self;
 
-    /// [`WithField::in_field`] and [`WithField::at_bit_ahead`] in one step: the error path of a
-    /// field of a packed run, which the optimizer keeps out of the success path best when it is
-    /// one call.
+    /// [`WithField::in_field`], then the error moved to the bit `ahead` bits past where `w` has
+    /// written to: a field of a packed run, refused before its word is written. The position is
+    /// found on the error path only, as `.map_err(|e| e.in_field(field).at_bit(w.bits_written() +
+    /// ahead))` would, without a closure per call site for a user's build to compile.
     #[must_use]
     fn in_field_ahead<W: StreamPosition + ?Sized>(
         self,
@@ -401,7 +402,8 @@ pub trait WithField {
         ahead: u64,
     ) -> Self;
 
-    /// [`WithField::in_field`] and [`WithField::at_bit_back`] in one step.
+    /// [`WithField::in_field`], then the error moved to the bit `back` bits before where `r` has
+    /// read to: a field of a packed run, refused once its word is read.
     #[must_use]
     fn in_field_back<R: StreamPosition + ?Sized>(
         self,
@@ -409,18 +411,6 @@ pub trait WithField {
         r: &R,
         back: u64,
     ) -> Self;
-
-    /// Moves the error to the bit `ahead` bits past where `w` has written to: a field of a
-    /// word written whole, refused before the word is. The position is found on the error
-    /// path only, as `.map_err(|e| e.at_bit(w.bits_written() + ahead))` would, without a
-    /// closure per call site.
-    #[must_use]
-    fn at_bit_ahead<W: StreamPosition + ?Sized>(self, w: &W, ahead: u64) -> Self;
-
-    /// Moves the error to the bit `back` bits before where `r` has read to: a field of a word
-    /// read whole, refused once the word is read.
-    #[must_use]
-    fn at_bit_back<R: StreamPosition + ?Sized>(self, r: &R, back: u64) -> Self;
 }
 
 /// `WithField` on the `Result` of either error type: the same calls on the error path only.
@@ -455,16 +445,6 @@ macro_rules! with_field {
                 back: u64,
             ) -> Self {
                 self.map_err(|e| e.in_field(field).at_bit(r.bit_position() - back))
-            }
-
-            #[inline]
-            fn at_bit_ahead<W: StreamPosition + ?Sized>(self, w: &W, ahead: u64) -> Self {
-                self.map_err(|e| e.at_bit(w.bit_position() + ahead))
-            }
-
-            #[inline]
-            fn at_bit_back<R: StreamPosition + ?Sized>(self, r: &R, back: u64) -> Self {
-                self.map_err(|e| e.at_bit(r.bit_position() - back))
             }
         }
     };

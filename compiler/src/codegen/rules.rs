@@ -58,7 +58,8 @@ impl Val {
 /// Where a read or write sits, for its error: the calls that name the place on the way out,
 /// innermost first (`at_index(index)`, then `in_field("Player.buffs")`). Every `?` of the code
 /// of a value becomes `.at_index(index).in_field("Player.buffs")?` (the runtime's `WithField`
-/// on the `Result`; a bit counted from the stream is `.at_bit_ahead(w, 21)`), or
+/// on the `Result`; a packed field's place counted from the stream is
+/// `.in_field_ahead("Player.x", w, 21)`), or
 /// `.map_err(|e| e.at_item(..).in_field(..))?` when a call's arguments must be computed on the
 /// error path only and the runtime has no method that does it: either way only the error path
 /// runs them (the text is built `#[cold]` in the runtime), the success path is a plain `?`.
@@ -84,13 +85,9 @@ enum Call {
     Field(String),
     /// A method both the error and `WithField` have, with the same arguments.
     Plain(TokenStream),
-    /// The bit `offset` bits from where the stream `stream` is (`w`: ahead of the writer;
-    /// `r`: back from the reader).
-    Bit {
-        stream: TokenStream,
-        ahead: bool,
-        offset: u32,
-    },
+    /// The bit `offset` bits ahead of where the writer `w` is (`ahead`), or back from where the
+    /// reader `r` is.
+    Bit { ahead: bool, offset: u32 },
     /// A call on the error whose arguments are computed on the error path only.
     Lazy(TokenStream),
 }
@@ -101,15 +98,11 @@ impl Call {
         match self {
             Call::Field(field) => quote!(in_field(#field)),
             Call::Plain(call) | Call::Lazy(call) => call.clone(),
-            Call::Bit {
-                stream,
-                ahead,
-                offset,
-            } => {
+            Call::Bit { ahead, offset } => {
                 let position = if *ahead {
-                    quote!(#stream.bits_written())
+                    quote!(w.bits_written())
                 } else {
-                    quote!(#stream.bits_read())
+                    quote!(r.bits_read())
                 };
                 let literal = u32_lit(*offset);
                 match (*offset, *ahead) {
@@ -121,24 +114,13 @@ impl Call {
         }
     }
 
-    /// The call on the `Result` (`WithField`), if there is one.
+    /// The call on the `Result` (`WithField`), if there is one. A bit alone has none: it is
+    /// named together with its field ([`Site::map`]) or on the error, in the closure.
     fn on_result(&self) -> Option<TokenStream> {
         match self {
             Call::Field(field) => Some(quote!(in_field(#field))),
             Call::Plain(call) => Some(call.clone()),
-            Call::Bit {
-                stream,
-                ahead,
-                offset,
-            } => {
-                let offset = u32_lit(*offset);
-                Some(if *ahead {
-                    quote!(at_bit_ahead(#stream, #offset))
-                } else {
-                    quote!(at_bit_back(#stream, #offset))
-                })
-            }
-            Call::Lazy(_) => None,
+            Call::Bit { .. } | Call::Lazy(_) => None,
         }
     }
 }
@@ -190,7 +172,6 @@ impl Site {
     /// Then moves the error to the bit `ahead` bits past where the writer `w` is.
     pub fn at_bit_ahead(mut self, ahead: u32) -> Site {
         self.calls.push(Call::Bit {
-            stream: quote!(w),
             ahead: true,
             offset: ahead,
         });
@@ -200,7 +181,6 @@ impl Site {
     /// Then moves the error to the bit `back` bits before where the reader `r` is.
     pub fn at_bit_back(mut self, back: u32) -> Site {
         self.calls.push(Call::Bit {
-            stream: quote!(r),
             ahead: false,
             offset: back,
         });
@@ -227,21 +207,13 @@ impl Site {
         if self.calls.is_empty() {
             return quote!();
         }
-        // A packed field's own place: one call rather than two.
-        if let [
-            Call::Field(field),
-            Call::Bit {
-                stream,
-                ahead,
-                offset,
-            },
-        ] = self.calls.as_slice()
-        {
+        // A packed field's own place, counted from the stream: one `WithField` call.
+        if let [Call::Field(field), Call::Bit { ahead, offset }] = self.calls.as_slice() {
             let offset = u32_lit(*offset);
             return if *ahead {
-                quote!(.in_field_ahead(#field, #stream, #offset))
+                quote!(.in_field_ahead(#field, w, #offset))
             } else {
-                quote!(.in_field_back(#field, #stream, #offset))
+                quote!(.in_field_back(#field, r, #offset))
             };
         }
         match self

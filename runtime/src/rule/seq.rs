@@ -176,7 +176,7 @@ where
     R: WireRead<'a>,
     C: Collection<Item = bool> + Default,
 {
-    let count = bool_count(r, count, min_element_bits)?;
+    let count = checked_count(r, count, None, min_element_bits)?;
     let mut out = C::with_capacity(count);
     push_checked_bools(r, &mut out, count)?;
     Ok(out)
@@ -194,21 +194,9 @@ where
     R: WireRead<'a>,
     C: Collection<Item = bool>,
 {
-    let count = bool_count(r, count, min_element_bits)?;
+    let count = checked_count(r, count, None, min_element_bits)?;
     out.reserve(count);
     push_checked_bools(r, out, count)
-}
-
-/// `count` as a `usize` when that many BOOLs fit in the bits left, counted as an unbounded
-/// sequence's: at least one bit per BOOL.
-#[inline(always)]
-fn bool_count<'a, R: WireRead<'a>>(
-    r: &R,
-    count: u64,
-    min_element_bits: u64,
-) -> Result<usize, DecodeError> {
-    fitting_count(count, None, min_element_bits, r.bits_remaining())
-        .ok_or_else(|| r.error(DecodeErrorKind::LengthOverBound))
 }
 
 /// Appends `count` BOOLs (already checked against the bits left), up to 64 from one read.
