@@ -306,8 +306,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 #endif
 "#;
 
-/// The replay program, all in one translation unit (one compiler run is quicker than one per
-/// set): `@ENTRY_POINTS@` includes every set's entry point, `@TARGETS@` is their table.
+/// The replay program's `main`: `@ENTRY_POINTS@` declares every set's entry point, `@TARGETS@`
+/// is their table. The entry points themselves are compiled in a few parts beside it (one
+/// compiler run per core: one per set would parse the runtime 17 times, one for all leaves the
+/// other cores idle).
 const REPLAY_MAIN: &str = r#"// The sanitized replay of the fuzz entry points (tests/tests/cpp_sanitized.rs): each line
 // `<set> <hex>` goes through the set's entry point and is answered `ok`, flushed, so that a
 // crash tells which input it died on.
@@ -419,12 +421,14 @@ fn write_entry_points(dir: &Path) {
     }
 }
 
-/// The replay program's source.
-fn replay_source() -> String {
+/// The replay program's `main`.
+fn replay_main() -> String {
     let (mut entry_points, mut targets) = (String::new(), String::new());
     for compiled in cpp::header_sets() {
         let ns = compiled.set.namespace;
-        entry_points.push_str(&format!("#include \"fuzz_{ns}.cpp\"\n"));
+        entry_points.push_str(&format!(
+            "namespace idlc_fuzz::{ns} {{\nint test_one_input(const std::uint8_t* data, std::size_t size);\n}}\n"
+        ));
         targets.push_str(&format!(
             "        {{\"{ns}\", &idlc_fuzz::{ns}::test_one_input}},\n"
         ));
@@ -433,6 +437,17 @@ fn replay_source() -> String {
         .replace("@ENTRY_POINTS@", &entry_points)
         .replace("@TARGETS@", &targets)
         .replace("UNHEX\n", cpp::UNHEX)
+}
+
+/// The replay's entry points in `parts` translation units, the sets dealt round-robin: each
+/// source includes its sets' `fuzz_<set>.cpp`.
+fn replay_parts(parts: usize) -> Vec<String> {
+    let mut sources = vec![String::new(); parts];
+    for (index, compiled) in cpp::header_sets().iter().enumerate() {
+        let ns = compiled.set.namespace;
+        sources[index % parts].push_str(&format!("#include \"fuzz_{ns}.cpp\"\n"));
+    }
+    sources
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -652,11 +667,37 @@ fn sanitized_replay() -> Option<(PathBuf, Option<&'static str>)> {
         .map_err(|why| eprintln!("the C++ decoders were not run under the sanitizers: {why}"))
         .ok()?;
     write_entry_points(&dir);
-    let source = dir.join("replay.cpp");
-    std::fs::write(&source, replay_source()).unwrap();
-    let binary = dir.join("replay");
+    let parts = std::thread::available_parallelism().map_or(1, usize::from);
+    let mut sources = vec![("replay_main".to_string(), replay_main())];
+    sources.extend(
+        replay_parts(parts)
+            .into_iter()
+            .enumerate()
+            .map(|(part, source)| (format!("replay_part{part}"), source)),
+    );
     let flags = [&OPTIMIZE[..], &SANITIZE[..]].concat();
-    cpp::build("clang++", &flags, &dir, &[&source], &binary).unwrap_or_else(|e| panic!("{e}"));
+    let compile_flags = [&flags[..], &["-c"]].concat();
+    let objects: Vec<PathBuf> = std::thread::scope(|scope| {
+        let compiles: Vec<_> = sources
+            .iter()
+            .map(|(name, text)| {
+                let (dir, compile_flags) = (&dir, &compile_flags);
+                scope.spawn(move || {
+                    let source = dir.join(format!("{name}.cpp"));
+                    std::fs::write(&source, text).unwrap();
+                    let object = dir.join(format!("{name}.o"));
+                    cpp::build("clang++", compile_flags, dir, &[&source], &object).map(|()| object)
+                })
+            })
+            .collect();
+        compiles
+            .into_iter()
+            .map(|compile| compile.join().unwrap().unwrap_or_else(|e| panic!("{e}")))
+            .collect()
+    });
+    let binary = dir.join("replay");
+    let objects: Vec<&Path> = objects.iter().map(PathBuf::as_path).collect();
+    cpp::build("clang++", &flags, &dir, &objects, &binary).unwrap_or_else(|e| panic!("{e}"));
     Some((binary, options))
 }
 
