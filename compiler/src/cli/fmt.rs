@@ -5,10 +5,10 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use similar::TextDiff;
 
 use super::{Status, print_error, report, stderr, usage_error};
 use crate::diagnostics::SourceMap;
+use crate::diagnostics::text_diff::unified_diff;
 use crate::fmt::{format, language_of};
 
 /// Arguments of `idlc fmt`.
@@ -98,10 +98,7 @@ impl FmtArgs {
         }
         let shown = path.display().to_string();
         if self.check {
-            let diff = TextDiff::from_lines(&source, &formatted)
-                .unified_diff()
-                .header(&shown, &format!("{shown} (formatted)"))
-                .to_string();
+            let diff = unified_diff(&source, &formatted, &shown, &format!("{shown} (formatted)"));
             let _ = std::io::stdout().lock().write_all(diff.as_bytes());
             print_error(
                 &mut stderr(),

@@ -5,12 +5,12 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use similar::TextDiff;
 
 use super::inputs::{InputArgs, Sides, Target, compile};
 use super::{Status, print_error, stderr, usage_error};
 use crate::builder::{display_name, write_if_changed};
 use crate::codegen::{self, GenOptions};
+use crate::diagnostics::text_diff::unified_diff;
 
 /// Arguments of `idlc gen`.
 #[derive(Debug, Clone, Args)]
@@ -173,10 +173,7 @@ fn check_fresh(path: &Path, code: &str) -> Status {
         return Status::Success;
     }
     let shown = path.display().to_string();
-    let diff = TextDiff::from_lines(old.as_deref().unwrap_or(""), code)
-        .unified_diff()
-        .header(&shown, "generated")
-        .to_string();
+    let diff = unified_diff(old.as_deref().unwrap_or(""), code, &shown, "generated");
     let _ = std::io::stdout().lock().write_all(diff.as_bytes());
     let message = match old {
         Some(_) => format!("`{shown}` is stale: run `idlc gen` to regenerate it"),

@@ -4,8 +4,9 @@
 
 use std::collections::HashSet;
 
-use similar::{Algorithm, DiffTag, capture_diff_slices};
+use similar::DiffTag;
 
+use crate::diagnostics::text_diff::edit_script;
 use crate::ir::{Extend, Field, Loc, StructDef};
 
 /// One member of a struct, flattened.
@@ -115,7 +116,7 @@ pub(super) fn align(old: &[Member<'_>], new: &[Member<'_>]) -> Alignment {
     let old_names: HashSet<Key<'_>> = old_keys.iter().copied().collect();
     let new_names: HashSet<Key<'_>> = new_keys.iter().copied().collect();
     let mut alignment = Alignment::default();
-    for op in capture_diff_slices(Algorithm::Myers, &old_keys, &new_keys) {
+    for op in edit_script(&old_keys, &new_keys) {
         let (tag, olds, news) = op.as_tag_tuple();
         match tag {
             DiffTag::Equal => alignment.equal.extend(olds.zip(news)),

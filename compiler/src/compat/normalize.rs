@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 
 use super::types::{describe_value, kind_name};
 use super::wire::{describe_rule, with_diff};
+use crate::diagnostics::text_diff::unified_diff;
 use crate::ir::{
     EntryKind, ExtensionPart, Ir, ProtocolDef, Schema, StructDef, StructKind, Style, WireItem,
 };
@@ -189,8 +190,5 @@ pub fn diff(old: &Ir, new: &Ir, old_name: &str, new_name: &str) -> String {
     if old_text == new_text {
         return String::new();
     }
-    similar::TextDiff::from_lines(&old_text, &new_text)
-        .unified_diff()
-        .header(old_name, new_name)
-        .to_string()
+    unified_diff(&old_text, &new_text, old_name, new_name)
 }

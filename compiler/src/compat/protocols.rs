@@ -3,11 +3,12 @@
 
 use std::collections::HashSet;
 
-use similar::{Algorithm, DiffTag, capture_diff_slices};
+use similar::DiffTag;
 
 use super::changes::ChangeKind;
 use super::items::{entry_name, item_of};
 use super::{Anchor, Checker, Rule, Violation};
+use crate::diagnostics::text_diff::edit_script;
 use crate::ir::{EntryKind, Loc, ProtocolDef, ProtocolEntry, Schema};
 
 /// An entry or a FENCE of a protocol's list.
@@ -104,7 +105,7 @@ impl Checker<'_> {
         let mut equal = Vec::new();
         let mut deleted = Vec::new();
         let mut inserted = Vec::new();
-        for op in capture_diff_slices(Algorithm::Myers, &old_keys, &new_keys) {
+        for op in edit_script(&old_keys, &new_keys) {
             let (tag, olds, news) = op.as_tag_tuple();
             match tag {
                 DiffTag::Equal => equal.extend(olds.zip(news)),

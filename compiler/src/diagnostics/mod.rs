@@ -4,6 +4,7 @@
 
 pub mod codes;
 pub mod suggest;
+pub mod text_diff;
 
 use codespan_reporting::diagnostic::{Label, Severity};
 use codespan_reporting::files::SimpleFiles;
