@@ -444,7 +444,10 @@ macro_rules! with_field {
                 r: &R,
                 back: u64,
             ) -> Self {
-                self.map_err(|e| e.in_field(field).at_bit(r.bit_position() - back))
+                self.map_err(|e| {
+                    e.in_field(field)
+                        .at_bit(r.bit_position().saturating_sub(back))
+                })
             }
         }
     };
@@ -514,6 +517,33 @@ mod path {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A stream at a fixed position.
+    struct At(u64);
+
+    impl StreamPosition for At {
+        fn bit_position(&self) -> u64 {
+            self.0
+        }
+    }
+
+    #[test]
+    fn a_packed_fields_bit_is_counted_from_the_stream() {
+        let refused: Result<(), DecodeError> =
+            Err(DecodeError::new(DecodeErrorKind::ValueOutOfRange, 0));
+        let e = refused
+            .clone()
+            .in_field_back("P.x", &At(64), 21)
+            .unwrap_err();
+        assert_eq!((e.field.as_deref(), e.bit_offset), (Some("P.x"), 43));
+        // Never below the stream's start, whatever the offset.
+        let e = refused.in_field_back("P.x", &At(3), 21).unwrap_err();
+        assert_eq!(e.bit_offset, 0);
+        let refused: Result<(), EncodeError> =
+            Err(EncodeError::new(EncodeErrorKind::ValueOutOfRange, 0));
+        let e = refused.in_field_ahead("P.y", &At(10), 21).unwrap_err();
+        assert_eq!((e.field.as_deref(), e.bit_offset), (Some("P.y"), 31));
+    }
 
     #[test]
     fn every_decode_kind_displays() {

@@ -667,7 +667,9 @@ fn sanitized_replay() -> Option<(PathBuf, Option<&'static str>)> {
         .map_err(|why| eprintln!("the C++ decoders were not run under the sanitizers: {why}"))
         .ok()?;
     write_entry_points(&dir);
-    let parts = std::thread::available_parallelism().map_or(1, usize::from);
+    let parts = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(cpp::header_sets().len());
     let mut sources = vec![("replay_main".to_string(), replay_main())];
     sources.extend(
         replay_parts(parts)

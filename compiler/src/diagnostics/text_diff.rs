@@ -15,7 +15,7 @@ const CONTEXT: usize = 3;
 /// The edit script from `old` to `new` by Myers' algorithm: what
 /// `similar::capture_diff_slices(Algorithm::Myers, ..)` gives, without that call's dispatch,
 /// which compiles all six of similar's algorithms for every element type (with
-/// `similar::TextDiff`, 40% of the compiler's LLVM IR: `cargo llvm-lines -p idlc --lib`).
+/// `similar::TextDiff`, 40% of the compiler's LLVM IR: `cargo llvm-lines -p idlc --lib --profile test`).
 pub fn edit_script<T: Eq + Hash>(old: &[T], new: &[T]) -> Vec<DiffOp> {
     let mut hook = Compact::new(Replace::new(Capture::new()), old, new);
     match myers::diff(&mut hook, old, 0..old.len(), new, 0..new.len()) {
