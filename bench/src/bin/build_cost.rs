@@ -20,6 +20,13 @@
 //! (`idlc gen schemas/mk48.idl -e schemas/mk48.enc -m schemas/mk48.map --side Game`) with its
 //! runtime crate. The models take turns run by run, so a change in the machine's load falls on
 //! every row alike.
+//!
+//! `--instructions` counts instead of timing: the instructions rustc executes for each crate,
+//! under `valgrind --tool=cachegrind` (Debian's `valgrind`), once for `cargo check` (the front
+//! end: parsing, macro expansion, type checking, borrow checking) and once for the debug build.
+//! The counts repeat to a few parts in ten thousand from run to run, where the times of a shared
+//! machine differ by 10–25%, so a change of a few percent shows; valgrind runs rustc about 40
+//! times slower, so a few copies (`--copies 4`) are enough.
 
 use clap::Parser;
 use std::error::Error;
@@ -71,6 +78,9 @@ struct Options {
     /// The idlc-runtime crate of that revision.
     #[arg(long, requires = "module")]
     runtime: Option<PathBuf>,
+    /// Count rustc's instructions under valgrind instead of timing the builds.
+    #[arg(long)]
+    instructions: bool,
 }
 
 /// One of the three models: a binary crate of the scratch workspace.
@@ -94,6 +104,9 @@ fn main() -> Result<()> {
         .ok_or("no workspace above bench/")?
         .to_path_buf();
     let models = prepare(&workspace, &options)?;
+    if options.instructions {
+        return print_instructions(&options, &models);
+    }
     let mut per_struct = vec![Vec::new(); models.len()];
     let mut whole = vec![Vec::new(); models.len()];
     for release in [false, true] {
@@ -251,19 +264,134 @@ fn timed_builds(
 }
 
 fn build(options: &Options, model: &Model, release: bool) -> Result<()> {
-    let mut command = Command::new(env!("CARGO"));
-    command
+    let args: &[&str] = if release {
+        &["build", "--quiet", "--release"]
+    } else {
+        &["build", "--quiet"]
+    };
+    cargo(options, model, args, &[])
+}
+
+/// The `--instructions` table: millions of instructions per struct, front end and whole debug
+/// build, each the count with `--copies` copies less the count with none.
+fn print_instructions(options: &Options, models: &[Model]) -> Result<()> {
+    let wrapper = options.dir.join("rustc-counted.sh");
+    fs::write(
+        &wrapper,
+        "#!/bin/sh\n# RUSTC_WRAPPER of `build-cost --instructions`: rustc under cachegrind for the\n\
+         # crate named in $COUNTED_CRATE, its count in $COUNTED_LOG.\n\
+         rustc=\"$1\"; shift\n\
+         case \" $* \" in *\" --crate-name $COUNTED_CRATE \"*)\n  \
+         exec valgrind --tool=cachegrind --cache-sim=no --trace-children=yes --cachegrind-out-file=/dev/null \
+         --log-file=\"$COUNTED_LOG\" \"$rustc\" \"$@\";;\nesac\nexec \"$rustc\" \"$@\"\n",
+    )?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(&wrapper, fs::Permissions::from_mode(0o755))?;
+    }
+    let structs = (options.copies * STRUCTS.len()) as f64;
+    let mut table = String::from(
+        "| model | front end (`cargo check`), per struct | debug build, per struct |\n\
+         | --- | --: | --: |\n",
+    );
+    let mut rows = Vec::new();
+    for model in models {
+        let mut row = Vec::new();
+        for subcommand in ["check", "build"] {
+            let base = counted(options, &wrapper, model, 0, subcommand)?;
+            let full = counted(options, &wrapper, model, options.copies, subcommand)?;
+            eprintln!(
+                "{} {subcommand}: {base} instructions with no copies, {full} with {}",
+                model.krate, options.copies
+            );
+            row.push(full.saturating_sub(base) as f64 / structs / 1e6);
+        }
+        let _ = writeln!(
+            table,
+            "| {} | {:.1} M | {:.1} M |",
+            model.title, row[0], row[1]
+        );
+        rows.push(row);
+    }
+    println!("\n{table}");
+    for (index, model) in models.iter().enumerate().skip(1) {
+        println!(
+            "idlc per struct / {}: front end {:.2}x, debug build {:.2}x",
+            model.title,
+            rows[0][0] / rows[index][0].max(1e-9),
+            rows[0][1] / rows[index][1].max(1e-9)
+        );
+    }
+    Ok(())
+}
+
+/// The instructions rustc executes for `cargo <subcommand>` of `model` with `copies` copies.
+fn counted(
+    options: &Options,
+    wrapper: &Path,
+    model: &Model,
+    copies: usize,
+    subcommand: &str,
+) -> Result<u64> {
+    let root = options.dir.join(model.krate);
+    let log = options.dir.join(format!("{}.cachegrind.log", model.krate));
+    // Dependencies first, uncounted; then a new modification time: cargo reruns the crate alone.
+    fs::write(root.join("src/main.rs"), main_rs(model, copies))?;
+    cargo(options, model, &[subcommand, "--quiet"], &[])?;
+    fs::write(root.join("src/main.rs"), main_rs(model, copies))?;
+    let _ = fs::remove_file(&log);
+    let crate_name = model.krate.replace('-', "_");
+    cargo(
+        options,
+        model,
+        &[subcommand, "--quiet"],
+        &[
+            ("RUSTC_WRAPPER", wrapper.as_os_str()),
+            ("COUNTED_CRATE", crate_name.as_ref()),
+            ("COUNTED_LOG", log.as_os_str()),
+        ],
+    )?;
+    let text = fs::read_to_string(&log).map_err(|e| {
+        format!(
+            "no valgrind log for {} (is valgrind installed?): {e}",
+            model.krate
+        )
+    })?;
+    text.lines()
+        .find_map(|line| {
+            // `==123== I   refs:      1,234` (the spacing differs between versions).
+            line.split_once("refs:")
+                .filter(|(head, _)| head.trim_end().ends_with(" I"))
+        })
+        .map(|(_, count)| count.trim().replace(',', ""))
+        .ok_or_else(|| format!("no instruction count in {}", log.display()))?
+        .parse()
+        .map_err(Into::into)
+}
+
+/// `cargo <args>` in the crate of `model`, non-incremental, with `env` added.
+fn cargo(
+    options: &Options,
+    model: &Model,
+    args: &[&str],
+    env: &[(&str, &std::ffi::OsStr)],
+) -> Result<()> {
+    let status = Command::new(env!("CARGO"))
         .current_dir(options.dir.join(model.krate))
-        .args(["build", "--quiet"])
+        .args(args)
         .env("CARGO_INCREMENTAL", "0")
         .env("CARGO_TARGET_DIR", options.dir.join("target"))
-        .env_remove("RUSTFLAGS");
-    if release {
-        command.arg("--release");
-    }
-    let status = command.status()?;
+        .env_remove("RUSTFLAGS")
+        .envs(env.iter().copied())
+        .status()?;
     if !status.success() {
-        return Err(format!("building {} failed: {status}", model.krate).into());
+        return Err(format!(
+            "cargo {} of {} failed: {status}",
+            args.join(" "),
+            model.krate
+        )
+        .into());
     }
     Ok(())
 }

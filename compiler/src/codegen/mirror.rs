@@ -484,12 +484,17 @@ pub fn struct_is_lossless<'a>(ctx: &Ctx<'a>, name: &'a str, seen: &mut HashSet<&
     })
 }
 
-/// The body of `Codec::sent` for a struct: every field as the receiver will hold it.
+/// The body of `Codec::sent` for the struct `name`: every field as the receiver will hold it;
+/// a clone when every field survives its rule exactly (a generated struct is `Clone`).
 pub fn sent_body(
     ctx: &Ctx<'_>,
+    name: &str,
     fields: &[RustField<'_>],
     ty: &TokenStream,
 ) -> Result<TokenStream, CodegenError> {
+    if struct_is_lossless(ctx, name, &mut HashSet::new()) {
+        return Ok(quote!(Ok(self.clone())));
+    }
     let mut inits = Vec::new();
     for view in fields {
         let rule = view.rule()?;

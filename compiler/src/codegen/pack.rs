@@ -14,7 +14,9 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use super::idents::{f64_lit, int_lit, u32_lit, u64_lit};
-use super::rules::{Site, Val, as_f64, fixed_point_const, fixed_point_input, from_f64};
+use super::rules::{
+    Site, Val, as_f64, fixed_point_const, fixed_point_input, from_f64, int_arguments,
+};
 use super::{CodegenError, Ctx};
 use crate::ir::{RustType, Type, WireRule, packable_bits};
 
@@ -142,7 +144,8 @@ pub fn decode_run(
             WireRule::Bool { .. } => quote!(#raw != 0),
             WireRule::Ranged { min, max, .. } => {
                 let (min, max) = (int_lit(*min), int_lit(*max));
-                quote!(idlc::ranged_from_offset(r, #raw, #min, #max)#q)
+                let int = int_arguments(field.rust)?;
+                quote!(idlc::ranged_from_offset #int(r, #raw, #min, #max)#q)
             }
             WireRule::EnumIndex { .. } => {
                 quote!(idlc::enumerator(r, <#ty>::from_index(#raw))#q)
@@ -157,7 +160,8 @@ pub fn decode_run(
             WireRule::Fixed { bits, signed } => {
                 let (min, max) = int_bounds(field)?;
                 let bits = u32_lit(*bits);
-                quote!(idlc::fixed_from_bits(r, #raw, #min, #max, #bits, #signed)#q)
+                let int = int_arguments(field.rust)?;
+                quote!(idlc::fixed_from_bits #int(r, #raw, #min, #max, #bits, #signed)#q)
             }
             WireRule::Float32 => {
                 let (min, max, min_inclusive, max_inclusive) = numeric_bounds(field)?;

@@ -238,6 +238,19 @@ impl Site {
     }
 }
 
+/// `::<_, u16>` after a runtime read generic over the stream and the integer it returns, when
+/// the value is a Rust integer: named, not inferred from the `let` it lands in, which costs a
+/// user's build more type checking per call; nothing for any other type.
+pub(super) fn int_arguments(rust: &RustType) -> Result<TokenStream, CodegenError> {
+    Ok(match rust {
+        RustType::Int(name) => {
+            let int = super::idents::rust_type(name)?;
+            quote!(::<_, #int>)
+        }
+        _ => TokenStream::new(),
+    })
+}
+
 pub(super) fn rt() -> TokenStream {
     quote!(idlc)
 }
@@ -558,13 +571,17 @@ pub fn decode(
                     quote!(#rt::read_ranged::<_, u64>(r, #min, #max, #bits)#q),
                     &q,
                 )?,
-                _ => quote!(#rt::read_ranged(r, #min, #max, #bits)#q),
+                _ => {
+                    let int = int_arguments(rust)?;
+                    quote!(#rt::read_ranged #int(r, #min, #max, #bits)#q)
+                }
             }
         }
         WireRule::Fixed { bits, signed } => {
             let (min, max) = idl.int_range().unwrap_or((0, 0));
             let (min, max, bits) = (int_lit(min), int_lit(max), u32_lit(*bits));
-            quote!(#rt::read_fixed(r, #min, #max, #bits, #signed)#q)
+            let int = int_arguments(rust)?;
+            quote!(#rt::read_fixed #int(r, #min, #max, #bits, #signed)#q)
         }
         WireRule::Vlq {
             group_bits,
@@ -578,7 +595,10 @@ pub fn decode(
                 Type::Enum(_) => {
                     enum_from_index(ctx, idl, rust, quote!(#vlq.read::<_, u64>(r)#q), &q)?
                 }
-                _ => quote!(#vlq.read(r)#q),
+                _ => {
+                    let int = int_arguments(rust)?;
+                    quote!(#vlq.read #int(r)#q)
+                }
             }
         }
         WireRule::EnumIndex { count, bits } => {
