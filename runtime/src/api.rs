@@ -153,9 +153,7 @@ macro_rules! codec_methods {
             where
                 Self: $crate::Codec<E>,
             {
-                let mut checked = $crate::WriterOf::<E>::default();
-                $crate::Codec::<E>::encode_to(self, &mut checked)?;
-                $crate::Codec::<E>::sent(self)
+                $crate::quantized::<E, Self>(self)
             }
         }
     };

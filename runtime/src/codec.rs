@@ -164,6 +164,32 @@ pub fn bytes_written<W: WireWrite>(
     written.map(|()| w.into_bytes())
 }
 
+/// The value the receiver gets when `value` is sent in encoding `E` (what a generated struct's
+/// `quantized_with::<E>` returns): [`Codec::sent`], after the encoder has checked that `value`
+/// can be sent at all, so that the error is the one [`to_bytes`] gives. One generic function
+/// here rather than a body per struct: a user's build type-checks it once.
+///
+/// ```
+/// use idlc_runtime::{quantized, BitStream, BitWriter, BitReader, Codec, DecodeError, EncodeError, Encoding, WireRead, WireWrite};
+/// # #[derive(Debug, Clone, Copy, Default)] struct E;
+/// # impl Encoding for E { const NAME: &'static str = "E"; type Style = BitStream; }
+/// # #[derive(Debug, PartialEq)]
+/// struct Flag(bool);
+/// impl Codec<E> for Flag {
+///     fn encode_to(&self, w: &mut BitWriter) -> Result<(), EncodeError> { w.write_bool(self.0) }
+///     fn decode_from(r: &mut BitReader<'_>) -> Result<Self, DecodeError> { r.read_bool().map(Flag) }
+/// }
+/// assert_eq!(quantized::<E, _>(&Flag(true)).unwrap(), Flag(true));
+/// ```
+///
+/// # Errors
+/// What [`Codec::encode_to`] or [`Codec::sent`] returns.
+pub fn quantized<E: Encoding, T: Codec<E>>(value: &T) -> Result<T, EncodeError> {
+    let mut checked = <E::Style as Style>::Writer::default();
+    value.encode_to(&mut checked)?;
+    value.sent()
+}
+
 /// Decodes a value of encoding `E` from `bytes`. Whatever follows the value (a newer writer's
 /// tail) is ignored.
 ///

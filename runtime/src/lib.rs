@@ -109,7 +109,7 @@ mod wire;
 
 pub use bit::{BitReader, BitWriter};
 pub use byte::{ByteReader, ByteWriter};
-pub use codec::{Codec, Encoding, from_bytes, skip_extension, to_bytes};
+pub use codec::{Codec, Encoding, from_bytes, quantized, skip_extension, to_bytes};
 pub use collection::{Collection, read_array, read_sequence, write_array, write_sequence};
 pub use delta::{
     DeadReckoningAxis, DeltaContext, INDEX_GAP_GROUP_BITS, exceeds_deviation, read_index_gap,
