@@ -123,6 +123,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .side("Glam")
         .file_name("cubes_glam_builtin.rs")
         .compile(&[schemas("cubes.idl")])?;
+    // A struct in the game's own type, which is not `Clone` (waypoint.map).
+    idlc::Builder::new()
+        .mapping(schemas("waypoint.map"))
+        .side("Game")
+        .file_name("waypoint.rs")
+        .compile(&[schemas("waypoint.idl")])?;
     // One schema in three versions, each a fenced extension of the one before: the built-in
     // encoding (a bit stream) and SquadBytes (a byte stream).
     for version in ["squad_v1", "squad_v2", "squad_v3"] {

@@ -125,6 +125,24 @@ pub mod cubes_glam_builtin {
     generated!("cubes_glam_builtin");
 }
 
+/// schemas/waypoint.idl in the game's own type (waypoint.map), which is neither `Clone` nor
+/// `Copy`: the generated code implements `Codec` for it and needs neither.
+pub mod waypoint {
+    /// The game's waypoint: public fields with the mapping's names, and nothing derived that
+    /// the generated code could lean on beyond what the tests compare.
+    #[derive(Debug, PartialEq)]
+    pub struct GameWaypoint {
+        /// Metres east.
+        pub x: i16,
+        /// Metres north.
+        pub y: i16,
+        /// Whether a player has passed it.
+        pub visited: bool,
+    }
+
+    generated!("waypoint");
+}
+
 /// schemas/versions/match_v1.idl: a match over sessions, version 1.
 pub mod match_v1 {
     generated!("match_v1");

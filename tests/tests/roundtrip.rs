@@ -835,3 +835,31 @@ fn quantized_is_what_the_receiver_gets() {
         }
     }
 }
+
+/// A struct mapped onto the game's own type that is neither `Clone` nor `Copy`
+/// (schemas/waypoint.map) is written, read and taken as sent (`Codec::sent`, what a delta and
+/// `quantized` compare) field by field, the same as a generated struct.
+#[test]
+fn an_existing_type_need_not_be_clone() {
+    use idlc_runtime::Codec;
+    use idlc_tests::waypoint::{DefaultEncoding, GameWaypoint};
+    let waypoint = GameWaypoint {
+        x: -1000,
+        y: 999,
+        visited: true,
+    };
+    let bytes = idlc_runtime::to_bytes::<DefaultEncoding, _>(&waypoint).unwrap();
+    assert_eq!(bytes.len(), 3, "11 + 11 + 1 bits");
+    let read: GameWaypoint = idlc_runtime::from_bytes::<DefaultEncoding, _>(&bytes).unwrap();
+    assert_eq!(read, waypoint);
+    assert_eq!(Codec::<DefaultEncoding>::sent(&waypoint).unwrap(), waypoint);
+    assert_eq!(
+        idlc_runtime::quantized::<DefaultEncoding, _>(&waypoint).unwrap(),
+        waypoint
+    );
+    let outside = GameWaypoint {
+        x: 1001,
+        ..waypoint
+    };
+    assert!(idlc_runtime::quantized::<DefaultEncoding, _>(&outside).is_err());
+}

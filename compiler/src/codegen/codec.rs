@@ -144,7 +144,7 @@ pub fn codec_impl(
         TokenStream::new()
     };
     let prefetch_owned = super::prefetch::prefetch_owned_fn(ctx, &def.name, &fields);
-    let sent = super::mirror::sent_body(ctx, &def.name, &fields, &ty)?;
+    let sent = super::mirror::sent_body(ctx, (&def.name, !mapping.existing), &fields, &ty)?;
     let sent_equals = if plan.delta_element {
         let body = super::mirror::sent_equals_body(ctx, &fields)?;
         quote! {

@@ -485,14 +485,15 @@ pub fn struct_is_lossless<'a>(ctx: &Ctx<'a>, name: &'a str, seen: &mut HashSet<&
 }
 
 /// The body of `Codec::sent` for the struct `name`: every field as the receiver will hold it;
-/// a clone when every field survives its rule exactly (a generated struct is `Clone`).
+/// a clone when the struct is generated (so `Clone`; an existing type need not be) and every
+/// field survives its rule exactly.
 pub fn sent_body(
     ctx: &Ctx<'_>,
-    name: &str,
+    (name, generated): (&str, bool),
     fields: &[RustField<'_>],
     ty: &TokenStream,
 ) -> Result<TokenStream, CodegenError> {
-    if struct_is_lossless(ctx, name, &mut HashSet::new()) {
+    if generated && struct_is_lossless(ctx, name, &mut HashSet::new()) {
         return Ok(quote!(Ok(self.clone())));
     }
     let mut inits = Vec::new();
