@@ -112,7 +112,7 @@ pub fn enum_def(ir: &Ir, prelude: &Prelude, def: &EnumDef) -> Result<TokenStream
     let name = checked_ident(&mapping.rust_name)?;
     let mut variants = Vec::new();
     let mut to_index = Vec::new();
-    let mut from_index = Vec::new();
+    let mut by_index = Vec::new();
     let mut values = Vec::new();
     for (index, enumerator) in def.enumerators.iter().enumerate() {
         let variant = mapping
@@ -130,7 +130,9 @@ pub fn enum_def(ir: &Ir, prelude: &Prelude, def: &EnumDef) -> Result<TokenStream
         };
         variants.push(quote!(#variant_doc #default #variant));
         to_index.push(quote!(Self::#variant => #index));
-        from_index.push(quote!(#index => Some(Self::#variant)));
+        // `from_index` reads a table: its `match` compiled to a jump table in the Character's
+        // decoder, one indirect jump per decoded value (docs/PERFORMANCE.md, session 26).
+        by_index.push(quote!(#name::#variant));
         values.push(quote!(Self::#variant => #value));
     }
     let derive = derives(
@@ -150,6 +152,7 @@ pub fn enum_def(ir: &Ir, prelude: &Prelude, def: &EnumDef) -> Result<TokenStream
         def.name
     ));
     let count = u64_lit(def.enumerators.len() as u64);
+    let count_usize = proc_macro2::Literal::usize_unsuffixed(def.enumerators.len());
     Ok(quote! {
         #enum_doc
         #derive
@@ -172,9 +175,11 @@ pub fn enum_def(ir: &Ir, prelude: &Prelude, def: &EnumDef) -> Result<TokenStream
 
             /// The enumerator at `index`, if there is one.
             pub const fn from_index(index: u64) -> #option<Self> {
-                match index {
-                    #(#from_index,)*
-                    _ => None,
+                const BY_INDEX: [#name; #count_usize] = [#(#by_index),*];
+                if index < Self::COUNT {
+                    Some(BY_INDEX[index as usize])
+                } else {
+                    None
                 }
             }
 
