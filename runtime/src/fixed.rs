@@ -86,6 +86,9 @@ pub fn real_of_f32(value: f32, min: f64, max: f64) -> f64 {
 /// The most steps [`FixedPoint::rounded_quotient`] takes: 2^40.
 const FAST_STEPS: f64 = 1_099_511_627_776.0;
 
+/// 2^52, which [`FixedPoint::rounded_quotient`] adds to round a quotient below it.
+const ROUNDER: f64 = 4_503_599_627_370_496.0;
+
 /// How near a half step [`FixedPoint::rounded_quotient`] leaves the rounding to the division:
 /// 2^-10 of a step, twice the largest difference of product and quotient below 2^40 steps.
 const FAST_MARGIN: f64 = 1.0 / 1024.0;
@@ -395,12 +398,14 @@ impl FixedPoint {
         if !(guess >= 1.0 && guess <= below) {
             return None;
         }
-        let t = guess as i64;
-        let fraction = guess - t as f64;
-        if (fraction - 0.5).abs() <= FAST_MARGIN {
+        // Below 2^52 the sum's last mantissa bit is worth 1: adding 2^52 rounds the quotient to
+        // its nearest integer, which the sum's mantissa then holds (no float-to-int conversion).
+        let shifted = guess + ROUNDER;
+        let nearest = shifted - ROUNDER;
+        if (guess - nearest).abs() >= 0.5 - FAST_MARGIN {
             return None;
         }
-        Some(if fraction > 0.5 { t + 1 } else { t } as u64)
+        Some(shifted.to_bits() - ROUNDER.to_bits())
     }
 
     /// The valid step nearest to any `value`, NaN and values outside the range included (a
