@@ -1,8 +1,9 @@
 //! `bench-table`: measures the mk48 serializers, the Character codecs and the delta codecs in
 //! one process (`std::time::Instant`, medians of several rounds) and prints one markdown
 //! document to stdout. `cargo run --release -p idlc-bench --bin bench-table`; with the argument
-//! `cubes`, only the tumbling cubes' section; with `cpp`, only the generated C++ code against
-//! the generated Rust code (bench/src/cpp.rs: needs g++ or clang++).
+//! `cubes`, only the tumbling cubes' section; with `delta`, only the delta tables; with `cpp`,
+//! only the generated C++ code against the generated Rust code (bench/src/cpp.rs: needs g++ or
+//! clang++).
 
 use std::process::ExitCode;
 
@@ -20,6 +21,7 @@ const CPP_ROUNDS: usize = 101;
 fn main() -> ExitCode {
     let text = match std::env::args().nth(1).as_deref() {
         Some("cubes") => cubes::run(CUBES_ROUNDS).map(|rows| cubes::report(&rows)),
+        Some("delta") => deltas().map(|results| report::delta(&results)),
         Some("cpp") => {
             eprintln!("C++ against Rust ...");
             cpp::run(CPP_ROUNDS).map(|outcome| cpp::report(&outcome))
@@ -38,16 +40,22 @@ fn main() -> ExitCode {
     }
 }
 
-fn document() -> Result<String, BenchError> {
-    eprintln!("mk48 ...");
-    let mk48 = mk48::run(&mk48::Dataset::new()?, MK48_ROUNDS)?;
-    eprintln!("Character ...");
-    let character = character::run(&character::Dataset::new()?, CHARACTER_ROUNDS)?;
+/// Every population's delta rows.
+fn deltas() -> Result<Vec<(Population, Vec<delta::Row>)>, BenchError> {
     let mut deltas = Vec::new();
     for population in [Population::Moving, Population::Idle, Population::Mixed] {
         eprintln!("delta, {population:?} ...");
         deltas.push((population, delta::run(population, DELTA_ROUNDS)?));
     }
+    Ok(deltas)
+}
+
+fn document() -> Result<String, BenchError> {
+    eprintln!("mk48 ...");
+    let mk48 = mk48::run(&mk48::Dataset::new()?, MK48_ROUNDS)?;
+    eprintln!("Character ...");
+    let character = character::run(&character::Dataset::new()?, CHARACTER_ROUNDS)?;
+    let deltas = deltas()?;
     eprintln!("cubes ...");
     let cubes = cubes::run(CUBES_ROUNDS)?;
     let eq = character.equivalence;

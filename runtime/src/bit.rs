@@ -614,6 +614,31 @@ pub struct BitReader<'a> {
     end: u64,
     /// How many nested struct decodes are under way (see [`WireRead::enter`]).
     depth: u32,
+    /// The input's last 8 bytes (all of it when shorter, zero-extended), little-endian: what
+    /// a read within 8 bytes of the end takes its bits from.
+    tail: u64,
+    /// The bit position of `tail`'s first bit.
+    tail_bit: u64,
+}
+
+/// The last `min(8, data.len())` bytes of `data` as a little-endian word, zero-extended: one
+/// or two loads (two overlapping ones from 4 bytes, three single bytes below).
+const fn last_word(data: &[u8]) -> u64 {
+    if let Some(last) = data.last_chunk::<8>() {
+        return u64::from_le_bytes(*last);
+    }
+    let len = data.len();
+    if let (Some(low), Some(high)) = (data.first_chunk::<4>(), data.last_chunk::<4>()) {
+        let (low, high) = (u32::from_le_bytes(*low), u32::from_le_bytes(*high));
+        // len is 4 to 7: `high` starts at byte len - 4 and overlaps `low` from there.
+        return low as u64 | (high as u64) << (8 * (len - 4));
+    }
+    match data {
+        [] => 0,
+        [a] => *a as u64,
+        [a, b] => *a as u64 | (*b as u64) << 8,
+        [a, b, c, ..] => *a as u64 | (*b as u64) << 8 | (*c as u64) << 16,
+    }
 }
 
 impl<'a> BitReader<'a> {
@@ -630,6 +655,8 @@ impl<'a> BitReader<'a> {
             pos: 0,
             end: data.len() as u64 * 8,
             depth: 0,
+            tail: last_word(data),
+            tail_bit: data.len().saturating_sub(8) as u64 * 8,
         }
     }
 
@@ -707,41 +734,25 @@ impl<'a> BitReader<'a> {
     /// [`Self::peek`] at bit position `pos` (which must not exceed the input's bits).
     #[inline(always)]
     fn peek_at(&self, pos: u64) -> u64 {
-        self.word_at((pos >> 3) as usize) >> (pos & 7)
+        match self
+            .data
+            .get((pos >> 3) as usize..)
+            .and_then(<[u8]>::first_chunk::<8>)
+        {
+            Some(word) => u64::from_le_bytes(*word) >> (pos & 7),
+            // No 8 bytes at `pos`: it lies within the last 8 bytes or at the end, which `tail`
+            // holds (bits past the input read as 0).
+            None => {
+                let offset = pos.wrapping_sub(self.tail_bit);
+                if offset < 64 { self.tail >> offset } else { 0 }
+            }
+        }
     }
 
     /// The 8 bytes from `byte` on, little-endian; bytes beyond the slice are 0.
     #[inline(always)]
     fn word_at(&self, byte: usize) -> u64 {
-        match self.data.get(byte..).and_then(<[u8]>::first_chunk::<8>) {
-            Some(word) => u64::from_le_bytes(*word),
-            None => Self::tail_word(self.data, byte),
-        }
-    }
-
-    /// The last (fewer than 8) bytes from `byte` on, zero-extended: with 8 bytes or more of
-    /// input, one load of its last 8 bytes, shifted. Not cold (every read of a short message's
-    /// last 8 bytes comes here), but out of line, so that every inlined read stays small. It
-    /// takes the input, not the reader: no address of the reader escapes through it.
-    #[inline(never)]
-    fn tail_word(data: &[u8], byte: usize) -> u64 {
-        let len = data.len();
-        if let Some(last) = data.last_chunk::<8>() {
-            // `byte + 8 > len` (no 8 bytes at `byte`): the shift is 8 to 56 bits, or the read
-            // starts at the end.
-            return if byte < len {
-                u64::from_le_bytes(*last) >> (8 * (byte + 8 - len))
-            } else {
-                0
-            };
-        }
-        let mut word = [0u8; 8];
-        let rest = data.get(byte..).unwrap_or_default();
-        let n = rest.len().min(8);
-        if let (Some(dst), Some(src)) = (word.get_mut(..n), rest.get(..n)) {
-            dst.copy_from_slice(src);
-        }
-        u64::from_le_bytes(word)
+        self.peek_at(byte as u64 * 8)
     }
 
     /// Takes `bits` bits. Preconditions: `bits <= 64` and `bits <= end - pos`.
@@ -1091,6 +1102,8 @@ impl<'a> WireRead<'a> for BitReader<'a> {
             pos: self.pos,
             end: self.pos + len,
             depth: self.depth,
+            tail: self.tail,
+            tail_bit: self.tail_bit,
         };
         let value = f(&mut inner)?;
         self.pos += len;

@@ -31,6 +31,55 @@ pub struct Diff<'t> {
     first: u64,
     last: u64,
     wraps: bool,
+    /// What a BITSTREAM decoder reads the codes with, when they are short enough.
+    codes: Option<Codes>,
+}
+
+/// The tiers' codes as a bit-stream decoder takes them from one look at the input: per tier
+/// (of at most [`FAST_TIERS`], whose codes and escape fit [`PEEK_BITS`]), the bits of its
+/// selector and difference, the mask of its difference, and the least zigzag no earlier tier
+/// holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Codes {
+    bits: [u32; FAST_TIERS],
+    masks: [u64; FAST_TIERS],
+    floors: [u64; FAST_TIERS],
+}
+
+impl Codes {
+    /// The codes of `tiers`, when the fast path can read them.
+    const fn of(tiers: &[u32]) -> Option<Self> {
+        if tiers.len() > FAST_TIERS {
+            return None;
+        }
+        let mut codes = Self {
+            bits: [0; FAST_TIERS],
+            masks: [0; FAST_TIERS],
+            floors: [0; FAST_TIERS],
+        };
+        let mut widest = 0;
+        let mut tier = 0;
+        while tier < tiers.len() {
+            let bits = tiers[tier];
+            let code = tier as u32 + 1 + bits;
+            if bits == 0 || code > PEEK_BITS {
+                return None;
+            }
+            codes.bits[tier] = code;
+            codes.masks[tier] = (1 << bits) - 1;
+            // Any zigzag read here (below 2^55) fits an earlier tier of 63 bits or more.
+            codes.floors[tier] = if tier == 0 { 0 } else { 1 << min(widest, 63) };
+            if bits > widest {
+                widest = bits;
+            }
+            tier += 1;
+        }
+        Some(codes)
+    }
+}
+
+const fn min(a: u32, b: u32) -> u32 {
+    if a < b { a } else { b }
 }
 
 impl<'t> Diff<'t> {
@@ -46,6 +95,7 @@ impl<'t> Diff<'t> {
             first,
             last,
             wraps,
+            codes: Codes::of(tiers),
         }
     }
 
@@ -229,33 +279,56 @@ impl<'t> Diff<'t> {
         reference: u64,
     ) -> Result<Option<u64>, DecodeError> {
         let start = r.bits_read();
+        if let Some(codes) = &self.codes
+            && !R::BYTE_STREAM
+        {
+            // The selector and the difference from one look at the input: the selector's ones
+            // are the word's trailing ones. Bits past the end read as 0, so a code that runs
+            // past it shows as longer than what is left, and the bit-by-bit path reports it.
+            let word = r.peek_bits(PEEK_BITS);
+            let tier = (!word).trailing_zeros() as usize;
+            let remaining = r.bits_remaining();
+            match codes.bits.get(tier).copied().filter(|&bits| bits != 0) {
+                Some(code) if u64::from(code) <= remaining => {
+                    r.skip_bits(u64::from(code))?;
+                    let mask = codes.masks.get(tier).copied().unwrap_or(0);
+                    let zz = (word >> (tier + 1)) & mask;
+                    if zz < codes.floors.get(tier).copied().unwrap_or(0) {
+                        return Err(DecodeError::new(DecodeErrorKind::ValueOutOfRange, start));
+                    }
+                    return self.step_at(start, reference, zz);
+                }
+                None if self.tiers.len() as u64 <= remaining => {
+                    r.skip_bits(self.tiers.len() as u64)?;
+                    return Ok(None);
+                }
+                _ => {}
+            }
+        }
         let Some(tier) = self.read_selector(r)? else {
             return Ok(None);
         };
         let bits = self.tiers.get(tier).copied().unwrap_or(0);
-        let zz = u128::from(r.read_bits(bits)?);
-        self.step_of(start, reference, tier, zz)
-    }
-
-    /// The step of a difference read in tier `tier` (`zz` its zigzag), checked as the encoder
-    /// would have sent it.
-    #[inline(always)]
-    fn step_of(
-        &self,
-        start: u64,
-        reference: u64,
-        tier: usize,
-        zz: u128,
-    ) -> Result<Option<u64>, DecodeError> {
+        let zz = r.read_bits(bits)?;
         // The encoder takes the first tier that holds the difference.
         let earlier = self.tiers.get(..tier).unwrap_or_default();
-        if earlier.iter().any(|&b| fits(zz, b)) {
+        if earlier.iter().any(|&b| fits(u128::from(zz), b)) {
             return Err(DecodeError::new(DecodeErrorKind::ValueOutOfRange, start));
         }
-        let d = unzigzag(zz);
+        self.step_at(start, reference, zz)
+    }
+
+    /// The step the difference `unzigzag(zz)` leads to from `reference`, checked as the
+    /// encoder would have sent it.
+    #[inline(always)]
+    fn step_at(&self, start: u64, reference: u64, zz: u64) -> Result<Option<u64>, DecodeError> {
+        // `zz >> 1` is below 2^63: the difference fits an i64.
+        let d = ((zz >> 1) as i64) ^ -((zz & 1) as i64);
         match self.apply(reference, d) {
             // Around a range that wraps, only the shortest way is the encoder's.
-            Some(step) if !self.wraps || self.difference(step, reference) == d => Ok(Some(step)),
+            Some(step) if !self.wraps || self.difference(step, reference) == i128::from(d) => {
+                Ok(Some(step))
+            }
             _ => Err(DecodeError::new(DecodeErrorKind::ValueOutOfRange, start)),
         }
     }
@@ -283,14 +356,15 @@ impl<'t> Diff<'t> {
     /// The step `d` leads to from `reference` (around the range when it wraps), when it is
     /// one of `first..=last`.
     #[inline(always)]
-    fn apply(&self, reference: u64, d: i128) -> Option<u64> {
-        let mut step = i128::from(reference) + d;
-        if let Some(n) = self.modulus() {
-            step = i128::from(self.first) + (step - i128::from(self.first)).rem_euclid(n);
-        }
-        u64::try_from(step)
-            .ok()
-            .filter(|s| (self.first..=self.last).contains(s))
+    fn apply(&self, reference: u64, d: i64) -> Option<u64> {
+        let step = match self.modulus() {
+            Some(n) => {
+                let offset = i128::from(reference) + i128::from(d) - i128::from(self.first);
+                u64::try_from(i128::from(self.first) + offset.rem_euclid(n)).ok()
+            }
+            None => reference.checked_add_signed(d),
+        };
+        step.filter(|s| (self.first..=self.last).contains(s))
     }
 
     /// [`Diff::write`] of the integer `now` (an enumerator: its index) against the baseline's
@@ -361,15 +435,16 @@ impl<'t> Diff<'t> {
     }
 }
 
+/// The bits a reader can look at at once ([`WireRead::peek_bits`]).
+const PEEK_BITS: u32 = 56;
+
+/// The most tiers a bit-stream decoder reads with one look at the input.
+const FAST_TIERS: usize = 8;
+
 /// `zigzag(d)` over 128 bits: 0, -1, 1, -2, ... become 0, 1, 2, 3, ...
 #[inline(always)]
 fn zigzag(d: i128) -> u128 {
     ((d << 1) ^ (d >> 127)) as u128
-}
-
-#[inline(always)]
-fn unzigzag(zz: u128) -> i128 {
-    ((zz >> 1) as i128) ^ -((zz & 1) as i128)
 }
 
 /// Whether `zz` has at most `bits` significant bits.
@@ -477,6 +552,33 @@ mod tests {
         assert!(diff.read(&mut ByteReader::new(&[3, 0]), 50).is_err());
         // A tier's bytes holding more bits than the tier.
         assert!(diff.read(&mut ByteReader::new(&[0, 4]), 50).is_err());
+    }
+
+    #[test]
+    fn one_look_reads_as_bit_by_bit_on_every_input() {
+        for tiers in [&[2, 5, 9][..], &[1, 5], &[3], &[4, 2, 6]] {
+            let fast = Diff::new(tiers, 3, 700, false);
+            let slow = Diff {
+                codes: None,
+                ..fast
+            };
+            assert!(fast.codes.is_some());
+            for input in 0..=u16::MAX {
+                let bytes = input.to_le_bytes();
+                for (len, skip, reference) in [(2, 0, 3), (2, 5, 350), (1, 1, 700), (2, 9, 20)] {
+                    let read = |diff: Diff<'_>| {
+                        let mut r = BitReader::new(&bytes[..len]);
+                        r.skip_bits(skip).unwrap();
+                        (diff.read(&mut r, reference), r.bits_read())
+                    };
+                    assert_eq!(
+                        read(fast),
+                        read(slow),
+                        "{tiers:?} {input:#06x} {len} {skip}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
