@@ -76,18 +76,28 @@ pub(super) fn enum_def(
         out,
         "    }}\n    return {count};\n}}\n\n\
          /// The enumerator of `{cpp}` at `index`; false when there is none.\n\
-         inline bool from_index(std::uint64_t index, {cpp}& out) {{\n    switch (index) {{"
+         inline bool from_index(std::uint64_t index, {cpp}& out) {{"
     )
     .unwrap();
-    for (index, e) in def.enumerators.iter().enumerate() {
+    if count == 0 {
         writeln!(
             out,
-            "    case {index}: out = {cpp}::{}; return true;",
-            variant(&e.name)
+            "    (void)index;\n    (void)out;\n    return false;\n}}\n"
         )
         .unwrap();
+        return Ok(());
     }
-    writeln!(out, "    default: return false;\n    }}\n}}\n").unwrap();
+    // A table, not a `switch`: g++ compiles the switch to an indirect jump.
+    writeln!(out, "    static constexpr {cpp} by_index[{count}] = {{").unwrap();
+    for e in &def.enumerators {
+        writeln!(out, "        {cpp}::{},", variant(&e.name)).unwrap();
+    }
+    writeln!(
+        out,
+        "    }};\n    if (index >= {count}) {{\n        return false;\n    }}\n    \
+         out = by_index[index];\n    return true;\n}}\n"
+    )
+    .unwrap();
     Ok(())
 }
 
