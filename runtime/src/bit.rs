@@ -749,12 +749,6 @@ impl<'a> BitReader<'a> {
         }
     }
 
-    /// The 8 bytes from `byte` on, little-endian; bytes beyond the slice are 0.
-    #[inline(always)]
-    fn word_at(&self, byte: usize) -> u64 {
-        self.peek_at(byte as u64 * 8)
-    }
-
     /// Takes `bits` bits. Preconditions: `bits <= 64` and `bits <= end - pos`.
     #[inline(always)]
     fn take(&mut self, bits: u32) -> u64 {
@@ -834,7 +828,7 @@ impl<'a> BitReader<'a> {
     /// one and two groups: one 8-byte load ([`vlq7_in`]), else the general path.
     #[inline(never)]
     fn read_vlq7_long(&mut self, type_bits: u32) -> Result<u64, DecodeError> {
-        let raw = u128::from(self.word_at((self.pos >> 3) as usize));
+        let raw = u128::from(self.peek_at(self.pos & !7));
         match vlq7_in::<7>(raw, (self.pos & 7) as u32, type_bits, self.bits_remaining()) {
             Some((value, len)) => {
                 self.pos += u64::from(len);

@@ -32,54 +32,57 @@ pub struct Diff<'t> {
     last: u64,
     wraps: bool,
     /// What a BITSTREAM decoder reads the codes with, when they are short enough.
-    codes: Option<Codes>,
+    codes: Option<[Code; FAST_TIERS]>,
 }
 
-/// The tiers' codes as a bit-stream decoder takes them from one look at the input: per tier
-/// (of at most [`FAST_TIERS`], whose codes and escape fit [`PEEK_BITS`]), the bits of its
-/// selector and difference, the mask of its difference, and the least zigzag no earlier tier
-/// holds.
+/// A tier's code as a bit-stream decoder takes it from one look at the input (for at most
+/// [`FAST_TIERS`] tiers whose codes fit [`PEEK_BITS`]). A tier past the last has length 0.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Codes {
-    bits: [u32; FAST_TIERS],
-    masks: [u64; FAST_TIERS],
-    floors: [u64; FAST_TIERS],
+struct Code {
+    /// The bits of its selector and its difference.
+    length: u32,
+    /// The mask of its difference.
+    mask: u64,
+    /// The least zigzag no earlier tier holds.
+    floor: u64,
 }
 
-impl Codes {
-    /// The codes of `tiers`, when the fast path can read them.
-    const fn of(tiers: &[u32]) -> Option<Self> {
-        if tiers.len() > FAST_TIERS {
+/// The codes of `tiers`, when the one-look decoder can read them.
+const fn codes_of(tiers: &[u32]) -> Option<[Code; FAST_TIERS]> {
+    if tiers.len() > FAST_TIERS {
+        return None;
+    }
+    let none = Code {
+        length: 0,
+        mask: 0,
+        floor: 0,
+    };
+    let mut codes = [none; FAST_TIERS];
+    let mut widest = 0;
+    let mut tier = 0;
+    while tier < tiers.len() {
+        let bits = tiers[tier];
+        let length = tier as u32 + 1 + bits;
+        if bits == 0 || length > PEEK_BITS {
             return None;
         }
-        let mut codes = Self {
-            bits: [0; FAST_TIERS],
-            masks: [0; FAST_TIERS],
-            floors: [0; FAST_TIERS],
+        // Any zigzag read here (below 2^55) fits an earlier tier of 63 bits or more.
+        let floor = if tier == 0 {
+            0
+        } else {
+            1 << if widest < 63 { widest } else { 63 }
         };
-        let mut widest = 0;
-        let mut tier = 0;
-        while tier < tiers.len() {
-            let bits = tiers[tier];
-            let code = tier as u32 + 1 + bits;
-            if bits == 0 || code > PEEK_BITS {
-                return None;
-            }
-            codes.bits[tier] = code;
-            codes.masks[tier] = (1 << bits) - 1;
-            // Any zigzag read here (below 2^55) fits an earlier tier of 63 bits or more.
-            codes.floors[tier] = if tier == 0 { 0 } else { 1 << min(widest, 63) };
-            if bits > widest {
-                widest = bits;
-            }
-            tier += 1;
+        codes[tier] = Code {
+            length,
+            mask: (1 << bits) - 1,
+            floor,
+        };
+        if bits > widest {
+            widest = bits;
         }
-        Some(codes)
+        tier += 1;
     }
-}
-
-const fn min(a: u32, b: u32) -> u32 {
-    if a < b { a } else { b }
+    Some(codes)
 }
 
 impl<'t> Diff<'t> {
@@ -95,7 +98,7 @@ impl<'t> Diff<'t> {
             first,
             last,
             wraps,
-            codes: Codes::of(tiers),
+            codes: codes_of(tiers),
         }
     }
 
@@ -288,12 +291,11 @@ impl<'t> Diff<'t> {
             let word = r.peek_bits(PEEK_BITS);
             let tier = (!word).trailing_zeros() as usize;
             let remaining = r.bits_remaining();
-            match codes.bits.get(tier).copied().filter(|&bits| bits != 0) {
-                Some(code) if u64::from(code) <= remaining => {
-                    r.skip_bits(u64::from(code))?;
-                    let mask = codes.masks.get(tier).copied().unwrap_or(0);
-                    let zz = (word >> (tier + 1)) & mask;
-                    if zz < codes.floors.get(tier).copied().unwrap_or(0) {
+            match codes.get(tier).filter(|code| code.length != 0) {
+                Some(code) if u64::from(code.length) <= remaining => {
+                    r.skip_bits(u64::from(code.length))?;
+                    let zz = (word >> (tier + 1)) & code.mask;
+                    if zz < code.floor {
                         return Err(DecodeError::new(DecodeErrorKind::ValueOutOfRange, start));
                     }
                     return self.step_at(start, reference, zz);

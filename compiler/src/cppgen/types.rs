@@ -79,14 +79,6 @@ pub(super) fn enum_def(
          inline bool from_index(std::uint64_t index, {cpp}& out) {{"
     )
     .unwrap();
-    if count == 0 {
-        writeln!(
-            out,
-            "    (void)index;\n    (void)out;\n    return false;\n}}\n"
-        )
-        .unwrap();
-        return Ok(());
-    }
     // A table, not a `switch`: g++ compiles the switch to an indirect jump.
     writeln!(out, "    static constexpr {cpp} by_index[{count}] = {{").unwrap();
     for e in &def.enumerators {
