@@ -135,6 +135,108 @@ pub trait Codec<E: Encoding>: Sized {
     }
 }
 
+/// Implements [`Codec<$to>`](Codec) for `$ty` by forwarding every method to its
+/// `Codec<$from>`: what generated code writes for a struct whose wire is the same in two
+/// encodings of one stream style (the same plan, and the same plans for every struct it holds),
+/// so that the second encoding adds no code to compile. Adding a method to [`Codec`] means
+/// adding it here.
+///
+/// ```
+/// use idlc_runtime::{BitReader, BitStream, BitWriter, Codec, DecodeError, EncodeError, Encoding};
+///
+/// #[derive(Debug, Clone, Copy, Default)]
+/// pub struct S2C;
+/// impl Encoding for S2C {
+///     const NAME: &'static str = "S2C";
+///     type Style = BitStream;
+/// }
+/// #[derive(Debug, Clone, Copy, Default)]
+/// pub struct S2S;
+/// impl Encoding for S2S {
+///     const NAME: &'static str = "S2S";
+///     type Style = BitStream;
+/// }
+///
+/// #[derive(Debug, Clone, PartialEq)]
+/// pub struct Flag(bool);
+/// impl Codec<S2C> for Flag {
+///     fn encode_to(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+///         idlc_runtime::WireWrite::write_bool(w, self.0)
+///     }
+///     fn decode_from(r: &mut BitReader<'_>) -> Result<Self, DecodeError> {
+///         Ok(Flag(idlc_runtime::WireRead::read_bool(r)?))
+///     }
+/// }
+/// idlc_runtime::same_codec!(Flag, S2S => S2C);
+///
+/// let bytes = idlc_runtime::to_bytes::<S2S, _>(&Flag(true)).unwrap();
+/// assert_eq!(bytes, idlc_runtime::to_bytes::<S2C, _>(&Flag(true)).unwrap());
+/// assert_eq!(idlc_runtime::from_bytes::<S2S, Flag>(&bytes).unwrap(), Flag(true));
+/// ```
+#[macro_export]
+macro_rules! same_codec {
+    ($ty:ty, $to:ty => $from:ty) => {
+        #[allow(dead_code)]
+        impl $crate::Codec<$to> for $ty {
+            #[inline]
+            fn encode_to(
+                &self,
+                w: &mut $crate::WriterOf<$to>,
+            ) -> ::core::result::Result<(), $crate::EncodeError> {
+                <Self as $crate::Codec<$from>>::encode_to(self, w)
+            }
+            #[inline]
+            fn decode_from(
+                r: &mut $crate::ReaderOf<'_, $to>,
+            ) -> ::core::result::Result<Self, $crate::DecodeError> {
+                <Self as $crate::Codec<$from>>::decode_from(r)
+            }
+            #[inline]
+            fn encode_nested_to(
+                &self,
+                w: &mut $crate::WriterOf<$to>,
+            ) -> ::core::result::Result<(), $crate::EncodeError> {
+                <Self as $crate::Codec<$from>>::encode_nested_to(self, w)
+            }
+            #[inline]
+            fn decode_nested_from(
+                r: &mut $crate::ReaderOf<'_, $to>,
+            ) -> ::core::result::Result<Self, $crate::DecodeError> {
+                <Self as $crate::Codec<$from>>::decode_nested_from(r)
+            }
+            #[inline]
+            fn decode_in_place_from(
+                &mut self,
+                r: &mut $crate::ReaderOf<'_, $to>,
+            ) -> ::core::result::Result<(), $crate::DecodeError> {
+                <Self as $crate::Codec<$from>>::decode_in_place_from(self, r)
+            }
+            #[inline]
+            fn decode_nested_in_place_from(
+                &mut self,
+                r: &mut $crate::ReaderOf<'_, $to>,
+            ) -> ::core::result::Result<(), $crate::DecodeError> {
+                <Self as $crate::Codec<$from>>::decode_nested_in_place_from(self, r)
+            }
+            #[inline]
+            fn sent(&self) -> ::core::result::Result<Self, $crate::EncodeError> {
+                <Self as $crate::Codec<$from>>::sent(self)
+            }
+            #[inline]
+            fn prefetch_owned(&self) {
+                <Self as $crate::Codec<$from>>::prefetch_owned(self)
+            }
+            #[inline]
+            fn sent_equals(&self, other: &Self) -> ::core::result::Result<bool, $crate::EncodeError>
+            where
+                Self: ::core::cmp::PartialEq,
+            {
+                <Self as $crate::Codec<$from>>::sent_equals(self, other)
+            }
+        }
+    };
+}
+
 /// Encodes `value` in encoding `E` into a new buffer (padded to a whole byte).
 ///
 /// ```

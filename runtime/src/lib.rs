@@ -195,14 +195,14 @@ pub mod __private {
     /// The runtime API revision generated code was written against. Generated code checks it at
     /// compile time with [`check_api_version`]; the code generator bumps its expectation
     /// together with this number.
-    pub const API_VERSION: u32 = 3;
+    pub const API_VERSION: u32 = 4;
 
     /// Compile-time check that generated code matches this runtime:
-    /// `const _: () = ::idlc_runtime::__private::check_api_version(3);` fails to compile
+    /// `const _: () = ::idlc_runtime::__private::check_api_version(4);` fails to compile
     /// (a const-evaluation error, never a run-time panic) when the numbers differ.
     ///
     /// ```
-    /// const _: () = idlc_runtime::__private::check_api_version(3);
+    /// const _: () = idlc_runtime::__private::check_api_version(4);
     /// ```
     pub const fn check_api_version(expected: u32) {
         assert!(

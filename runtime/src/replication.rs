@@ -124,6 +124,102 @@ pub trait DeltaCodec<E: Encoding>: Codec<E> {
     }
 }
 
+/// Implements [`DeltaCodec<$to>`](DeltaCodec) for `$ty` by forwarding every method to its
+/// `DeltaCodec<$from>`, as [`same_codec!`](crate::same_codec) does for [`Codec`] (which it
+/// needs too). Adding a method to [`DeltaCodec`] means adding it here.
+#[macro_export]
+macro_rules! same_delta_codec {
+    ($ty:ty, $to:ty => $from:ty) => {
+        #[allow(dead_code)]
+        impl $crate::DeltaCodec<$to> for $ty {
+            #[inline]
+            fn encode_delta_to(
+                &self,
+                baseline: &Self,
+                ctx: &$crate::DeltaContext,
+                w: &mut $crate::WriterOf<$to>,
+            ) -> ::core::result::Result<Self, $crate::EncodeError> {
+                <Self as $crate::DeltaCodec<$from>>::encode_delta_to(self, baseline, ctx, w)
+            }
+            #[inline]
+            fn encode_delta_into(
+                &self,
+                baseline: &Self,
+                ctx: &$crate::DeltaContext,
+                w: &mut $crate::WriterOf<$to>,
+                mirror: &mut Self,
+            ) -> ::core::result::Result<(), $crate::EncodeError> {
+                <Self as $crate::DeltaCodec<$from>>::encode_delta_into(
+                    self, baseline, ctx, w, mirror,
+                )
+            }
+            #[inline]
+            fn decode_delta_from(
+                baseline: &Self,
+                ctx: &$crate::DeltaContext,
+                r: &mut $crate::ReaderOf<'_, $to>,
+            ) -> ::core::result::Result<Self, $crate::DecodeError> {
+                <Self as $crate::DeltaCodec<$from>>::decode_delta_from(baseline, ctx, r)
+            }
+            #[inline]
+            fn decode_delta_into(
+                baseline: &Self,
+                ctx: &$crate::DeltaContext,
+                r: &mut $crate::ReaderOf<'_, $to>,
+                state: &mut Self,
+            ) -> ::core::result::Result<(), $crate::DecodeError> {
+                <Self as $crate::DeltaCodec<$from>>::decode_delta_into(baseline, ctx, r, state)
+            }
+            #[inline]
+            fn encode_delta_nested_into(
+                &self,
+                baseline: &Self,
+                ctx: &$crate::DeltaContext,
+                w: &mut $crate::WriterOf<$to>,
+                mirror: &mut Self,
+            ) -> ::core::result::Result<(), $crate::EncodeError> {
+                <Self as $crate::DeltaCodec<$from>>::encode_delta_nested_into(
+                    self, baseline, ctx, w, mirror,
+                )
+            }
+            #[inline]
+            fn encode_delta_nested_to(
+                &self,
+                baseline: &Self,
+                ctx: &$crate::DeltaContext,
+                w: &mut $crate::WriterOf<$to>,
+            ) -> ::core::result::Result<Self, $crate::EncodeError>
+            where
+                Self: ::core::clone::Clone,
+            {
+                <Self as $crate::DeltaCodec<$from>>::encode_delta_nested_to(self, baseline, ctx, w)
+            }
+            #[inline]
+            fn decode_delta_nested_into(
+                baseline: &Self,
+                ctx: &$crate::DeltaContext,
+                r: &mut $crate::ReaderOf<'_, $to>,
+                state: &mut Self,
+            ) -> ::core::result::Result<(), $crate::DecodeError> {
+                <Self as $crate::DeltaCodec<$from>>::decode_delta_nested_into(
+                    baseline, ctx, r, state,
+                )
+            }
+            #[inline]
+            fn decode_delta_nested_from(
+                baseline: &Self,
+                ctx: &$crate::DeltaContext,
+                r: &mut $crate::ReaderOf<'_, $to>,
+            ) -> ::core::result::Result<Self, $crate::DecodeError>
+            where
+                Self: ::core::clone::Clone,
+            {
+                <Self as $crate::DeltaCodec<$from>>::decode_delta_nested_from(baseline, ctx, r)
+            }
+        }
+    };
+}
+
 /// Encodes `value` against `baseline` in encoding `E` into a new buffer (padded to a byte).
 /// The mirror is dropped: use [`DeltaCodec::encode_delta_to`] to keep it.
 pub fn to_delta_bytes<E: Encoding, T: DeltaCodec<E>>(

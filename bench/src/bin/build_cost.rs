@@ -13,8 +13,12 @@
 //!
 //! ```text
 //! cargo run --release -p idlc-bench --bin build-cost -- [--copies 20] [--runs 5] [--dir D]
-//!     [--module FILE --runtime DIR]
+//!     [--encoding NAME] [--module FILE --runtime DIR]
 //! ```
+//!
+//! `--encoding NAME` measures one encoding of schemas/mk48.enc instead of all three: the idlc
+//! module is generated from that encoding's statements alone, and `main` calls it alone (the
+//! prost and bitcode models are one wire format each), which says what an encoding costs.
 //!
 //! `--module` and `--runtime` add a row: another revision's generated code, its mk48 module
 //! (`idlc gen schemas/mk48.idl -e schemas/mk48.enc -m schemas/mk48.map --side Game`) with its
@@ -81,17 +85,22 @@ struct Options {
     /// Count rustc's instructions under valgrind instead of timing the builds.
     #[arg(long)]
     instructions: bool,
+    /// Only this encoding of schemas/mk48.enc (the others left out of the module and of `main`).
+    #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(ENCODINGS))]
+    encoding: Option<String>,
 }
 
 /// One of the three models: a binary crate of the scratch workspace.
 struct Model {
     krate: &'static str,
-    title: &'static str,
+    title: String,
     dependencies: String,
     /// The file each copy's module includes.
     module: PathBuf,
+    /// The encodings `main` calls (idlc's; the other models have one wire format).
+    encodings: Vec<String>,
     /// The statements that decode and encode every type of the module `m`, adding to `n`.
-    calls: fn(&str) -> String,
+    calls: fn(&Model, &str) -> String,
 }
 
 fn main() -> Result<()> {
@@ -156,8 +165,26 @@ fn prepare(workspace: &Path, options: &Options) -> Result<Vec<Model>> {
     let generated = dir.join("generated");
     fs::create_dir_all(&generated)?;
     let schemas = workspace.join("schemas");
+    let (encoding_file, encodings) = match &options.encoding {
+        None => (
+            schemas.join("mk48.enc"),
+            ENCODINGS.iter().map(|e| e.to_string()).collect(),
+        ),
+        Some(name) => {
+            let file = generated.join(format!("{name}.enc"));
+            fs::write(
+                &file,
+                one_encoding(&fs::read_to_string(schemas.join("mk48.enc"))?, name),
+            )?;
+            (file, vec![name.clone()])
+        }
+    };
+    let title = match &options.encoding {
+        None => "idlc (3 encodings)".to_string(),
+        Some(name) => format!("idlc ({name} alone)"),
+    };
     let built = idlc::Builder::new()
-        .encoding(schemas.join("mk48.enc"))
+        .encoding(&encoding_file)
         .mapping(schemas.join("mk48.map"))
         .side("Game")
         .out_dir(&generated)
@@ -175,37 +202,41 @@ fn prepare(workspace: &Path, options: &Options) -> Result<Vec<Model>> {
     let runtime = fs::canonicalize(workspace.join("runtime"))?;
     let mut models = vec![Model {
         krate: "idlc-models",
-        title: "idlc (3 encodings)",
+        title,
         dependencies: format!("idlc-runtime = {{ path = {:?} }}\n", runtime.display()),
         module: fs::canonicalize(module)?,
+        encodings: encodings.clone(),
         calls: idlc_calls,
     }];
     if let (Some(module), Some(runtime)) = (&options.module, &options.runtime) {
         models.push(Model {
             krate: "idlc-baseline",
-            title: "idlc, `--module` with `--runtime`",
+            title: "idlc, `--module` with `--runtime`".into(),
             dependencies: format!(
                 "idlc-runtime = {{ path = {:?} }}\n",
                 fs::canonicalize(runtime)?.display()
             ),
             module: fs::canonicalize(module)?,
+            encodings,
             calls: idlc_calls,
         });
     }
     models.extend([
         Model {
             krate: "prost-models",
-            title: "prost-derive",
+            title: "prost-derive".into(),
             dependencies: "prost = \"0.14\"\n".into(),
             module: mk48.join("proto_types.rs"),
+            encodings: Vec::new(),
             calls: prost_calls,
         },
         Model {
             krate: "bitcode-models",
-            title: "serde + bitcode-derive",
+            title: "serde + bitcode-derive".into(),
             dependencies:
                 "bitcode = \"0.6\"\nserde = { version = \"1\", features = [\"derive\"] }\n".into(),
             module: fs::canonicalize(&bitcode_types)?,
+            encodings: Vec::new(),
             calls: bitcode_calls,
         },
     ]);
@@ -413,16 +444,33 @@ fn main_rs(model: &Model, copies: usize) -> String {
          let b = input.as_slice();\n    let mut n = 0usize;\n",
     );
     for copy in 0..copies {
-        text.push_str(&(model.calls)(&format!("m{copy}")));
+        text.push_str(&(model.calls)(model, &format!("m{copy}")));
     }
     text.push_str("    println!(\"{n}\");\n}\n");
     text
 }
 
-fn idlc_calls(m: &str) -> String {
+/// The statements of an Encoding file that belong to the encoding `name`: from each line that
+/// starts `ENCODING(name)` up to the next line that starts another `ENCODING(`.
+fn one_encoding(text: &str, name: &str) -> String {
+    let mut keep = false;
+    let mut kept = String::new();
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix("ENCODING(") {
+            keep = rest.starts_with(&format!("{name})"));
+        }
+        if keep {
+            kept.push_str(line);
+            kept.push('\n');
+        }
+    }
+    kept
+}
+
+fn idlc_calls(model: &Model, m: &str) -> String {
     let mut text = String::new();
     for ty in STRUCTS {
-        for encoding in ENCODINGS {
+        for encoding in &model.encodings {
             let _ = writeln!(
                 text,
                 "    n += {m}::{ty}::from_bytes_with::<{m}::{encoding}>(b).map_or(0, |v| v.to_bytes_with::<{m}::{encoding}>().unwrap_or_default().len());"
@@ -432,7 +480,7 @@ fn idlc_calls(m: &str) -> String {
     text
 }
 
-fn prost_calls(m: &str) -> String {
+fn prost_calls(_: &Model, m: &str) -> String {
     let mut text = String::new();
     for ty in PROST_MESSAGES {
         let _ = writeln!(
@@ -443,7 +491,7 @@ fn prost_calls(m: &str) -> String {
     text
 }
 
-fn bitcode_calls(m: &str) -> String {
+fn bitcode_calls(_: &Model, m: &str) -> String {
     let mut text = String::new();
     for ty in STRUCTS {
         let _ = writeln!(

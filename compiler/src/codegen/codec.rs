@@ -26,6 +26,28 @@ fn packed<'a>(view: &RustField<'a>, step: &'a FieldStep) -> pack::Packed<'a> {
     }
 }
 
+/// The codecs of a struct whose wire is the same in an earlier encoding, `first` (ir's
+/// [`SameWire`](crate::ir::same_wire::SameWire)): the runtime's forwarding macros, so that the
+/// module holds one body per wire instead of one per encoding.
+pub fn same_codec(
+    ctx: &Ctx<'_>,
+    def: &StructDef,
+    mapping: &StructMapping,
+    first: &proc_macro2::Ident,
+) -> Result<TokenStream, CodegenError> {
+    let ty = rust_type(&mapping.rust_name)?;
+    let marker = &ctx.marker;
+    let delta = if ctx.plan_of(&def.name)?.delta.is_some() {
+        quote!(idlc::same_delta_codec!(#ty, #marker => #first);)
+    } else {
+        TokenStream::new()
+    };
+    Ok(quote! {
+        idlc::same_codec!(#ty, #marker => #first);
+        #delta
+    })
+}
+
 /// The `impl Codec<M> for T` of one struct.
 pub fn codec_impl(
     ctx: &Ctx<'_>,

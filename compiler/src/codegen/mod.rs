@@ -29,7 +29,7 @@ use idents::{checked_ident, doc, is_ident};
 
 /// The revision of the runtime API this generator writes against
 /// (`idlc_runtime::__private::API_VERSION`); generated code fails to compile against another.
-pub const RUNTIME_API_VERSION: u32 = 3;
+pub const RUNTIME_API_VERSION: u32 = 4;
 
 /// Code generation failed: the IR holds something the generator cannot express.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -242,6 +242,7 @@ pub fn generate(ir: &Ir, options: &GenOptions) -> Result<String, CodegenError> {
             pack_runs: options.merge_fixed_width,
         },
     );
+    let same_wire = crate::ir::same_wire::SameWire::of(ir, &plans);
     for (encoding, plan) in ir.encodings.values().zip(plans.values()) {
         let marker = checked_ident(&marker_name(ir, &encoding.name))?;
         let ctx = Ctx {
@@ -261,6 +262,11 @@ pub fn generate(ir: &Ir, options: &GenOptions) -> Result<String, CodegenError> {
             ) else {
                 continue;
             };
+            if let Some(first) = same_wire.first(&encoding.name, name) {
+                let first = checked_ident(&marker_name(ir, first))?;
+                items.push(formatted(codec::same_codec(&ctx, def, mapping, &first)?)?);
+                continue;
+            }
             items.push(formatted(codec::codec_impl(&ctx, def, mapping)?)?);
             items.push(formatted(delta::delta_impl(&ctx, def, mapping)?)?);
         }

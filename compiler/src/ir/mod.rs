@@ -13,6 +13,7 @@ pub mod naming;
 pub mod nesting;
 pub mod plan;
 pub mod protocol;
+pub mod same_wire;
 mod schema;
 
 pub use encoding::*;

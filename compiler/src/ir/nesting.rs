@@ -2,7 +2,7 @@
 
 use std::collections::HashSet;
 
-use super::{Ir, Schema, Type, WireItem, WireRule};
+use super::{Ir, Schema, StructDef, Type, WireItem, WireRule};
 
 /// The structs a value of `ty` holds directly (itself a struct, or inside a SEQUENCE, ARRAY or
 /// OPTIONAL of one).
@@ -15,21 +15,25 @@ fn held<'s>(ty: &'s Type, out: &mut impl Extend<&'s str>) {
     }
 }
 
-/// The structs held by another struct (as a field or an EXTEND's type, or inside a SEQUENCE,
-/// ARRAY or OPTIONAL of one).
-pub fn nested_structs(schema: &Schema) -> HashSet<&str> {
+/// The structs `def` holds directly (as a field or an EXTEND's type, or inside a SEQUENCE, ARRAY
+/// or OPTIONAL of one): those whose codecs its codec calls.
+pub fn held_by(def: &StructDef) -> HashSet<&str> {
     let mut out = HashSet::new();
-    for def in schema.structs.values() {
-        for segment in &def.segments {
-            for field in &segment.fields {
-                held(&field.ty, &mut out);
-            }
-            for extend in &segment.extends {
-                held(&extend.to, &mut out);
-            }
+    for segment in &def.segments {
+        for field in &segment.fields {
+            held(&field.ty, &mut out);
+        }
+        for extend in &segment.extends {
+            held(&extend.to, &mut out);
         }
     }
     out
+}
+
+/// The structs held by another struct (as a field or an EXTEND's type, or inside a SEQUENCE,
+/// ARRAY or OPTIONAL of one).
+pub fn nested_structs(schema: &Schema) -> HashSet<&str> {
+    schema.structs.values().flat_map(held_by).collect()
 }
 
 /// The nested structs (see [`nested_structs`]) that have a FENCE (segments after one, or an

@@ -1,0 +1,138 @@
+//! `ir::same_wire`: which structs travel the same way in two encodings, so that generated code
+//! writes their codecs once (docs/ARCHITECTURE.md). A struct is the same when its plan and its
+//! stream style are, and so is every struct it holds, however deep.
+
+mod common;
+
+use idlc::ir::Ir;
+use idlc::ir::nesting::held_by;
+use idlc::ir::same_wire::SameWire;
+use idlc::load::MemoryFs;
+
+/// Compiles in-memory files: `a.idl` and `a.enc`.
+fn ir(idl: &str, enc: &str) -> Ir {
+    let fs = MemoryFs::new().with("a.idl", idl).with("a.enc", enc);
+    let inputs = idlc::Inputs {
+        idl: vec!["a.idl".into()],
+        encodings: vec!["a.enc".into()],
+        ..Default::default()
+    };
+    let compilation = idlc::compile_with(&inputs, &fs).expect("in-memory files");
+    assert!(!compilation.has_errors(), "{:#?}", compilation.diagnostics);
+    compilation.ir
+}
+
+/// Every struct of `ir` with the encoding it shares its wire with in `encoding`, if any.
+fn firsts<'s>(ir: &'s Ir, same: &'s SameWire, encoding: &str) -> Vec<(&'s str, Option<&'s str>)> {
+    ir.schema
+        .structs
+        .keys()
+        .map(|name| (name.as_str(), same.first(encoding, name)))
+        .collect()
+}
+
+#[test]
+fn a_struct_is_shared_when_it_and_all_it_holds_travel_alike() {
+    let ir = ir(
+        "STRUCT Leaf { INT[0,100] a; }
+         STRUCT Changed { INT[0,100] b; }
+         STRUCT HoldsLeaf { Leaf leaf; INT[0,7] c; }
+         STRUCT HoldsChanged { OPTIONAL<Changed> changed; }
+         STRUCT Tree { INT[0,3] v; SEQUENCE<Tree, 4> children; }
+         PUBLISHABLE_STRUCT Pub { INT[0,100] x; SEQUENCE<Leaf, 2> leaves; }",
+        "ENCODING(A) BITSTREAM;
+         ENCODING(B) BITSTREAM;
+         ENCODING(B) STRUCT Changed { VLQ b; }
+         ENCODING(C) BYTESTREAM;
+         ENCODING(D) BITSTREAM;
+         ENCODING(D) STRUCT Changed { VLQ b; }",
+    );
+    let same = SameWire::of(&ir, ir.plans());
+    assert!(
+        firsts(&ir, &same, "A")
+            .iter()
+            .all(|(_, first)| first.is_none())
+    );
+    // B changes `Changed`, and so the struct that holds it; the recursive `Tree` and the
+    // PUBLISHABLE_STRUCT (delta form included) are A's.
+    assert_eq!(
+        firsts(&ir, &same, "B"),
+        [
+            ("Leaf", Some("A")),
+            ("Changed", None),
+            ("HoldsLeaf", Some("A")),
+            ("HoldsChanged", None),
+            ("Tree", Some("A")),
+            ("Pub", Some("A")),
+        ]
+    );
+    // The same plans in a byte stream are another wire.
+    assert!(
+        firsts(&ir, &same, "C")
+            .iter()
+            .all(|(_, first)| first.is_none())
+    );
+    // D is A where A is B, and B where only B is: always the first encoding with the wire.
+    assert_eq!(
+        firsts(&ir, &same, "D"),
+        [
+            ("Leaf", Some("A")),
+            ("Changed", Some("B")),
+            ("HoldsLeaf", Some("A")),
+            ("HoldsChanged", Some("B")),
+            ("Tree", Some("A")),
+            ("Pub", Some("A")),
+        ]
+    );
+}
+
+#[test]
+fn the_arena_schemas_share_exactly_the_structs_whose_wire_is_the_same() {
+    let inputs = idlc::Inputs {
+        idl: vec![common::schema("arena.idl").into()],
+        encodings: vec![
+            common::schema("arena_s2c.enc").into(),
+            common::schema("arena_s2s.enc").into(),
+        ],
+        ..Default::default()
+    };
+    let compilation = idlc::compile(&inputs).expect("the bundled schemas");
+    assert!(!compilation.has_errors(), "{:#?}", compilation.diagnostics);
+    let ir = compilation.ir;
+    let plans = ir.plans();
+    let same = SameWire::of(&ir, plans);
+    let mut shared = 0;
+    for (encoding, plan) in plans {
+        for (name, def) in &ir.schema.structs {
+            let Some(first) = same.first(encoding, name) else {
+                continue;
+            };
+            shared += 1;
+            let earlier = &plans[first];
+            let at = |e: &str| plans.get_index_of(e);
+            assert!(
+                at(first) < at(encoding),
+                "{name}: {first} is not before {encoding}"
+            );
+            assert_eq!(earlier.style, plan.style, "{name} in {encoding}");
+            assert_eq!(earlier.structs.get(name), plan.structs.get(name), "{name}");
+            assert_eq!(
+                same.first(first, name),
+                None,
+                "{name}: {first} has its own codec"
+            );
+            for held in held_by(def) {
+                assert_eq!(
+                    same.first(encoding, held),
+                    Some(first),
+                    "{name} holds {held}"
+                );
+            }
+        }
+    }
+    // S2CDebug adds CHECK markers to PlayerState (and so to what holds it): the rest is S2C's.
+    assert_eq!(same.first("S2CDebug", "LootDrop"), Some("S2C"));
+    assert_eq!(same.first("S2CDebug", "PlayerState"), None);
+    assert_eq!(same.first("S2CDebug", "ArenaState"), None);
+    assert!(shared >= 10, "{shared}");
+}
