@@ -2,7 +2,7 @@
 //! (idlc.toml at the repository's root): initialize, open, change, diagnostics (within a second,
 //! across files, with related locations), formatting, document symbols, definition, hover,
 //! completion, references, rename (applied, the project still compiles), 200 random edits (each
-//! followed by a request at a random place), shutdown. Responses are snapshotted (insta) with the
+//! followed by a request at a random place), frames that are no message (skipped), shutdown. Responses are snapshotted (insta) with the
 //! repository's path replaced by `ROOT`. One server process; the session takes about a second.
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -86,6 +86,12 @@ impl Client {
     fn send(&mut self, message: Value) {
         let body = message.to_string();
         write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).expect("write");
+        self.stdin.flush().expect("flush");
+    }
+
+    /// Writes `raw` as it is: frames that are not messages.
+    fn send_raw(&mut self, raw: &str) {
+        self.stdin.write_all(raw.as_bytes()).expect("write");
         self.stdin.flush().expect("flush");
     }
 
@@ -455,6 +461,11 @@ fn a_session_on_the_arena_project() {
         let answer = client.request(method, params);
         assert!(answer.get("error").is_none(), "edit {version}: {answer}");
     }
+    // Frames that are no message: each skipped, the session goes on (DESIGN.md: "No input
+    // kills it").
+    client.send_raw("Content-Length: 5\r\n\r\n{{{{{");
+    client.send_raw("Hello\r\n\r\n");
+    client.send_raw("Content-Length: 2\r\n\r\n{}");
     let alive = client.request(
         "textDocument/documentSymbol",
         json!({"textDocument": {"uri": idl}}),

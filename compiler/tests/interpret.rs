@@ -512,3 +512,29 @@ fn hostile_delta_bytes_never_panic() {
         }
     }
 }
+
+/// A chain of distinct structs, each holding the next, `depth` deep.
+fn chain(depth: usize) -> String {
+    let mut idl: String = (0..depth)
+        .map(|i| format!("STRUCT S{i} {{ S{} x; }}\n", i + 1))
+        .collect();
+    idl.push_str(&format!("STRUCT S{depth} {{ UINT8 y; }}"));
+    idl
+}
+
+#[test]
+fn a_chain_of_structs_deeper_than_the_limit_is_an_error_both_ways_not_a_crash() {
+    // 256 levels read and write; the runtime's depth limit counts recursive structs only, so
+    // without the interpreter's own a chain of 500 exhausted the stack (exit 134).
+    let within = ir(&chain(255), None);
+    let bytes = [5];
+    let value = interpret::decode(&within, "Default", "S0", &bytes).unwrap();
+    assert_eq!(
+        interpret::encode(&within, "Default", "S0", &value).unwrap(),
+        bytes
+    );
+    let beyond = ir(&chain(500), None);
+    let error = interpret::decode(&beyond, "Default", "S0", &bytes).unwrap_err();
+    assert_eq!(error.wire().map(|e| e.kind), Some(Wire::TooDeep));
+    assert!(error.path.starts_with("S0.x.x"), "{}", error.path);
+}

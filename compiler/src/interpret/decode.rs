@@ -11,7 +11,7 @@ use indexmap::IndexMap;
 use super::encode::{native_bool_bits, vlq_mode};
 use super::explain::Entry;
 use super::value::brief_as_read;
-use super::{Context, DecodeError, DecodeErrorKind, Value, default_value};
+use super::{Context, DecodeError, DecodeErrorKind, MAX_DEPTH, Value, default_value};
 use crate::ir::cost::min_bits;
 use crate::ir::plan::{Carries, ExtensionStep, Step, StructPlan};
 use crate::ir::{Type, WireRule, is_default_length, length_type};
@@ -42,6 +42,9 @@ pub(super) struct Decoder<'c, 'a, 't> {
     pub(super) trace: Option<&'t mut Vec<Entry>>,
     /// The path of the field being read, one part per level (`Character`, `.x`, `[2]`).
     pub(super) path: Vec<String>,
+    /// How many structs are being read, one inside the other: a chain of structs deeper than
+    /// [`MAX_DEPTH`] is refused, as the encoder refuses it, before it exhausts the stack.
+    depth: u32,
     failure: Option<String>,
 }
 
@@ -51,6 +54,7 @@ impl<'c, 'a, 't> Decoder<'c, 'a, 't> {
             ctx,
             trace,
             path: Vec::new(),
+            depth: 0,
             failure: None,
         }
     }
@@ -139,17 +143,23 @@ impl<'c, 'a, 't> Decoder<'c, 'a, 't> {
         let Some((def, plan)) = self.ctx.layout(name) else {
             return self.wire(Err(r.error(RtKind::InvalidArgument)));
         };
+        if self.depth >= MAX_DEPTH {
+            return self.wire(Err(r.error(RtKind::TooDeep)));
+        }
         let recursive = plan.recursive;
         if recursive {
             let entered = r.enter();
             self.wire(entered)?;
         }
         let mut fields = HashMap::new();
-        if nested && plan.nested_form {
-            self.nested_form(r, plan, &mut fields)?;
+        self.depth += 1;
+        let read = if nested && plan.nested_form {
+            self.nested_form(r, plan, &mut fields)
         } else {
-            self.top_level_form(r, plan, &mut fields)?;
-        }
+            self.top_level_form(r, plan, &mut fields)
+        };
+        self.depth -= 1;
+        read?;
         if recursive {
             r.leave();
         }

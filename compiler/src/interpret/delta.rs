@@ -32,7 +32,9 @@ use super::diff::{diff_of, reference, step_of, value_of};
 use super::encode::Encoder;
 use super::explain::Entry;
 use super::value::number;
-use super::{Context, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, Value};
+use super::{
+    Context, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, MAX_DEPTH, Value,
+};
 use crate::ir::cost::min_bits;
 use crate::ir::plan::{DeltaStep, FieldPlan, FieldStep, StructPlan, dead_reckoning_fields};
 use crate::ir::{Ir, StructDef, StructKind, Style, Type, WireRule};
@@ -609,10 +611,10 @@ impl<'c, 'a, 's> DeltaEncoder<'c, 'a, 's> {
                 .enc
                 .shape(w, format!("internal: no layout of `{name}`"));
         };
-        if self.enc.depth >= 256 {
+        if self.enc.depth >= MAX_DEPTH {
             return self
                 .enc
-                .shape(w, "nested deeper than 256 levels".to_string());
+                .shape(w, format!("nested deeper than {MAX_DEPTH} levels"));
         }
         let now = self.enc.fields_of(w, def, value)?;
         let base = self.enc.fields_of(w, def, baseline)?;

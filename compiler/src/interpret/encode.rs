@@ -5,13 +5,9 @@ use std::borrow::Cow;
 
 use idlc_runtime::{self as rt, EncodeErrorKind as RtKind, VlqMode, WireWrite};
 
-use super::{Context, EncodeError, EncodeErrorKind, Value, shape_offset};
+use super::{Context, EncodeError, EncodeErrorKind, MAX_DEPTH, Value, shape_offset};
 use crate::ir::plan::{Carries, ExtensionStep, FieldPlan, FieldStep, Narrowing, Step, StructPlan};
 use crate::ir::{StructDef, Type, VlqMapping, WireRule, is_default_length, length_type};
-
-/// How deep a value may nest before the encoder refuses it (the decoder's limit is the
-/// runtime's, for recursive structs only; a value given to the encoder is bounded here).
-const MAX_ENCODE_DEPTH: u32 = 256;
 
 /// Evaluates `$body` with `$x` bound to `$v` as the Rust integer the runtime helpers take
 /// (`i64`, or `u64` above `i64::MAX`): the helpers only look at the value, so the choice changes
@@ -122,8 +118,8 @@ impl<'c, 'a> Encoder<'c, 'a> {
         let Some((def, plan)) = self.ctx.layout(name) else {
             return self.shape(w, format!("internal: no layout of `{name}`"));
         };
-        if self.depth >= MAX_ENCODE_DEPTH {
-            return self.shape(w, format!("nested deeper than {MAX_ENCODE_DEPTH} levels"));
+        if self.depth >= MAX_DEPTH {
+            return self.shape(w, format!("nested deeper than {MAX_DEPTH} levels"));
         }
         self.fields_of(w, def, value)?;
         self.depth += 1;

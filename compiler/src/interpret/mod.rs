@@ -40,6 +40,11 @@ use idlc_runtime::{BitReader, BitWriter, ByteReader, ByteWriter, WireWrite};
 use crate::ir::plan::{EncodingPlan, StructPlan};
 use crate::ir::{Encoding, Ir, StructDef, Style};
 
+/// How deep structs may nest, one inside the other, before the interpreter refuses a value (to
+/// write) or an input (to read) instead of exhausting its stack: the runtime's limit counts only
+/// recursive structs, but a chain of distinct ones can be as deep as a schema makes it.
+const MAX_DEPTH: u32 = 256;
+
 pub use carried::decode_carried;
 pub use delta::{
     DiffSample, decode_delta, decode_delta_traced, encode_delta, encode_delta_sampled,

@@ -14,8 +14,9 @@
 //! A document's project is the `idlc.toml` at the workspace's root (each side compiled as
 //! `idlc check` does), else the files beside it and the open documents ([`project`]). Each change
 //! compiles it once ([`analysis`]); the requests until the next change are answered from that
-//! compilation. No input stops it: a compilation or an answer that panicked would be a bug of
-//! idlc, and is caught and reported (in the log, or as an error response) instead.
+//! compilation. No input stops it: a frame that is no message is skipped ([`transport`]), and a
+//! compilation or an answer that panicked would be a bug of idlc, and is caught and reported (in
+//! the log, or as an error response) instead.
 //!
 //! Behind the feature `lsp`, which only the package idlc-cli turns on.
 
@@ -28,12 +29,13 @@ pub mod navigate;
 pub mod project;
 pub mod symbols;
 pub mod text;
+pub mod transport;
 
 use std::collections::{BTreeSet, HashMap};
 use std::error::Error;
 use std::path::PathBuf;
 
-use lsp_server::{Connection, ErrorCode, Message, Notification, Request, Response};
+use lsp_server::{ErrorCode, Message, Notification, Request, Response};
 use lsp_types::notification::{
     DidChangeTextDocument, DidCloseTextDocument, DidOpenTextDocument, DidSaveTextDocument,
     Notification as _, PublishDiagnostics,
@@ -59,7 +61,7 @@ use text::LineIndex;
 
 /// Serves one client on stdin / stdout until it says `exit`.
 pub fn run() -> Result<(), Box<dyn Error + Send + Sync>> {
-    let (connection, threads) = Connection::stdio();
+    let (connection, threads) = transport::stdio();
     let (id, params) = connection.initialize_start()?;
     let params: InitializeParams = serde_json::from_value(params)?;
     let result = serde_json::json!({
@@ -87,7 +89,9 @@ pub fn run() -> Result<(), Box<dyn Error + Send + Sync>> {
         }
     }
     drop(connection);
-    threads.join()?;
+    for thread in threads {
+        let _ = thread.join();
+    }
     Ok(())
 }
 
