@@ -457,6 +457,32 @@ fn json_lists_every_violation_of_an_incompatible_pair() {
     );
 }
 
+/// A member NEW no longer has points at the item in NEW that lost it (DESIGN.md: "each violation
+/// is one diagnostic pointing into NEW"), in every format; only a removed top-level item points
+/// into OLD.
+#[test]
+fn a_removed_member_points_into_new_in_every_format() {
+    let case = "fail/02_removed_field";
+    let (old, new) = (case_file(case, "old.idl"), case_file(case, "new.idl"));
+    let (code, document, stderr) = run_json(&[&old, &new]);
+    assert_eq!(code, 1, "{stderr}");
+    let removed = &document["violations"][0];
+    assert_eq!(removed["rule"], "removed-member", "{document}");
+    assert!(
+        removed["file"].as_str().unwrap().ends_with("new.idl"),
+        "{removed}"
+    );
+    assert_eq!(
+        (&removed["line"], &removed["column"]),
+        (&json!(2), &json!(8))
+    );
+    let (_, stdout, _) = run(None, &[&old, &new, "--format", "github"]);
+    assert!(stdout.contains("new.idl,line=2,col=8,"), "{stdout}");
+    let (_, _, human) = run(None, &[&old, &new]);
+    let first_place = human.lines().find(|l| l.contains("┌─")).unwrap_or_default();
+    assert!(first_place.contains("new.idl:2:8"), "{human}");
+}
+
 #[test]
 fn github_prints_workflow_commands() {
     let case = "fail/21_fixed_point_resolution_changed";

@@ -260,11 +260,11 @@ impl Checker<'_> {
                 format!("{word} `{}` of `{}` is gone", field.name, old.name),
                 Anchor::At(new.loc),
             )
-            .primary(loc, format!("OLD declares `{}` here", field.name))
-            .secondary(
+            .primary(
                 new.loc,
                 format!("`{}` in NEW has no `{}`", new.name, field.name),
             )
+            .secondary(loc, format!("OLD declares `{}` here", field.name))
             .help(format!(
                 "keep `{} {};`: an old writer sends it and an old reader expects it",
                 field.ty.describe(),
@@ -280,8 +280,8 @@ impl Checker<'_> {
                 ),
                 Anchor::At(new.loc),
             )
-            .primary(loc, "OLD has it here")
-            .secondary(new.loc, format!("`{}` in NEW", new.name))
+            .primary(new.loc, format!("`{}` in NEW", new.name))
+            .secondary(loc, "OLD has it here")
             .help(format!(
                 "keep `EXTEND {} TO {};` where OLD has it",
                 extend.field,
@@ -302,8 +302,8 @@ impl Checker<'_> {
                     )
                 };
                 Violation::new(Rule::ChangedFence, message, Anchor::At(new.loc))
-                    .primary(loc, "OLD has this FENCE")
-                    .secondary(new.loc, format!("`{}` in NEW", new.name))
+                    .primary(new.loc, format!("`{}` in NEW", new.name))
+                    .secondary(loc, "OLD has this FENCE")
                     .help("keep every FENCE of OLD where it is")
             }
         };

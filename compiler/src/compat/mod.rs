@@ -66,8 +66,9 @@ pub struct Violation {
     pub rule: Rule,
     /// What is wrong, in one sentence (without the rule's name).
     pub message: String,
-    /// The diagnostic: an error, or a note once acknowledged. Its primary label is in NEW,
-    /// or in OLD for something NEW no longer has.
+    /// The diagnostic: an error, or a note once acknowledged. Its primary label is in NEW (for
+    /// a member NEW no longer has, on the item that lost it, with OLD's member beside it), and
+    /// in OLD only for an item NEW no longer has at all.
     pub diagnostic: Diagnostic,
     /// Where in NEW an `// idlc:allow(rule)` comment acknowledges it.
     pub anchor: Anchor,

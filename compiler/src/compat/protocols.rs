@@ -174,8 +174,8 @@ impl Checker<'_> {
                     ),
                     Anchor::At(new.loc),
                 )
-                .primary(at, "OLD has it here")
-                .secondary(new.loc, format!("`{}` in NEW", new.name))
+                .primary(new.loc, format!("`{}` in NEW", new.name))
+                .secondary(at, "OLD has it here")
                 .note(
                     "an old sender still sends it, and the ids of the entries after it would shift",
                 )
@@ -185,8 +185,8 @@ impl Checker<'_> {
                     format!("FENCE {} of PROTOCOL `{}` is gone", index + 1, old.name),
                     Anchor::At(new.loc),
                 )
-                .primary(at, "OLD has this FENCE")
-                .secondary(new.loc, format!("`{}` in NEW", new.name))
+                .primary(new.loc, format!("`{}` in NEW", new.name))
+                .secondary(at, "OLD has this FENCE")
                 .help("keep every FENCE of OLD where it is"),
             };
             self.report(violation);
