@@ -288,7 +288,9 @@ pub fn describe_rule(rule: &WireRule) -> String {
         },
         WireRule::Vlq { group_bits, .. } => format!("VLQ({group_bits})"),
         WireRule::Huffman { .. } => "HUFFMAN".into(),
-        WireRule::FixedPoint { resolution, .. } => format!("FIXED_POINT({resolution})"),
+        WireRule::FixedPoint { resolution, .. } => {
+            format!("FIXED_POINT({})", crate::ir::real_text(*resolution))
+        }
         WireRule::Float32 => "FLOAT32".into(),
         WireRule::Float64 => "FLOAT64".into(),
         WireRule::Quaternion => "4 x FLOAT32".into(),

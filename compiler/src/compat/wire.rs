@@ -165,7 +165,10 @@ fn describe_rule_at(rule: &WireRule, depth: u32) -> String {
         }
         WireRule::FixedPoint {
             resolution, bits, ..
-        } => format!("FIXED_POINT({resolution}) in {bits} bits"),
+        } => format!(
+            "FIXED_POINT({}) in {bits} bits",
+            crate::ir::real_text(*resolution)
+        ),
         WireRule::Float32 => "FLOAT32".into(),
         WireRule::Float64 => "FLOAT64".into(),
         WireRule::Quaternion => "4 x FLOAT32".into(),

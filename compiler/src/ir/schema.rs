@@ -444,9 +444,9 @@ pub enum EntryKind {
     },
 }
 
-/// A range end as a diagnostic shows it: `0.01`, `-10000`, or `1e300` where the plain form would
+/// A range end or a resolution as a diagnostic shows it: `0.01`, `-10000`, or `1e300` where the plain form would
 /// run to dozens of digits.
-fn real_text(value: f64) -> String {
+pub fn real_text(value: f64) -> String {
     let magnitude = value.abs();
     if magnitude >= 1e16 || (magnitude != 0.0 && magnitude < 1e-6) {
         format!("{value:e}")

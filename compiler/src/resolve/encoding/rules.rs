@@ -256,7 +256,7 @@ pub fn describe(params: &Params) -> String {
     match params {
         Params::Vlq { group_bits } => format!("VLQ({group_bits})"),
         Params::Bit(n) => format!("BIT({n})"),
-        Params::FixedPoint(r) => format!("FIXED_POINT({r})"),
+        Params::FixedPoint(r) => format!("FIXED_POINT({})", crate::ir::real_text(*r)),
         Params::Primitive(p) => primitive_name(*p).to_string(),
         Params::Sequence(name) => format!("SEQUENCE<{}>", name.name),
         Params::Huffman(_) => "HUFFMAN".to_string(),
@@ -711,6 +711,15 @@ pub fn apply(
                 steps: fp.steps(),
                 bits: fp.bits(),
             }),
+            Err(FixedPointError::TooManySteps(_)) if !(max - min).is_finite() => {
+                Err(ProblemInfo::new(
+                    codes::ENC_FIXED_POINT_TOO_FINE,
+                    format!("{rule} cannot step through {what}, which is {desc}"),
+                    "the range is wider than an f64 holds: its width overflows to infinity"
+                        .to_string(),
+                    "narrow the range, or send it as FLOAT64".to_string(),
+                ))
+            }
             Err(FixedPointError::TooManySteps(steps)) => Err(ProblemInfo::new(
                 codes::ENC_FIXED_POINT_TOO_FINE,
                 format!("{rule} is too fine for {what}, which is {desc}"),

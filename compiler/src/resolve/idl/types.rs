@@ -13,6 +13,10 @@ use crate::front::span::{Ident, Span};
 use crate::ir::{Type, Value, bits_required};
 use crate::resolve::number_of;
 
+/// The most elements an `ARRAY<T, n>` may have: they are held inside the generated struct
+/// (docs/LANGUAGES.md, "Types").
+pub const MAX_ARRAY_LEN: u64 = 65_536;
+
 /// How many CONSTs or TYPEDEFs one definition may go through: resolution recurses once per link.
 const MAX_CHAIN: usize = 128;
 
@@ -166,7 +170,9 @@ impl<'a> Resolver<'a> {
             }
             TypeKind::Array(element, bound) => {
                 let element = self.resolve_type(file, element);
-                let len = self.bound(file, bound, "an ARRAY's count");
+                let len = self
+                    .bound(file, bound, "an ARRAY's count")
+                    .and_then(|len| self.array_len(file, bound, len));
                 Type::Array {
                     element: Box::new(element?),
                     len: len?,
@@ -329,6 +335,29 @@ impl<'a> Resolver<'a> {
                 None
             }
         }
+    }
+
+    /// An ARRAY's count, when it is at most [`MAX_ARRAY_LEN`].
+    fn array_len(&mut self, file: FileId, number: &NumberRef, len: u64) -> Option<u64> {
+        if len <= MAX_ARRAY_LEN {
+            return Some(len);
+        }
+        self.error(
+            CodespanDiagnostic::error()
+                .with_code(codes::BAD_BOUND)
+                .with_message(format!(
+                    "an ARRAY's count must be at most {MAX_ARRAY_LEN}, not {len}"
+                ))
+                .with_labels(vec![
+                    primary(file, number.span())
+                        .with_message("its elements would be held inside the struct"),
+                ])
+                .with_notes(vec![format!(
+                    "help: for more elements write SEQUENCE<T, {len}>: held on the heap, its count sent in {} bits",
+                    bits_required(0, len.into())
+                )]),
+        );
+        None
     }
 
     /// `Some(None)` when there is no bound, `None` when the bound is wrong.
