@@ -108,6 +108,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .encoding(schemas("cubes.enc"))
         .file_name("cubes.rs")
         .compile(&[schemas("cubes.idl")])?;
+    // CubesBits twice, under two names: the second shares the first's codecs (same_codec!).
+    idlc::Builder::new()
+        .encoding(schemas("cubes.enc"))
+        .encoding(schemas("cubes_twin.enc"))
+        .file_name("cubes_twin.rs")
+        .compile(&[schemas("cubes.idl")])?;
     idlc::Builder::new()
         .file_name("cubes_builtin.rs")
         .compile(&[schemas("cubes.idl")])?;

@@ -106,6 +106,28 @@ fn gen_says_what_it_wrote() {
     assert_eq!(stderr, "");
 }
 
+/// A file that never ends (or is far larger than any schema) is an error, not a read until memory
+/// runs out: on the command line (exit 2) and as an IMPORT (a diagnostic, exit 1).
+#[cfg(unix)]
+#[test]
+fn an_endless_file_is_refused_not_read_forever() {
+    let (code, stderr) = run(&["check", "/dev/zero"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(
+        stderr,
+        "error: cannot read `/dev/zero`: larger than 64 MiB\n"
+    );
+    let dir = TempDir::new();
+    let idl = dir.file("a.idl", "IMPORT \"/dev/zero\";\nSTRUCT A { UINT8 a; }\n");
+    let (code, stderr) = run(&["check", &idl]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("cannot read imported file `/dev/zero`"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("larger than 64 MiB"), "{stderr}");
+}
+
 #[test]
 fn character_with_an_item_checks_clean() {
     let dir = TempDir::new();

@@ -87,9 +87,24 @@ pub trait FileSystem {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct RealFs;
 
+/// The largest file the real file system reads: far beyond any schema, and a bound for what is
+/// not a file of text (`IMPORT "/dev/zero";` would read until memory runs out).
+pub const MAX_FILE_BYTES: u64 = 64 << 20;
+
 impl FileSystem for RealFs {
     fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
-        std::fs::read(path)
+        use std::io::Read as _;
+        let mut bytes = Vec::new();
+        std::fs::File::open(path)?
+            .take(MAX_FILE_BYTES + 1)
+            .read_to_end(&mut bytes)?;
+        if bytes.len() as u64 > MAX_FILE_BYTES {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("larger than {} MiB", MAX_FILE_BYTES >> 20),
+            ));
+        }
+        Ok(bytes)
     }
 
     fn canonicalize(&self, path: &Path) -> PathBuf {

@@ -109,6 +109,12 @@ pub mod cubes {
     generated!("cubes");
 }
 
+/// schemas/cubes.idl with cubes.enc and cubes_twin.enc: CubesTwin is CubesBits under another
+/// name, so `Cubes` in CubesTwin forwards to CubesBits' codecs.
+pub mod cubes_twin {
+    generated!("cubes_twin");
+}
+
 /// QUATERNION without a rule: four raw FLOAT32s (schemas/cubes.idl, no encoding).
 pub mod cubes_builtin {
     generated!("cubes_builtin");

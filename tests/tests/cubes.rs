@@ -11,7 +11,7 @@ use idlc_runtime::{
     WriterOf, from_bytes, to_bytes,
 };
 use idlc_tests::cubes::{Cube, Cubes, CubesBits, CubesBytes, CubesDiff, CubesDiffBytes, CubesDr};
-use idlc_tests::{cubes_builtin, cubes_data, cubes_glam, cubes_glam_builtin};
+use idlc_tests::{cubes_builtin, cubes_data, cubes_glam, cubes_glam_builtin, cubes_twin};
 use proptest::prelude::*;
 
 /// Replicates `ticks` in encoding `E`; `lost[t]`: tick t's packet is lost; `ack_lost[t]`: its
@@ -267,4 +267,45 @@ fn glam_orientations_send_the_same_bytes() {
     let mut r = ReaderOf::<cubes_glam_builtin::BuiltinEncoding>::from_bytes(&bytes);
     let state = cubes_glam_builtin::Cube::decode_delta_from(&baseline, &ctx, &mut r).unwrap();
     assert!(Quaternion::from(state.orientation).same_bits(&negative));
+}
+
+/// The cubes of a tick in the module of cubes.enc + cubes_twin.enc, as CubesBits sends them.
+fn twin_cubes(t: &Cubes) -> cubes_twin::Cubes {
+    let bytes = to_bytes::<CubesBits, Cubes>(t).unwrap();
+    from_bytes::<cubes_twin::CubesBits, cubes_twin::Cubes>(&bytes).unwrap()
+}
+
+/// CubesTwin (cubes_twin.enc) has CubesBits' wire under another name: its `Cubes` forwards to
+/// CubesBits' codecs (`idlc::same_codec!` and `idlc::same_delta_codec!`), full and delta form,
+/// and sends CubesBits' bytes, which a CubesBits reader reads.
+#[test]
+fn a_twin_encoding_sends_the_bytes_of_the_encoding_it_forwards_to() {
+    use cubes_twin as t;
+    let ticks = cubes_data::ticks_from(cubes_data::SEED, 24, 12);
+    let ctx = DeltaContext::new(1.0 / cubes_data::HZ);
+    let mut baseline = t::Cubes::default();
+    for truth in ticks.iter().map(twin_cubes) {
+        let full = to_bytes::<t::CubesTwin, t::Cubes>(&truth).unwrap();
+        assert_eq!(to_bytes::<t::CubesBits, t::Cubes>(&truth).unwrap(), full);
+        assert_eq!(
+            from_bytes::<t::CubesTwin, t::Cubes>(&full).unwrap(),
+            from_bytes::<t::CubesBits, t::Cubes>(&full).unwrap()
+        );
+        let mut w = WriterOf::<t::CubesTwin>::default();
+        let mirror =
+            DeltaCodec::<t::CubesTwin>::encode_delta_to(&truth, &baseline, &ctx, &mut w).unwrap();
+        let bytes = w.into_bytes();
+        let mut bits = WriterOf::<t::CubesBits>::default();
+        let bits_mirror =
+            DeltaCodec::<t::CubesBits>::encode_delta_to(&truth, &baseline, &ctx, &mut bits)
+                .unwrap();
+        assert_eq!(bits.into_bytes(), bytes, "tick {}", truth.tick);
+        assert_eq!(bits_mirror, mirror);
+        let mut r = ReaderOf::<t::CubesBits>::from_bytes(&bytes);
+        let state =
+            <t::Cubes as DeltaCodec<t::CubesBits>>::decode_delta_from(&baseline, &ctx, &mut r)
+                .unwrap();
+        assert_eq!(state, mirror);
+        baseline = mirror;
+    }
 }

@@ -243,6 +243,10 @@ pub fn generate(ir: &Ir, options: &GenOptions) -> Result<String, CodegenError> {
         },
     );
     let same_wire = crate::ir::same_wire::SameWire::of(ir, &plans);
+    // A struct another holds keeps a body per encoding: held, its codec is inlined into its
+    // holder's, which LLVM stops doing once one body has callers in two encodings (mk48's
+    // Guidance: an out-of-line call per Contact). Top-level structs share theirs.
+    let held = crate::ir::nesting::nested_structs(&ir.schema);
     for (encoding, plan) in ir.encodings.values().zip(plans.values()) {
         let marker = checked_ident(&marker_name(ir, &encoding.name))?;
         let ctx = Ctx {
@@ -262,7 +266,10 @@ pub fn generate(ir: &Ir, options: &GenOptions) -> Result<String, CodegenError> {
             ) else {
                 continue;
             };
-            if let Some(first) = same_wire.first(&encoding.name, name) {
+            if let Some(first) = same_wire
+                .first(&encoding.name, name)
+                .filter(|_| !held.contains(name.as_str()))
+            {
                 let first = checked_ident(&marker_name(ir, first))?;
                 items.push(formatted(codec::same_codec(&ctx, def, mapping, &first)?)?);
                 continue;
