@@ -42,35 +42,36 @@ impl SameWire {
     }
 }
 
-/// The structs whose wire is the same in `a` and `b`. A struct that holds itself is the same
-/// when nothing it holds differs (the largest set closed under "holds only the same").
+/// The structs whose wire is the same in `a` and `b`: the largest set of structs with equal
+/// plans none of which holds a struct that differs (so a struct that holds itself is the same
+/// when nothing else it holds differs). A difference climbs to every holder, once each.
 fn same_in<'i>(ir: &'i Ir, a: &EncodingPlan, b: &EncodingPlan) -> HashSet<&'i str> {
     if a.style != b.style {
         return HashSet::new();
     }
-    let mut same: HashSet<&str> = ir
-        .schema
-        .structs
-        .keys()
-        .map(String::as_str)
-        .filter(|name| matches!((a.structs.get(*name), b.structs.get(*name)), (Some(x), Some(y)) if x == y))
-        .collect();
-    loop {
-        let differs: Vec<&str> = same
-            .iter()
-            .copied()
-            .filter(|name| {
-                held_by(&ir.schema.structs[*name]).into_iter().any(|held| {
-                    !same.contains(held)
-                        && (a.structs.contains_key(held) || b.structs.contains_key(held))
-                })
-            })
-            .collect();
-        if differs.is_empty() {
-            return same;
-        }
-        for name in differs {
-            same.remove(name);
+    let mut holders: HashMap<&str, Vec<&str>> = HashMap::new();
+    for (name, def) in &ir.schema.structs {
+        for held in held_by(def) {
+            holders.entry(held).or_default().push(name);
         }
     }
+    let mut same = HashSet::new();
+    let mut differ = Vec::new();
+    for name in ir.schema.structs.keys() {
+        match (a.structs.get(name), b.structs.get(name)) {
+            (Some(x), Some(y)) if x == y => {
+                same.insert(name.as_str());
+            }
+            (None, None) => {}
+            _ => differ.push(name.as_str()),
+        }
+    }
+    while let Some(name) = differ.pop() {
+        for holder in holders.get(name).into_iter().flatten() {
+            if same.remove(holder) {
+                differ.push(holder);
+            }
+        }
+    }
+    same
 }
