@@ -13,19 +13,22 @@ use super::plan::EncodingPlan;
 /// For each encoding and struct whose wire an earlier encoding already has: that encoding.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SameWire {
-    first: HashMap<(String, String), String>,
+    /// By encoding, then by struct: the earlier encoding.
+    first: HashMap<String, HashMap<String, String>>,
 }
 
 impl SameWire {
     /// Compares the plans of every pair of encodings (in the order given) struct by struct.
     pub fn of(ir: &Ir, plans: &IndexMap<String, EncodingPlan>) -> Self {
-        let mut first = HashMap::new();
+        let mut first: HashMap<String, HashMap<String, String>> = HashMap::new();
         let encodings: Vec<&EncodingPlan> = plans.values().collect();
         for (later_at, later) in encodings.iter().enumerate() {
             for earlier in &encodings[..later_at] {
                 for name in same_in(ir, earlier, later) {
                     first
-                        .entry((later.name.clone(), name.to_string()))
+                        .entry(later.name.clone())
+                        .or_default()
+                        .entry(name.to_string())
                         .or_insert_with(|| earlier.name.clone());
                 }
             }
@@ -36,9 +39,7 @@ impl SameWire {
     /// The first encoding before `encoding` in which `name` travels as in `encoding`, if any.
     /// Equality of wires is transitive, so that encoding has no earlier one of its own.
     pub fn first(&self, encoding: &str, name: &str) -> Option<&str> {
-        self.first
-            .get(&(encoding.to_string(), name.to_string()))
-            .map(String::as_str)
+        self.first.get(encoding)?.get(name).map(String::as_str)
     }
 }
 
