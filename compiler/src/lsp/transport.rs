@@ -7,6 +7,7 @@ use std::io::{self, BufRead, Read, Write};
 use std::thread;
 
 use lsp_server::{Connection, Message};
+use lsp_types::notification::{Exit, Notification as _};
 
 /// What one frame of the input held.
 #[derive(Debug)]
@@ -80,7 +81,8 @@ pub fn stdio() -> (Connection, [thread::JoinHandle<()>; 2]) {
         while let Ok(Some(frame)) = read_frame(&mut stdin) {
             match frame {
                 Frame::Message(message) => {
-                    let exit = matches!(&message, Message::Notification(n) if n.method == "exit");
+                    let exit =
+                        matches!(&message, Message::Notification(n) if n.method == Exit::METHOD);
                     if to_server.send(message).is_err() || exit {
                         return;
                     }
