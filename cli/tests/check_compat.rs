@@ -172,6 +172,34 @@ fn json_documents_the_changes_of_a_compatible_pair() {
     );
 }
 
+/// `--format json` prints its one document when the check cannot run too (CI reads stdout
+/// whatever happened): a file that cannot be read, a command line without NEW. Exit 2, the
+/// reason as the one violation, and on stderr as in the human format.
+#[test]
+fn json_documents_a_check_that_cannot_run() {
+    let missing = "/nonexistent/new.idl";
+    let (code, document, stderr) = run_json(&[&seed("character.idl"), missing]);
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(document["verdict"], "incompatible");
+    assert_eq!(document["changes"], json!([]));
+    let violations = document["violations"].as_array().expect("violations");
+    assert_eq!(violations.len(), 1, "{document}");
+    assert_eq!(violations[0]["rule"], "input");
+    let message = violations[0]["message"].as_str().expect("a message");
+    assert!(message.contains(missing), "{message}");
+    assert!(stderr.contains(missing), "{stderr}");
+
+    let (code, document, _) = run_json(&[&seed("character.idl")]);
+    assert_eq!(code, 2);
+    assert_eq!(document["verdict"], "incompatible");
+    assert!(
+        document["violations"][0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("NEW.idl")),
+        "{document}"
+    );
+}
+
 /// Every kind of change check-compat recognises, in the JSON document.
 #[test]
 fn json_names_every_kind_of_change() {

@@ -74,6 +74,14 @@ pub struct CompatArgs {
     pub prove: Option<usize>,
 }
 
+/// Why the check could not run (exit 2).
+enum Failure {
+    /// The command line asks for something impossible (printed with the usage).
+    Usage(String),
+    /// A file, idlc.toml or git failed.
+    Run(String),
+}
+
 /// The two versions' inputs, and where OLD's files come from.
 struct Plan {
     old: Inputs,
@@ -86,15 +94,12 @@ impl CompatArgs {
     pub fn run(&self) -> Status {
         let plan = match self.plan() {
             Ok(plan) => plan,
-            Err(status) => return status,
+            Err(failure) => return self.fail(failure),
         };
         let mut err = stderr();
         let pair = match compat::compile_pair(&plan.old, plan.old_fs.as_ref(), &plan.new, &RealFs) {
             Ok(pair) => pair,
-            Err(error) => {
-                print_error(&mut err, error);
-                return Status::Usage;
-            }
+            Err(error) => return self.fail(Failure::Run(error.to_string())),
         };
         if self.format == Format::Github {
             let lines: Vec<String> = pair
@@ -180,8 +185,27 @@ impl CompatArgs {
         status
     }
 
-    /// Works out both versions' inputs; prints what is wrong (exit 2) when it cannot.
-    fn plan(&self) -> Result<Plan, Status> {
+    /// Prints why the check could not run (with `--format json`, also as the document on
+    /// stdout, which CI reads whatever happened); exit 2.
+    fn fail(&self, failure: Failure) -> Status {
+        let message = match &failure {
+            Failure::Usage(message) => {
+                usage_error("check-compat", message);
+                message
+            }
+            Failure::Run(message) => {
+                print_error(&mut stderr(), message);
+                message
+            }
+        };
+        if self.format == Format::Json {
+            print_document(render::json_failure_document(message));
+        }
+        Status::Usage
+    }
+
+    /// Works out both versions' inputs, or says why it cannot.
+    fn plan(&self) -> Result<Plan, Failure> {
         let (old_encodings, new_encodings): (Vec<PathBuf>, Vec<PathBuf>) = self
             .encoding
             .chunks(2)
@@ -192,9 +216,8 @@ impl CompatArgs {
             .unzip();
         let Some(reference) = &self.against else {
             let [old, new] = self.files.as_slice() else {
-                return Err(usage_error(
-                    "check-compat",
-                    "name OLD.idl and NEW.idl, or NEW.idl with --against REF",
+                return Err(Failure::Usage(
+                    "name OLD.idl and NEW.idl, or NEW.idl with --against REF".into(),
                 ));
             };
             return Ok(Plan {
@@ -207,24 +230,17 @@ impl CompatArgs {
             [] => self.toml_idl()?,
             [new] => vec![new.clone()],
             _ => {
-                return Err(usage_error(
-                    "check-compat",
-                    "with --against, name only NEW.idl: OLD is its version at the revision",
+                return Err(Failure::Usage(
+                    "with --against, name only NEW.idl: OLD is its version at the revision".into(),
                 ));
             }
         };
-        let git = GitFs::open(reference).map_err(|message| {
-            print_error(&mut stderr(), message);
-            Status::Usage
-        })?;
+        let git = GitFs::open(reference).map_err(Failure::Run)?;
         let mut err = stderr();
-        let mut at_ref = |paths: &[PathBuf]| -> Result<Vec<PathBuf>, Status> {
+        let mut at_ref = |paths: &[PathBuf]| -> Result<Vec<PathBuf>, Failure> {
             let mut out = Vec::new();
             for path in paths {
-                let old = git.path(path).map_err(|message| {
-                    print_error(&mut stderr(), message);
-                    Status::Usage
-                })?;
+                let old = git.path(path).map_err(Failure::Run)?;
                 if git.exists(&old) {
                     out.push(old);
                 } else {
@@ -272,27 +288,20 @@ impl CompatArgs {
     }
 
     /// The IDL files of `idlc.toml` in the current directory.
-    fn toml_idl(&self) -> Result<Vec<PathBuf>, Status> {
+    fn toml_idl(&self) -> Result<Vec<PathBuf>, Failure> {
         let path = Path::new(config::FILE_NAME);
         if !path.exists() {
-            return Err(usage_error(
-                "check-compat",
-                format!(
-                    "no NEW.idl given, and there is no {} in the current directory",
-                    config::FILE_NAME
-                ),
-            ));
+            return Err(Failure::Usage(format!(
+                "no NEW.idl given, and there is no {} in the current directory",
+                config::FILE_NAME
+            )));
         }
-        let config = Config::load(path).map_err(|error| {
-            print_error(&mut stderr(), error);
-            Status::Usage
-        })?;
+        let config = Config::load(path).map_err(|error| Failure::Run(error.to_string()))?;
         if config.idl.is_empty() {
-            print_error(
-                &mut stderr(),
-                format!("{} names no IDL files", config::FILE_NAME),
-            );
-            return Err(Status::Usage);
+            return Err(Failure::Run(format!(
+                "{} names no IDL files",
+                config::FILE_NAME
+            )));
         }
         Ok(config.idl)
     }

@@ -153,6 +153,25 @@ pub fn json_input_document(sources: &SourceMap, diagnostics: &[Diagnostic]) -> M
     document
 }
 
+/// The JSON document of a check that could not run (a file that cannot be read, git failing,
+/// a command line that names no versions): incompatible, as nothing was shown compatible, with
+/// the reason as its one violation (`"rule": "input"`, no place).
+pub fn json_failure_document(message: &str) -> Map<String, Value> {
+    let mut violation = Map::new();
+    violation.insert("rule".into(), json!("input"));
+    violation.insert("code".into(), Value::Null);
+    json_place(&mut violation, None);
+    violation.insert("message".into(), json!(message));
+    violation.insert("help".into(), json!([]));
+    violation.insert("acknowledged".into(), json!(false));
+    violation.insert("reason".into(), Value::Null);
+    let mut document = Map::new();
+    document.insert("verdict".into(), json!("incompatible"));
+    document.insert("changes".into(), json!([]));
+    document.insert("violations".into(), json!([Value::Object(violation)]));
+    document
+}
+
 /// One GitHub workflow command: `::error file=F,line=L,col=C,title=idlc rule::message` (a
 /// `::notice` once acknowledged). GitHub annotates the files of the pull request, so the place
 /// is in NEW (`new_files`) when the violation has one there: the primary label, else a
