@@ -465,6 +465,31 @@ impl FixedPoint {
         self.quantize(value).map(|q| self.dequantize(q))
     }
 
+    /// Whether `baseline` is sent as step `q`: `quantize(baseline) == Ok(q)`, false for a
+    /// baseline that cannot be sent (NaN, out of range). A delta encoder asks it when the value
+    /// it sends (step `q`) differs from the baseline as held: a baseline off the steps (a
+    /// `Default`, a value of the game's own) that rounds to the same step is no change.
+    ///
+    /// Cheap for a value that moved: a baseline a few steps from `q` is answered by one product,
+    /// without rounding it (a step the quantizer gives lies within one step of the quotient, and
+    /// the product differs from the quotient by under 2^-50 of it).
+    ///
+    /// ```
+    /// # use idlc_runtime::FixedPoint;
+    /// let fp = FixedPoint::new(-100.0, 100.0, 0.01).unwrap();
+    /// let q = fp.quantize(2.34).unwrap();
+    /// assert_ne!(fp.dequantize(q), 2.34); // 2.34 is no f64 on the steps
+    /// assert!(fp.sends_as(2.34, q) && fp.sends_as(2.3449, q));
+    /// assert!(!fp.sends_as(2.3451, q) && !fp.sends_as(f64::NAN, q) && !fp.sends_as(300.0, q));
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn sends_as(&self, baseline: f64, q: u64) -> bool {
+        let guess = (baseline - self.min) * self.inverse;
+        let away = (guess - (q.min(1 << 62) as i64) as f64).abs();
+        away <= 3.0 + guess.abs() * 1e-15 && self.quantize(baseline) == Ok(q)
+    }
+
     /// Whether two values are sent identically (same step). Used for delta changed-bits: a change
     /// smaller than the resolution is not a change. Values that cannot be sent compare unequal.
     ///
@@ -529,6 +554,32 @@ mod tests {
                 let (quantized, nearest) = divided(&fp, value);
                 prop_assert_eq!(fp.quantize(value).ok(), quantized, "quantize({})", value);
                 prop_assert_eq!(fp.nearest_step(value), nearest, "nearest_step({})", value);
+            }
+        }
+
+        /// `sends_as` answers what quantizing the baseline answers, for baselines on, beside,
+        /// half a step from and a few steps from the step, and outside the range.
+        #[test]
+        fn sends_as_is_the_same_step(
+            min in -1e6..1e6f64,
+            steps in 1u64..(1 << 45),
+            resolution in prop::sample::select(vec![1e-6, 0.001, 0.01, 0.3, 1.0, 7.0]),
+            at in 0.0..1.0f64,
+            away in prop::sample::select(vec![0.0, 0.4999999, 0.5, 0.5000001, 0.9, 1.0, 1.5, 2.9, 3.0, 3.1, 1e9]),
+            below in any::<bool>(),
+            open in (any::<bool>(), any::<bool>()),
+        ) {
+            let max = min + steps as f64 * resolution;
+            let Some(fp) = FixedPoint::with_ends(min, max, resolution, !open.0, !open.1) else {
+                return Ok(());
+            };
+            let q = fp.first + ((at * (fp.last - fp.first) as f64) as u64);
+            let away = if below { -away } else { away };
+            for baseline in [fp.dequantize(q) + away * resolution, fp.min + (q as f64 + away) * resolution] {
+                for step in [q, q.saturating_sub(1), q + 1] {
+                    let expected = fp.quantize(baseline) == Ok(step);
+                    prop_assert_eq!(fp.sends_as(baseline, step), expected, "sends_as({}, {})", baseline, step);
+                }
             }
         }
     }

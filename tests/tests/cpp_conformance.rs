@@ -249,9 +249,20 @@ fn interpreted_delta(
     baseline: &interpret::Value,
     elapsed: f64,
 ) -> String {
+    interpreted_delta_in(ir, (encoding, encoding), ty, (value, baseline), elapsed)
+}
+
+/// [`interpreted_delta`] with the mirror in the full form of `mirror_in`.
+fn interpreted_delta_in(
+    ir: &Ir,
+    (encoding, mirror_in): (&str, &str),
+    ty: &str,
+    (value, baseline): (&interpret::Value, &interpret::Value),
+    elapsed: f64,
+) -> String {
     match interpret::encode_delta(ir, encoding, ty, value, baseline, elapsed) {
         Ok((delta, mirror)) => {
-            let full = interpret::encode(ir, encoding, ty, &mirror).expect("a mirror encodes");
+            let full = interpret::encode(ir, mirror_in, ty, &mirror).expect("a mirror encodes");
             format!("ok {} {}", wire_hex(&delta), wire_hex(&full))
         }
         Err(interpret::EncodeError {
@@ -391,6 +402,77 @@ fn every_build_codes_deltas_as_the_interpreter() {
     }
     assert!(cases.len() > 1000, "{} delta cases", cases.len());
     every_build_answers(&cases, "delta");
+}
+
+/// Random deltas per encoding of the off-step set.
+const OFF_STEP_ROUNDS: u64 = 48;
+
+/// `value` with some of its reals moved towards zero (not past it) by up to about a step of
+/// 0.01, which keeps them in their ranges.
+fn nudged(value: &interpret::Value, rng: &mut sample::Rng) -> interpret::Value {
+    use interpret::Value;
+    match value {
+        Value::Struct(fields) => Value::Struct(
+            fields
+                .iter()
+                .map(|(name, v)| (name.clone(), nudged(v, rng)))
+                .collect(),
+        ),
+        Value::Float(x) if rng.one_in(2) => {
+            Value::Float(x - x.signum() * (rng.unit() * 0.014).min(x.abs()))
+        }
+        other => other.clone(),
+    }
+}
+
+/// Deltas against baselines that lie off the FIXED_POINT steps (a game's own values,
+/// `Default`s): both values travel to the C++ code in RAW as they are (`cpp::OFF_STEPS`); the
+/// value is the baseline itself, the baseline moved by about a step or less, or another value;
+/// the delta and the mirror (in RAW: an unchanged field keeps the baseline's own value) are the
+/// interpreter's, which are Rust's generated code's (interpreter_agrees.rs).
+#[test]
+fn every_build_codes_deltas_off_the_steps_as_the_interpreter() {
+    let compiled = cpp::off_steps();
+    let (ir, ns) = (&compiled.ir, compiled.set.namespace);
+    let mut cases = Vec::new();
+    for encoding in compiled.set.encodings {
+        for ty in compiled.set.types {
+            let mut rng = sample::Rng::new(seed_of(&format!("{ns} {encoding} {ty} off steps")));
+            // A value RAW cannot carry (an angle whose `float` rounds above 360) is drawn again.
+            let random = |rng: &mut sample::Rng| loop {
+                let value = sample::random_struct(ir, ty, rng).expect("the type exists");
+                if interpret::encode(ir, cpp::RAW, ty, &value).is_ok() {
+                    break as_sent(ir, cpp::RAW, ty, &value);
+                }
+            };
+            for round in 0..OFF_STEP_ROUNDS {
+                let elapsed = ELAPSED[round as usize % ELAPSED.len()];
+                let (baseline, base_bytes) = random(&mut rng);
+                let (value, value_bytes) = match rng.below(3) {
+                    0 => (baseline.clone(), base_bytes.clone()),
+                    1 => as_sent(ir, cpp::RAW, ty, &nudged(&baseline, &mut rng)),
+                    _ => random(&mut rng),
+                };
+                cases.push(Case {
+                    request: format!(
+                        "{ns} {encoding} {ty} delta-raw {:016x} {} {}",
+                        elapsed.to_bits(),
+                        wire_hex(&base_bytes),
+                        wire_hex(&value_bytes)
+                    ),
+                    expected: interpreted_delta_in(
+                        ir,
+                        (encoding, cpp::RAW),
+                        ty,
+                        (&value, &baseline),
+                        elapsed,
+                    ),
+                    lossy: false,
+                });
+            }
+        }
+    }
+    every_build_answers(&cases, "off-step delta");
 }
 
 /// Ticks of each simulated replication.

@@ -111,7 +111,8 @@ proptest! {
 }
 
 /// `sent_equals` answers what `sent` and `==` answer, error included, for values that compare
-/// equal as sent, that differ, and that cannot be sent.
+/// equal as sent, that differ, and that cannot be sent; the other value off the steps (a value
+/// as the game holds it) equals one that is sent as it is.
 fn sent_equals_agrees<E: Encoding>(a: &cc::Character, b: &cc::Character)
 where
     cc::Character: DeltaCodec<E>,
@@ -129,9 +130,11 @@ where
     ] {
         let sent = Codec::<E>::sent(x);
         for other in [y.clone(), sent.clone().unwrap_or_default()] {
+            let as_sent = Codec::<E>::sent(&other).ok();
             assert_eq!(
                 Codec::<E>::sent_equals(x, &other),
-                sent.clone().map(|s| s == other),
+                sent.clone()
+                    .map(|s| s == other || as_sent.as_ref() == Some(&s)),
                 "{}",
                 E::NAME
             );
@@ -181,6 +184,59 @@ fn idle_character_costs_21_bits() {
         assert_eq!(again.unwrap(), mirror);
     }
     assert_eq!(w.bits_written(), 100 * 21);
+}
+
+/// A Character against itself as the baseline costs only its changed-bits (WIRE.md: a
+/// changed-bit compares the values as they would be sent), though its reals lie off the steps
+/// as a game's own values and `Default`s do (2.34 is no f64 of the 0.01 grid). A move within half
+/// a step is no change either, a move by a step is; an unchanged DELTA field's mirror is the
+/// baseline's value, which the receiver keeps.
+#[test]
+fn a_baseline_off_the_steps_is_unchanged_by_its_own_value() {
+    fn check<E: Encoding>()
+    where
+        cc::Character: DeltaCodec<E>,
+    {
+        let game = cc::Character {
+            character_id: 7,
+            x: 2.34,
+            y: -1.07,
+            z: 0.07,
+            vx: 0.1,
+            vy: 0.7,
+            vz: -0.3,
+            angle: 12.34,
+            ..Default::default()
+        };
+        let on_steps = Codec::<E>::sent(&game).unwrap();
+        assert_ne!(on_steps, game, "the test's reals lie off the steps");
+        let ctx = DeltaContext::default();
+        let idle = delta_bits::<E, _>(&on_steps, &on_steps, &ctx);
+        assert_eq!(delta_bits::<E, _>(&game, &game, &ctx), idle, "{}", E::NAME);
+        let mut w = <E::Style as idlc_runtime::Style>::Writer::default();
+        let mirror = game.encode_delta_to(&game, &ctx, &mut w).unwrap();
+        // (A dead-reckoned position unsent is extrapolated instead.)
+        assert_eq!(mirror.angle, game.angle, "{}", E::NAME);
+        let mut nudged = game.clone();
+        (nudged.x, nudged.vy, nudged.angle) = (2.3449, 0.6951, 12.344);
+        assert_eq!(
+            delta_bits::<E, _>(&nudged, &game, &ctx),
+            idle,
+            "{}",
+            E::NAME
+        );
+        let mut moved = game.clone();
+        moved.angle += 0.01;
+        assert!(
+            delta_bits::<E, _>(&moved, &game, &ctx) > idle,
+            "{}",
+            E::NAME
+        );
+    }
+    check::<cc::MYENCODING1>();
+    check::<cc::MYENCODING2>();
+    check::<cc::MYENCODING1_DIFF>();
+    check::<cc::MYENCODING2_DIFF>();
 }
 
 /// A random naval Fleet.

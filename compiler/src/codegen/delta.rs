@@ -472,14 +472,25 @@ impl<'a> Gen<'a, '_> {
                     let name = super::idents::ident(&view.rust.rust_name);
                     let candidate = Self::candidate(view);
                     out.push(self.candidate_of(view, &encoded.rule)?);
-                    // Compared as sent: a raw float by its bits.
-                    let changed = differs_sent(
-                        self.ctx,
-                        view,
-                        &encoded.rule,
-                        Val::Place(quote!(#candidate)),
-                        Val::Place(quote!(baseline.#name)),
-                    )?;
+                    // Compared as sent: a raw float by its bits, a step with the baseline's.
+                    let changed = match Self::step(view, &encoded.rule) {
+                        Some(step) => {
+                            let fp = fixed_point_const(self.ctx, &encoded.rule);
+                            let held = fixed_point_input(
+                                &encoded.rule,
+                                &view.rust.ty,
+                                &quote!(baseline.#name),
+                            );
+                            quote!(#candidate != baseline.#name && !#fp.sends_as(#held, #step))
+                        }
+                        None => differs_sent(
+                            self.ctx,
+                            view,
+                            &encoded.rule,
+                            Val::Place(quote!(#candidate)),
+                            Val::Place(quote!(baseline.#name)),
+                        )?,
+                    };
                     if matches!(item, DeltaStep::Changed(_)) {
                         let flag = self.unit();
                         out.push(quote!(let #flag = #changed;));

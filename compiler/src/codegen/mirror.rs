@@ -12,8 +12,8 @@
 
 use std::collections::HashSet;
 
-use proc_macro2::TokenStream;
-use quote::quote;
+use proc_macro2::{Ident, TokenStream};
+use quote::{format_ident, quote};
 
 use super::fields::{RustField, views};
 use super::idents::{f64_lit, u32_lit};
@@ -291,7 +291,8 @@ pub fn differs_once_sent(
     (a, b): (Val, Val),
     site: &Site,
 ) -> Result<TokenStream, CodegenError> {
-    if view.field.extends.is_empty() && holds_raw_float(ctx, rule, &mut HashSet::new()) {
+    if view.field.extends.is_empty() && !is_lossless(ctx, rule, &view.rust.ty, &mut HashSet::new())
+    {
         let same = sent_equal(ctx, rule, &view.field.ty, &view.rust.ty, (a, b), site)?;
         return Ok(quote!(!(#same)));
     }
@@ -572,6 +573,29 @@ pub fn sent_equal(
             let (a, b) = (a.by_ref(), b.by_ref());
             quote!(#rt::Codec::<#marker>::sent_equals(#a, #b)#q)
         }
+        (WireRule::Optional(inner), Type::Optional(inner_idl), RustType::Option(inner_rust)) => {
+            let pair = (Val::Ref(quote!(value)), Val::Ref(quote!(other)));
+            let inner = sent_equal(ctx, inner, inner_idl, inner_rust, pair, site)?;
+            let (a, b) = (a.by_ref(), b.by_ref());
+            // Against an absent value, the value against itself: only its error counts.
+            quote!(match (#a, #b) {
+                (Some(value), held) => {
+                    let other = held.as_ref().unwrap_or(value);
+                    let equal = #inner;
+                    equal && held.is_some()
+                }
+                (None, held) => held.is_none(),
+            })
+        }
+        (WireRule::FixedPoint { .. }, _, RustType::F32 | RustType::F64) => {
+            let sent_local = format_ident!("sent");
+            let sent = sent_element(ctx, rule, idl, rust, a, site)?;
+            let equal = same_step(ctx, rule, rust, &sent_local, &b);
+            quote!({
+                let #sent_local = #sent;
+                #equal
+            })
+        }
         _ => {
             let sent = sent_element(ctx, rule, idl, rust, a, site)?;
             if holds_raw_float(ctx, rule, &mut HashSet::new()) {
@@ -586,6 +610,25 @@ pub fn sent_equal(
             }
         }
     })
+}
+
+/// Whether a FIXED_POINT float `sent` (a value as the receiver would hold it) equals `b` as
+/// sent (a `bool` expression): `b` is that value, or `b` (off the steps: a `Default`, a game's
+/// own value) is sent as the same step. A `b` that cannot be sent equals only itself.
+fn same_step(
+    ctx: &Ctx<'_>,
+    rule: &WireRule,
+    rust: &RustType,
+    sent: &Ident,
+    b: &Val,
+) -> TokenStream {
+    let fp = fixed_point_const(ctx, rule);
+    let held = b.by_val();
+    let (real_sent, real_held) = (
+        fixed_point_input(rule, rust, &quote!(#sent)),
+        fixed_point_input(rule, rust, &held),
+    );
+    quote!(#sent == #held || #fp.sends_as(#real_held, #fp.nearest_step(#real_sent)))
 }
 
 /// The body of `Codec::sent_equals` for a struct: every field compared as sent, in field order

@@ -289,13 +289,19 @@ impl<'a> Gen<'a> {
             DeltaStep::Changed(step) | DeltaStep::Field(step) => {
                 let (field, rust) = self.field(&step.field)?;
                 let candidate = self.candidate(step, out)?;
-                let same = self.sent.same_field(
-                    self.plan,
-                    field,
-                    &rust.ty,
-                    &candidate,
-                    &format!("baseline.{}", rust.rust_name),
-                )?;
+                let held = format!("baseline.{}", rust.rust_name);
+                let same = if Self::quantized(field, rust, &step.rule) {
+                    // The step sent, against the step the baseline (maybe off the steps) is sent as.
+                    format!(
+                        "{candidate} == {held} || {}.sends_as({}, q_{})",
+                        quantizer(&step.rule)?,
+                        self.real(step, &held)?,
+                        rust.rust_name
+                    )
+                } else {
+                    self.sent
+                        .same_field(self.plan, field, &rust.ty, &candidate, &held)?
+                };
                 let differs = format!("!({same})");
                 if matches!(item, DeltaStep::Changed(_)) {
                     let flag = self.body.local("send");

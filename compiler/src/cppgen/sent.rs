@@ -1,9 +1,11 @@
 //! Values "as sent" (codegen/mirror.rs): which rules keep every value exactly, and how two
 //! values compare once sent: a raw float by the bits it is sent as (−0.0 is not +0.0, a NaN is
-//! the NaN of the same bits), containers and structs part by part, anything else with `==`.
+//! the NaN of the same bits), a FIXED_POINT float as the baseline's value or the same step as
+//! it (a baseline off the steps), containers and structs part by part, anything else with `==`.
 
 use std::collections::HashSet;
 
+use super::rules::{quantizer, real_input};
 use super::unsupported;
 use crate::codegen::CodegenError;
 use crate::ir::plan::{Carries, EncodingPlan, FieldPlan, Step, StructPlan};
@@ -84,6 +86,17 @@ impl Sent<'_> {
                 "idlc::f64_to_bits(static_cast<double>({a})) == idlc::f64_to_bits(static_cast<double>({b}))"
             ),
             (WireRule::Quaternion, _) => format!("({a}).same_bits({b})"),
+            // The baseline's value, or one off the steps that is sent as the same step.
+            (WireRule::FixedPoint { min, max, .. }, _)
+                if matches!(ty, RustType::F32 | RustType::F64) =>
+            {
+                let fp = quantizer(rule)?;
+                format!(
+                    "({a} == {b} || {fp}.sends_as({}, {fp}.nearest_step({})))",
+                    real_input(*min, *max, ty, b),
+                    real_input(*min, *max, ty, a)
+                )
+            }
             (
                 WireRule::Sequence { element, .. } | WireRule::Array { element, .. },
                 Type::Sequence {

@@ -232,10 +232,13 @@ fn f32_bits(value: &Value) -> Option<u32> {
     }
 }
 
-/// Whether two values, both as the receiver holds them after they are sent with `rule` (a
-/// value of type `ty`), are the same, as generated code compares them (codegen/mirror.rs
+/// Whether `a`, as the receiver holds it once sent with `rule` (a value of type `ty`), is the
+/// same as `b` (a baseline's value, or another sent one), as generated code compares them
+/// (codegen/mirror.rs
 /// `same_sent`): a raw float by the bits it is sent as, so -0.0 is not +0.0 and a NaN is the NaN
-/// of the same bits; lists, OPTIONALs and structs part by part; anything else with [`same`].
+/// of the same bits; a FIXED_POINT step `a` equal to `b` or to the step `b` is sent as (`b` is
+/// the baseline's, which may lie off the steps); lists, OPTIONALs and structs part by part;
+/// anything else with [`same`].
 fn same_sent(ctx: &Context<'_>, rule: &WireRule, ty: &Type, a: &Value, b: &Value) -> bool {
     let parts = |element: &Type| match (a, b) {
         (Value::List(x), Value::List(y)) => {
@@ -247,6 +250,16 @@ fn same_sent(ctx: &Context<'_>, rule: &WireRule, ty: &Type, a: &Value, b: &Value
         _ => same(a, b),
     };
     match (rule, ty) {
+        // The baseline's value as held, or off the steps and sent as the same step.
+        (WireRule::FixedPoint { .. }, _) => {
+            same(a, b)
+                || match (rule.fixed_point(), number(a), number(b)) {
+                    (Some(fp), Some(x), Some(y)) => {
+                        fp.quantize(x).is_ok_and(|step| fp.sends_as(y, step))
+                    }
+                    _ => false,
+                }
+        }
         (WireRule::Float32, _) => match (f32_bits(a), f32_bits(b)) {
             (Some(x), Some(y)) => x == y,
             _ => same(a, b),

@@ -182,6 +182,13 @@ public:
         return value > max_ ? max_ : value;
     }
 
+    /// Whether `baseline` is sent as step `q` (false when it cannot be sent): what a delta
+    /// encoder asks of a baseline off the steps when the value it sends differs from it.
+    bool sends_as(double baseline, std::uint64_t q) const noexcept {
+        std::uint64_t y = 0;
+        return quantize(baseline, y) == ErrorKind::Ok && y == q;
+    }
+
     /// Whether `a` and `b` are sent as the same step (false when either cannot be sent).
     bool same_when_sent(double a, double b) const noexcept {
         std::uint64_t x = 0, y = 0;

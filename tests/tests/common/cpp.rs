@@ -10,7 +10,9 @@
 //! `idlc::error_kind_name` and `bit_offset`). For a PUBLISHABLE_STRUCT, `... <type> delta
 //! <elapsed> <baseline> <value>` (the elapsed seconds as the hex of the double's bits, the two
 //! values in full form) is answered `ok <delta> <mirror in full form>`, and `... <type> undelta
-//! <elapsed> <baseline> <delta>` `ok <state in full form>`, or an error as above.
+//! <elapsed> <baseline> <delta>` `ok <state in full form>`, or an error as above. The set
+//! [`OFF_STEPS`] answers `... <type> delta-raw <elapsed> <baseline> <value>`, the two values in
+//! RAW (as they are, off the steps), with `ok <delta> <mirror in RAW>`.
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -531,6 +533,45 @@ pub fn header_sets() -> &'static [CompiledSet] {
     SETS.get_or_init(|| HEADER_SETS.iter().map(compile_set).collect())
 }
 
+/// The seed's Character with the built-in C++ types but a `float angle`, in its FIXED_POINT
+/// encodings and in RAW (schemas/character_raw.enc), which holds every value as the mapping
+/// holds it: the `delta-raw` requests carry values that lie off the steps (a game's own values,
+/// `Default`s) in RAW and ask for their deltas in the other encodings. Not one of
+/// [`HEADER_SETS`]: only those requests exercise it.
+pub const OFF_STEPS: HeaderSet = HeaderSet {
+    namespace: "off_steps",
+    cpp_namespace: None,
+    golden: None,
+    idl: &[Source::Seed("character.idl"), Source::Schema("item.idl")],
+    encoding_files: &[
+        Source::Schema("character_raw.enc"),
+        Source::Seed("myencoding1.enc"),
+        Source::Seed("myencoding2.enc"),
+        Source::Schema("myencoding1_diff.enc"),
+        Source::Schema("myencoding2_diff.enc"),
+    ],
+    mapping: Mapping::Inline(
+        "MAPPING(\"CPP\", \"Cpp\") PUBLISHABLE_STRUCT Character { float angle; }\n",
+    ),
+    side: "Cpp",
+    encodings: &[
+        "MYENCODING1",
+        "MYENCODING2",
+        "MYENCODING1_DIFF",
+        "MYENCODING2_DIFF",
+    ],
+    types: &["Character"],
+};
+
+/// The encoding of [`OFF_STEPS`] that carries values as they are.
+pub const RAW: &str = "RAW";
+
+/// [`OFF_STEPS`] compiled by idlc, once per test process.
+pub fn off_steps() -> &'static CompiledSet {
+    static SET: OnceLock<CompiledSet> = OnceLock::new();
+    SET.get_or_init(|| compile_set(&OFF_STEPS))
+}
+
 fn compile_set(set: &'static HeaderSet) -> CompiledSet {
     let mapping = match set.mapping {
         Mapping::File(source) => source.path(),
@@ -729,12 +770,13 @@ void answer_state(const T& state, const char* stage, const Bytes* delta) {
     }
 }
 
-/// The delta of `value` against `baseline`, and the mirror's full form.
-template <class T, class E, class W>
+/// The delta of `value` against `baseline`, both carried in the full form of `C` (`E` itself,
+/// or RAW, which carries values off `E`'s steps as they are), and the mirror in `C`'s.
+template <class T, class E, class C, class W>
 void delta(const idlc::DeltaContext& ctx, const Bytes& base_bytes, const Bytes& value_bytes) {
     T baseline;
     T value;
-    if (!decoded<T, E>(base_bytes, baseline) || !decoded<T, E>(value_bytes, value)) {
+    if (!decoded<T, C>(base_bytes, baseline) || !decoded<T, C>(value_bytes, value)) {
         std::printf("bad-input\n");
         return;
     }
@@ -746,7 +788,7 @@ void delta(const idlc::DeltaContext& ctx, const Bytes& base_bytes, const Bytes& 
         return;
     }
     Bytes bytes = w.finish();
-    answer_state<T, E>(mirror, "mirror", &bytes);
+    answer_state<T, C>(mirror, "mirror", &bytes);
 }
 
 /// The state a delta makes of `baseline`, in full form.
@@ -782,15 +824,17 @@ CODECS    };
 DELTAS    };
     const std::map<std::string, Delta> undeltas = {
 UNDELTAS    };
+    const std::map<std::string, Delta> raw_deltas = {
+RAW_DELTAS    };
     std::string line;
     while (std::getline(std::cin, line)) {
         std::istringstream words(line);
         std::string ns, encoding, type, first, elapsed, second;
         words >> ns >> encoding >> type >> first;
         std::string key = ns + " " + encoding + " " + type;
-        if (first == "delta" || first == "undelta") {
+        if (first == "delta" || first == "undelta" || first == "delta-raw") {
+            const auto& table = first == "undelta" ? undeltas : first == "delta-raw" ? raw_deltas : deltas;
             words >> elapsed >> first >> second;
-            const auto& table = line.find(" undelta ") != std::string::npos ? undeltas : deltas;
             auto codec = table.find(key);
             if (codec == table.end()) {
                 std::printf("unknown\n");
@@ -839,7 +883,7 @@ fn driver_source(sets: &[CompiledSet], dir: &Path) -> String {
                 let stream = format!("{cpp_ns}::Codec<{cpp_type}, {cpp_tag}>");
                 writeln!(
                     deltas,
-                    "        {{\"{ns} {encoding} {ty}\", &delta<{cpp_type}, {cpp_tag}, {stream}::Writer>}},"
+                    "        {{\"{ns} {encoding} {ty}\", &delta<{cpp_type}, {cpp_tag}, {cpp_tag}, {stream}::Writer>}},"
                 )
                 .unwrap();
                 writeln!(
@@ -850,10 +894,31 @@ fn driver_source(sets: &[CompiledSet], dir: &Path) -> String {
             }
         }
     }
+    let mut raw_deltas = String::new();
+    let off_steps = off_steps();
+    text.push_str(&include_header(off_steps, dir));
+    let cpp_ns = off_steps.set.cpp_namespace();
+    let raw = idlc::cppgen::tag_name(&off_steps.ir, RAW);
+    for Codec {
+        encoding,
+        ty,
+        cpp_type,
+        cpp_tag,
+    } in off_steps.codecs()
+    {
+        let stream = format!("{cpp_ns}::Codec<{cpp_type}, {cpp_tag}>");
+        writeln!(
+            raw_deltas,
+            "        {{\"{} {encoding} {ty}\", &delta<{cpp_type}, {cpp_tag}, {cpp_ns}::{raw}, {stream}::Writer>}},",
+            off_steps.set.namespace
+        )
+        .unwrap();
+    }
     text + &DRIVER_MAIN
         .replace("UNHEX\n", UNHEX)
         .replace("HEX\n", HEX)
         .replace("CODECS", &codecs)
+        .replace("RAW_DELTAS", &raw_deltas)
         .replace("UNDELTAS", &undeltas)
         .replace("DELTAS", &deltas)
 }
