@@ -83,6 +83,19 @@ pub fn real_of_f32(value: f32, min: f64, max: f64) -> f64 {
     }
 }
 
+/// 2^-48: a step's value `min + q * resolution`, two roundings of values at most
+/// [`magnitude`] (times two), lies within 2^-51 of that magnitude of its real; the rest is margin.
+const SLACK_PER_MAGNITUDE: f64 = 1.0 / 281_474_976_710_656.0;
+
+/// The larger magnitude of a range's ends.
+const fn magnitude(min: f64, max: f64) -> f64 {
+    let (min, max) = (
+        if min < 0.0 { -min } else { min },
+        if max < 0.0 { -max } else { max },
+    );
+    if min > max { min } else { max }
+}
+
 /// The most steps [`FixedPoint::rounded_quotient`] takes: 2^40.
 const FAST_STEPS: f64 = 1_099_511_627_776.0;
 
@@ -137,6 +150,9 @@ pub struct FixedPoint {
     resolution: f64,
     /// `1 / resolution`, for the quotient's fast path ([`FixedPoint::rounded_quotient`]).
     inverse: f64,
+    /// How far from a step's value (as computed) a value rounded to that step can lie: one step,
+    /// half another, and the rounding of `min + q * resolution` ([`FixedPoint::sends_as`]).
+    slack: f64,
     min_inclusive: bool,
     max_inclusive: bool,
     first: u64,
@@ -195,6 +211,7 @@ impl FixedPoint {
             max,
             resolution,
             inverse: 1.0 / resolution,
+            slack: 1.5 * resolution + magnitude(min, max) * SLACK_PER_MAGNITUDE,
             min_inclusive,
             max_inclusive,
             first: 0,
@@ -470,9 +487,10 @@ impl FixedPoint {
     /// it sends (step `q`) differs from the baseline as held: a baseline off the steps (a
     /// `Default`, a value of the game's own) that rounds to the same step is no change.
     ///
-    /// Cheap for a value that moved: a baseline a few steps from `q` is answered by one product,
-    /// without rounding it (a step the quantizer gives lies within one step of the quotient, and
-    /// the product differs from the quotient by under 2^-50 of it).
+    /// Cheap for a value that moved: a baseline further from step `q`'s value than one step (and
+    /// the rounding of that value) is answered by one subtraction, without rounding it (a value
+    /// the quantizer rounds to a step lies within one step of it: half a step, or a clamp to
+    /// the first or last step).
     ///
     /// ```
     /// # use idlc_runtime::FixedPoint;
@@ -485,9 +503,7 @@ impl FixedPoint {
     #[inline]
     #[must_use]
     pub fn sends_as(&self, baseline: f64, q: u64) -> bool {
-        let guess = (baseline - self.min) * self.inverse;
-        let away = (guess - (q.min(1 << 62) as i64) as f64).abs();
-        away <= 3.0 + guess.abs() * 1e-15 && self.quantize(baseline) == Ok(q)
+        (baseline - self.dequantize(q)).abs() <= self.slack && self.quantize(baseline) == Ok(q)
     }
 
     /// Whether two values are sent identically (same step). Used for delta changed-bits: a change
@@ -581,6 +597,20 @@ mod tests {
                     prop_assert_eq!(fp.sends_as(baseline, step), expected, "sends_as({}, {})", baseline, step);
                 }
             }
+        }
+    }
+
+    /// Steps finer than an f64 resolves at the range's magnitude (1e-12 where the spacing of f64s
+    /// is 1.2e-10): a value is still sent as the step it rounds to, and no other.
+    #[test]
+    fn sends_as_where_steps_are_finer_than_the_floats() {
+        let fp = FixedPoint::new(1e6, 1e6 + 1e-3, 1e-12).unwrap();
+        let mut value = 1e6;
+        while value <= 1e6 + 1e-3 {
+            let q = fp.quantize(value).unwrap();
+            assert!(fp.sends_as(value, q), "{value}");
+            assert!(!fp.sends_as(value, q + 1000), "{value}");
+            value += 3.7e-6;
         }
     }
 
