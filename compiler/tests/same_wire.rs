@@ -1,11 +1,12 @@
 //! `ir::same_wire`: which structs travel the same way in two encodings, so that generated code
 //! writes their codecs once (docs/ARCHITECTURE.md). A struct is the same when its plan and its
-//! stream style are, and so is every struct it holds, however deep.
+//! stream style are, and so is every struct it holds, however deep. And `ir::nesting`'s
+//! recursive structs, which the plan marks.
 
 mod common;
 
 use idlc::ir::Ir;
-use idlc::ir::nesting::held_by;
+use idlc::ir::nesting::{held_by, recursive_structs};
 use idlc::ir::same_wire::SameWire;
 use idlc::load::MemoryFs;
 
@@ -15,6 +16,18 @@ fn ir(idl: &str, enc: &str) -> Ir {
     let inputs = idlc::Inputs {
         idl: vec!["a.idl".into()],
         encodings: vec!["a.enc".into()],
+        ..Default::default()
+    };
+    let compilation = idlc::compile_with(&inputs, &fs).expect("in-memory files");
+    assert!(!compilation.has_errors(), "{:#?}", compilation.diagnostics);
+    compilation.ir
+}
+
+/// Compiles an in-memory IDL file with the built-in encoding.
+fn idl_ir(idl: &str) -> Ir {
+    let fs = MemoryFs::new().with("a.idl", idl);
+    let inputs = idlc::Inputs {
+        idl: vec!["a.idl".into()],
         ..Default::default()
     };
     let compilation = idlc::compile_with(&inputs, &fs).expect("in-memory files");
@@ -135,4 +148,45 @@ fn the_arena_schemas_share_exactly_the_structs_whose_wire_is_the_same() {
     assert_eq!(same.first("S2CDebug", "PlayerState"), None);
     assert_eq!(same.first("S2CDebug", "ArenaState"), None);
     assert!(shared >= 10, "{shared}");
+}
+
+/// A struct is recursive when it holds itself however deep: through itself, through a cycle of
+/// others, inside SEQUENCEs, ARRAYs and OPTIONALs. Holding a recursive struct, or sitting
+/// between two cycles, does not make a struct recursive. The plan says the same.
+#[test]
+fn recursive_structs_are_those_on_a_cycle() {
+    let ir = idl_ir(
+        "STRUCT Tree { INT[0,3] v; SEQUENCE<Tree, 4> children; }
+         STRUCT A { OPTIONAL<B> b; }
+         STRUCT B { ARRAY<C, 2> c; }
+         STRUCT C { SEQUENCE<A> a; Bridge bridge; }
+         STRUCT Bridge { Forest forest; }
+         STRUCT Forest { OPTIONAL<Forest> next; Tree tree; }
+         STRUCT HoldsTree { Tree tree; }
+         STRUCT Leaf { UINT8 x; }",
+    );
+    let mut recursive: Vec<&str> = recursive_structs(&ir.schema).into_iter().collect();
+    recursive.sort_unstable();
+    assert_eq!(recursive, ["A", "B", "C", "Forest", "Tree"]);
+    for (name, plan) in &ir.plans().values().next().expect("one encoding").structs {
+        assert_eq!(plan.recursive, recursive.contains(&name.as_str()), "{name}");
+    }
+}
+
+/// A chain of 20,000 structs, each holding the one before: found without exhausting the stack,
+/// none recursive; closing the chain into a ring makes every one recursive.
+#[test]
+fn a_long_chain_is_walked_without_recursion() {
+    let mut idl = String::from("STRUCT S0 { UINT8 x; }\n");
+    for i in 1..20_000 {
+        idl.push_str(&format!("STRUCT S{i} {{ S{} inner; }}\n", i - 1));
+    }
+    let chain = idl_ir(&idl);
+    assert!(recursive_structs(&chain.schema).is_empty());
+    let ring = idl_ir(&idl.replacen(
+        "STRUCT S0 { UINT8 x; }",
+        "STRUCT S0 { OPTIONAL<S19999> last; }",
+        1,
+    ));
+    assert_eq!(recursive_structs(&ring.schema).len(), 20_000);
 }

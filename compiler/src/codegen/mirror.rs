@@ -467,22 +467,44 @@ fn element_of(rust: &RustType) -> &RustType {
     }
 }
 
-/// Whether every field of a struct survives its rules in this encoding exactly.
+/// What [`struct_is_lossless`] has found of an encoding's structs, so that each is walked once:
+/// a walk from every struct of a long chain would be quadratic.
+#[derive(Default)]
+pub(crate) struct Lossless {
+    known: std::cell::RefCell<std::collections::HashMap<String, bool>>,
+    /// How many times a walk took a struct it was already inside for lossless (a cycle).
+    assumed: std::cell::Cell<usize>,
+}
+
+/// Whether every field of a struct survives its rules in this encoding exactly. A struct met
+/// again in the same walk counts as lossless (a struct that holds itself is lossless when the
+/// rest of it is); an answer is kept when it is exact: false, the walk's first struct, or found
+/// without that assumption.
 pub fn struct_is_lossless<'a>(ctx: &Ctx<'a>, name: &'a str, seen: &mut HashSet<&'a str>) -> bool {
+    let cache = &ctx.lossless;
+    if let Some(&known) = cache.known.borrow().get(name) {
+        return known;
+    }
     if !seen.insert(name) {
+        cache.assumed.set(cache.assumed.get() + 1);
         return true;
     }
+    let (first, assumed) = (seen.len() == 1, cache.assumed.get());
     let (Some(plan), Some(mapping)) =
         (ctx.plan.structs.get(name), ctx.ir.mapping.structs.get(name))
     else {
         return false;
     };
-    plan.rules().all(|(field, rule)| {
+    let lossless = plan.rules().all(|(field, rule)| {
         mapping
             .fields
             .get(field)
             .is_some_and(|f| is_lossless(ctx, rule, &f.ty, seen))
-    })
+    });
+    if !lossless || first || cache.assumed.get() == assumed {
+        cache.known.borrow_mut().insert(name.to_string(), lossless);
+    }
+    lossless
 }
 
 /// The body of `Codec::sent` for the struct `name`: every field as the receiver will hold it;

@@ -77,6 +77,9 @@ pub(crate) struct Ctx<'a> {
     prefetched: &'a std::collections::HashSet<&'a str>,
     /// The FIXED_POINT quantizers the module's code names (see [`Quantizers`]).
     quantizers: &'a Quantizers,
+    /// Which structs' every value survives this encoding exactly, as found so far
+    /// ([`mirror::struct_is_lossless`]).
+    lossless: mirror::Lossless,
 }
 
 /// The FIXED_POINT quantizers of a module, each a module-level `const` built at compile time
@@ -258,6 +261,7 @@ pub fn generate(ir: &Ir, options: &GenOptions) -> Result<String, CodegenError> {
             memory_owners: &memory_owners,
             prefetched: &prefetched,
             quantizers: &quantizers,
+            lossless: mirror::Lossless::default(),
         };
         for (name, def) in &ir.schema.structs {
             let (Some(mapping), true) = (

@@ -1,6 +1,6 @@
 //! Which structs are held by others: queries on the IR that codegen and check-compat share.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use super::{Ir, Schema, StructDef, Type, WireItem, WireRule};
 
@@ -28,6 +28,114 @@ pub fn held_by(def: &StructDef) -> HashSet<&str> {
         }
     }
     out
+}
+
+/// The structs that hold themselves through their fields, however deep (inside SEQUENCEs, ARRAYs
+/// and OPTIONALs too): those on a cycle of the "holds" graph. Tarjan's strongly connected
+/// components, once for the whole schema (linear in it; a walk from every struct would be
+/// quadratic on a long chain of structs).
+pub fn recursive_structs(schema: &Schema) -> HashSet<&str> {
+    let names: Vec<&str> = schema.structs.keys().map(String::as_str).collect();
+    let index_of: HashMap<&str, usize> = names.iter().enumerate().map(|(i, n)| (*n, i)).collect();
+    let edges: Vec<Vec<usize>> = schema
+        .structs
+        .values()
+        .map(|def| {
+            let mut out = Vec::new();
+            for field in def.fields() {
+                held(&field.ty, &mut out);
+            }
+            out.iter()
+                .filter_map(|name| index_of.get(name).copied())
+                .collect()
+        })
+        .collect();
+    let mut tarjan = Tarjan::new(names.len());
+    let mut recursive = HashSet::new();
+    for root in 0..names.len() {
+        for component in tarjan.components_from(root, &edges) {
+            let cyclic = component.len() > 1 || component.iter().any(|&v| edges[v].contains(&v));
+            if cyclic {
+                recursive.extend(component.iter().map(|&v| names[v]));
+            }
+        }
+    }
+    recursive
+}
+
+/// Tarjan's strongly connected components over nodes `0..n`, without recursion (a chain of
+/// thousands of structs must not exhaust the stack).
+struct Tarjan {
+    /// Each node's visit order, once visited.
+    order: Vec<Option<usize>>,
+    /// The lowest visit order reachable from each node's subtree.
+    low: Vec<usize>,
+    on_stack: Vec<bool>,
+    stack: Vec<usize>,
+    visited: usize,
+}
+
+impl Tarjan {
+    fn new(n: usize) -> Self {
+        Tarjan {
+            order: vec![None; n],
+            low: vec![0; n],
+            on_stack: vec![false; n],
+            stack: Vec::new(),
+            visited: 0,
+        }
+    }
+
+    fn visit(&mut self, v: usize) {
+        self.order[v] = Some(self.visited);
+        self.low[v] = self.visited;
+        self.visited += 1;
+        self.stack.push(v);
+        self.on_stack[v] = true;
+    }
+
+    /// The components completed by a depth-first walk from `root` (none if it was visited).
+    fn components_from(&mut self, root: usize, edges: &[Vec<usize>]) -> Vec<Vec<usize>> {
+        let mut components = Vec::new();
+        if self.order[root].is_some() {
+            return components;
+        }
+        self.visit(root);
+        // The walk's path: each node with the index of its next edge.
+        let mut path = vec![(root, 0usize)];
+        while let Some(&(v, next)) = path.last() {
+            if let Some(&w) = edges[v].get(next) {
+                if let Some(top) = path.last_mut() {
+                    top.1 += 1;
+                }
+                match self.order[w] {
+                    None => {
+                        self.visit(w);
+                        path.push((w, 0));
+                    }
+                    Some(order) if self.on_stack[w] => self.low[v] = self.low[v].min(order),
+                    Some(_) => {}
+                }
+                continue;
+            }
+            path.pop();
+            if let Some(&(parent, _)) = path.last() {
+                self.low[parent] = self.low[parent].min(self.low[v]);
+            }
+            if Some(self.low[v]) == self.order[v] {
+                let mut component = Vec::new();
+                while let Some(w) = self.stack.pop() {
+                    self.on_stack[w] = false;
+                    component.push(w);
+                    if w == v {
+                        break;
+                    }
+                }
+                components.push(component);
+            }
+        }
+        components
+    }
 }
 
 /// The structs held by another struct (as a field or an EXTEND's type, or inside a SEQUENCE,

@@ -354,6 +354,7 @@ pub fn plan(ir: &Ir, options: PlanOptions) -> IndexMap<String, EncodingPlan> {
 struct Held<'a> {
     nested_fenced: HashSet<&'a str>,
     compared_as_sent: HashSet<&'a str>,
+    recursive: HashSet<&'a str>,
 }
 
 impl<'a> Held<'a> {
@@ -361,6 +362,7 @@ impl<'a> Held<'a> {
         Held {
             nested_fenced: super::nesting::nested_fenced_structs(&ir.schema),
             compared_as_sent: super::nesting::compared_as_sent(ir),
+            recursive: super::nesting::recursive_structs(&ir.schema),
         }
     }
 }
@@ -470,7 +472,7 @@ impl Lowering<'_> {
         StructPlan {
             name: name.to_string(),
             kind: self.def.kind,
-            recursive: is_recursive(self.ir, name),
+            recursive: held.recursive.contains(name),
             nested_form: held.nested_fenced.contains(name),
             delta_element: held.compared_as_sent.contains(name),
             open_end: self.def.open_end,
@@ -737,38 +739,4 @@ fn split_widening(from: &Type, to: &Type) -> Option<(u32, u32)> {
         (Type::Uint(a), Type::Uint(b)) if a < b => Some((u32::from(*a), u32::from(*b))),
         _ => None,
     }
-}
-
-/// Whether the struct `name` can contain itself (through OPTIONAL, SEQUENCE or ARRAY): its
-/// reader then counts its nesting, so that a hostile packet cannot exhaust the stack.
-fn is_recursive(ir: &Ir, name: &str) -> bool {
-    fn struct_names<'t>(ty: &'t Type, out: &mut Vec<&'t str>) {
-        match ty {
-            Type::Struct(name) => out.push(name),
-            Type::Sequence { element, .. }
-            | Type::Array { element, .. }
-            | Type::Optional(element) => struct_names(element, out),
-            _ => {}
-        }
-    }
-    let mut seen = HashSet::new();
-    let mut stack: Vec<&str> = vec![name];
-    while let Some(current) = stack.pop() {
-        let Some(def) = ir.schema.structs.get(current) else {
-            continue;
-        };
-        for field in def.fields() {
-            let mut inner = Vec::new();
-            struct_names(&field.ty, &mut inner);
-            for inner in inner {
-                if inner == name {
-                    return true;
-                }
-                if seen.insert(inner) {
-                    stack.push(inner);
-                }
-            }
-        }
-    }
-    false
 }
