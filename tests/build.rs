@@ -62,6 +62,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     idlc::Builder::new()
         .file_name("character_builtin.rs")
         .compile(&character)?;
+    idlc::Builder::new()
+        .encoding(schemas("held_delta.enc"))
+        .file_name("held_delta.rs")
+        .compile(&[schemas("held_delta.idl")])?;
     // Both sides get every encoding, so that the tests can hold the two mappings against each
     // other in each. The client's f32 positions cannot hold S2S's raw FLOAT64s: W0402 there,
     // expected (the bundled idlc.toml gives the client no S2S).

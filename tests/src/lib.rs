@@ -231,4 +231,9 @@ pub mod arena_udp_e2_server {
     generated!("arena_udp_e2_server");
 }
 
+/// Structs behind changed-bits (schemas/held_delta.idl), compared as sent part by part.
+pub mod held_delta {
+    generated!("held_delta");
+}
+
 pub mod arena_udp;

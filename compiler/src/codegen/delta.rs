@@ -483,6 +483,31 @@ impl<'a> Gen<'a, '_> {
                             );
                             quote!(#candidate != baseline.#name && !#fp.sends_as(#held, #step))
                         }
+                        // A struct or container of lossy values: each part as sent against
+                        // the baseline's (a FIXED_POINT part by its step, as above).
+                        None if view.field.extends.is_empty()
+                            && matches!(
+                                encoded.rule,
+                                WireRule::Struct(_)
+                                    | WireRule::Sequence { .. }
+                                    | WireRule::Array { .. }
+                                    | WireRule::Optional(_)
+                            )
+                            && !is_lossless_element(self.ctx, &encoded.rule, &view.rust.ty) =>
+                        {
+                            let same = sent_equal(
+                                self.ctx,
+                                &encoded.rule,
+                                &view.field.ty,
+                                &view.rust.ty,
+                                (
+                                    Val::Place(quote!(self.#name)),
+                                    Val::Place(quote!(baseline.#name)),
+                                ),
+                                &Self::plan_site(view),
+                            )?;
+                            quote!(!(#same))
+                        }
                         None => differs_sent(
                             self.ctx,
                             view,

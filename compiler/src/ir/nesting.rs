@@ -158,24 +158,40 @@ pub fn nested_fenced_structs(schema: &Schema) -> HashSet<&str> {
     out
 }
 
-/// The structs a `DELTA SEQUENCE` compares as sent to decide which elements changed: its
-/// element structs in any encoding, and every struct they hold, however deep.
+/// The structs a rule sends, however it holds them (a SEQUENCE's, an ARRAY's, an OPTIONAL's).
+fn structs_of<'r>(rule: &'r WireRule, out: &mut Vec<&'r str>) {
+    match rule {
+        WireRule::Struct(name) => out.push(name),
+        WireRule::Sequence { element, .. } | WireRule::Array { element, .. } => {
+            structs_of(element, out);
+        }
+        WireRule::Optional(inner) => structs_of(inner, out),
+        _ => {}
+    }
+}
+
+/// The structs that delta encoders compare as sent with the baseline's: the element structs of
+/// a `DELTA SEQUENCE` (to decide which elements changed) and the structs a field behind a
+/// changed-bit holds (a `DELTA` field or one in a `DELTA` block), in any encoding, and every
+/// struct they hold, however deep.
 pub fn compared_as_sent(ir: &Ir) -> HashSet<&str> {
-    fn elements<'i>(items: &'i [WireItem], out: &mut Vec<&'i str>) {
+    fn elements<'i>(items: &'i [WireItem], in_block: bool, out: &mut Vec<&'i str>) {
         for item in items {
             match item {
+                WireItem::Field(field) if field.delta || in_block => {
+                    structs_of(&field.rule, out);
+                }
                 WireItem::Field(field) => {
                     if let WireRule::Sequence {
                         element_delta: true,
                         element,
                         ..
                     } = &field.rule
-                        && let WireRule::Struct(name) = &**element
                     {
-                        out.push(name);
+                        structs_of(element, out);
                     }
                 }
-                WireItem::DeltaBlock(inner) => elements(inner, out),
+                WireItem::DeltaBlock(inner) => elements(inner, true, out),
                 _ => {}
             }
         }
@@ -183,7 +199,7 @@ pub fn compared_as_sent(ir: &Ir) -> HashSet<&str> {
     let mut pending = Vec::new();
     for layout in ir.encodings.values().flat_map(|e| e.structs.values()) {
         for segment in &layout.segments {
-            elements(&segment.items, &mut pending);
+            elements(&segment.items, false, &mut pending);
         }
     }
     let mut found = HashSet::new();
