@@ -167,7 +167,7 @@ pub fn codec_impl(
     };
     let prefetch_owned = super::prefetch::prefetch_owned_fn(ctx, &def.name, &fields);
     let sent = super::mirror::sent_body(ctx, (&def.name, !mapping.existing), &fields, &ty)?;
-    let sent_equals = if plan.delta_element {
+    let sent_equals = if ctx.compared.contains(def.name.as_str()) {
         let body = super::mirror::sent_equals_body(ctx, &fields)?;
         quote! {
             fn sent_equals(&self, other: &Self) -> #result<bool, idlc::EncodeError> {

@@ -77,6 +77,9 @@ pub(crate) struct Ctx<'a> {
     prefetched: &'a std::collections::HashSet<&'a str>,
     /// The FIXED_POINT quantizers the module's code names (see [`Quantizers`]).
     quantizers: &'a Quantizers,
+    /// [`crate::ir::nesting::compared_part_by_part`]: the structs that get their own
+    /// `Codec::sent_equals`.
+    compared: &'a std::collections::HashSet<&'a str>,
     /// Which structs' every value survives this encoding exactly, as found so far
     /// ([`mirror::struct_is_lossless`]).
     lossless: mirror::Lossless,
@@ -239,6 +242,7 @@ pub fn generate(ir: &Ir, options: &GenOptions) -> Result<String, CodegenError> {
     let quantizers = Quantizers::default();
     let memory_owners = in_place::memory_owners(ir);
     let prefetched = prefetch::prefetched_structs(ir, &memory_owners);
+    let compared = crate::ir::nesting::compared_part_by_part(ir);
     let plans = crate::ir::plan::plan(
         ir,
         crate::ir::plan::PlanOptions {
@@ -261,6 +265,7 @@ pub fn generate(ir: &Ir, options: &GenOptions) -> Result<String, CodegenError> {
             memory_owners: &memory_owners,
             prefetched: &prefetched,
             quantizers: &quantizers,
+            compared: &compared,
             lossless: mirror::Lossless::default(),
         };
         for (name, def) in &ir.schema.structs {

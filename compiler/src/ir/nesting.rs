@@ -170,36 +170,63 @@ fn structs_of<'r>(rule: &'r WireRule, out: &mut Vec<&'r str>) {
     }
 }
 
-/// The structs that delta encoders compare as sent with the baseline's: the element structs of
-/// a `DELTA SEQUENCE` (to decide which elements changed) and the structs a field behind a
-/// changed-bit holds (a `DELTA` field or one in a `DELTA` block), in any encoding, and every
-/// struct they hold, however deep.
+/// The structs a `DELTA SEQUENCE` compares as sent to decide which elements changed: its
+/// element structs in any encoding, and every struct they hold, however deep.
 pub fn compared_as_sent(ir: &Ir) -> HashSet<&str> {
-    fn elements<'i>(items: &'i [WireItem], in_block: bool, out: &mut Vec<&'i str>) {
-        for item in items {
-            match item {
-                WireItem::Field(field) if field.delta || in_block => {
-                    structs_of(&field.rule, out);
+    closed(ir, |items, out| delta_sequence_elements(items, out))
+}
+
+/// The structs a delta encoder compares part by part as sent with the baseline's: those of
+/// [`compared_as_sent`], and those a field behind a changed-bit holds (a `DELTA` field or one in
+/// a `DELTA` block, the struct itself or inside a SEQUENCE, ARRAY or OPTIONAL), in any encoding,
+/// and every struct they hold, however deep.
+pub fn compared_part_by_part(ir: &Ir) -> HashSet<&str> {
+    closed(ir, |items, out| {
+        delta_sequence_elements(items, out);
+        behind_changed_bits(items, false, out);
+    })
+}
+
+/// The element structs of the `DELTA SEQUENCE`s among `items` (in DELTA blocks too).
+fn delta_sequence_elements<'i>(items: &'i [WireItem], out: &mut Vec<&'i str>) {
+    for item in items {
+        match item {
+            WireItem::Field(field) => {
+                if let WireRule::Sequence {
+                    element_delta: true,
+                    element,
+                    ..
+                } = &field.rule
+                    && let WireRule::Struct(name) = &**element
+                {
+                    out.push(name);
                 }
-                WireItem::Field(field) => {
-                    if let WireRule::Sequence {
-                        element_delta: true,
-                        element,
-                        ..
-                    } = &field.rule
-                    {
-                        structs_of(element, out);
-                    }
-                }
-                WireItem::DeltaBlock(inner) => elements(inner, true, out),
-                _ => {}
             }
+            WireItem::DeltaBlock(inner) => delta_sequence_elements(inner, out),
+            _ => {}
         }
     }
+}
+
+/// The structs the fields behind a changed-bit among `items` hold (`in_block`: inside a
+/// `DELTA` block).
+fn behind_changed_bits<'i>(items: &'i [WireItem], in_block: bool, out: &mut Vec<&'i str>) {
+    for item in items {
+        match item {
+            WireItem::Field(field) if field.delta || in_block => structs_of(&field.rule, out),
+            WireItem::DeltaBlock(inner) => behind_changed_bits(inner, true, out),
+            _ => {}
+        }
+    }
+}
+
+/// The structs `roots` finds in the items of every encoding's structs, and every struct they
+/// hold, however deep.
+fn closed<'i>(ir: &'i Ir, roots: impl Fn(&'i [WireItem], &mut Vec<&'i str>)) -> HashSet<&'i str> {
     let mut pending = Vec::new();
     for layout in ir.encodings.values().flat_map(|e| e.structs.values()) {
         for segment in &layout.segments {
-            elements(&segment.items, false, &mut pending);
+            roots(&segment.items, &mut pending);
         }
     }
     let mut found = HashSet::new();
