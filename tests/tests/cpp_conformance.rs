@@ -407,8 +407,8 @@ fn every_build_codes_deltas_as_the_interpreter() {
 /// Random deltas per encoding of the off-step set.
 const OFF_STEP_ROUNDS: u64 = 48;
 
-/// `value` with some of its reals moved towards zero (not past it) by up to about a step of
-/// 0.01, which keeps them in their ranges.
+/// `value` with some of its reals (in structs and lists too) moved towards zero (not past it)
+/// by up to about a step of 0.01, which keeps them in their ranges.
 fn nudged(value: &interpret::Value, rng: &mut sample::Rng) -> interpret::Value {
     use interpret::Value;
     match value {
@@ -418,6 +418,7 @@ fn nudged(value: &interpret::Value, rng: &mut sample::Rng) -> interpret::Value {
                 .map(|(name, v)| (name.clone(), nudged(v, rng)))
                 .collect(),
         ),
+        Value::List(items) => Value::List(items.iter().map(|v| nudged(v, rng)).collect()),
         Value::Float(x) if rng.one_in(2) => {
             Value::Float(x - x.signum() * (rng.unit() * 0.014).min(x.abs()))
         }
@@ -426,15 +427,23 @@ fn nudged(value: &interpret::Value, rng: &mut sample::Rng) -> interpret::Value {
 }
 
 /// Deltas against baselines that lie off the FIXED_POINT steps (a game's own values,
-/// `Default`s): both values travel to the C++ code in RAW as they are (`cpp::OFF_STEPS`); the
-/// value is the baseline itself, the baseline moved by about a step or less, or another value;
-/// the delta and the mirror (in RAW: an unchanged field keeps the baseline's own value) are the
-/// interpreter's, which are Rust's generated code's (interpreter_agrees.rs).
+/// `Default`s): both values travel to the C++ code in RAW as they are (`cpp::OFF_STEPS`: the
+/// Character, and structs behind changed-bits); the value is the baseline itself, the baseline
+/// moved by about a step or less, or another value; the delta and the mirror (in RAW: an
+/// unchanged field keeps the baseline's own value) are the interpreter's, which are Rust's
+/// generated code's (interpreter_agrees.rs).
 #[test]
 fn every_build_codes_deltas_off_the_steps_as_the_interpreter() {
-    let compiled = cpp::off_steps();
-    let (ir, ns) = (&compiled.ir, compiled.set.namespace);
     let mut cases = Vec::new();
+    for compiled in cpp::off_steps() {
+        off_step_cases(compiled, &mut cases);
+    }
+    every_build_answers(&cases, "off-step delta");
+}
+
+/// The off-step delta cases of one set of `cpp::OFF_STEPS`.
+fn off_step_cases(compiled: &CompiledSet, cases: &mut Vec<Case>) {
+    let (ir, ns) = (&compiled.ir, compiled.set.namespace);
     for encoding in compiled.set.encodings {
         for ty in compiled.set.types {
             let mut rng = sample::Rng::new(seed_of(&format!("{ns} {encoding} {ty} off steps")));
@@ -472,7 +481,6 @@ fn every_build_codes_deltas_off_the_steps_as_the_interpreter() {
             }
         }
     }
-    every_build_answers(&cases, "off-step delta");
 }
 
 /// Ticks of each simulated replication.

@@ -10,8 +10,8 @@
 //! `idlc::error_kind_name` and `bit_offset`). For a PUBLISHABLE_STRUCT, `... <type> delta
 //! <elapsed> <baseline> <value>` (the elapsed seconds as the hex of the double's bits, the two
 //! values in full form) is answered `ok <delta> <mirror in full form>`, and `... <type> undelta
-//! <elapsed> <baseline> <delta>` `ok <state in full form>`, or an error as above. The set
-//! [`OFF_STEPS`] answers `... <type> delta-raw <elapsed> <baseline> <value>`, the two values in
+//! <elapsed> <baseline> <delta>` `ok <state in full form>`, or an error as above. The sets of
+//! [`OFF_STEPS`] answer `... <type> delta-raw <elapsed> <baseline> <value>`, the two values in
 //! RAW (as they are, off the steps), with `ok <delta> <mirror in RAW>`.
 
 use std::collections::BTreeSet;
@@ -533,43 +533,58 @@ pub fn header_sets() -> &'static [CompiledSet] {
     SETS.get_or_init(|| HEADER_SETS.iter().map(compile_set).collect())
 }
 
-/// The seed's Character with the built-in C++ types but a `float angle`, in its FIXED_POINT
-/// encodings and in RAW (schemas/character_raw.enc), which holds every value as the mapping
-/// holds it: the `delta-raw` requests carry values that lie off the steps (a game's own values,
-/// `Default`s) in RAW and ask for their deltas in the other encodings. Not one of
-/// [`HEADER_SETS`]: only those requests exercise it.
-pub const OFF_STEPS: HeaderSet = HeaderSet {
-    namespace: "off_steps",
-    cpp_namespace: None,
-    golden: None,
-    idl: &[Source::Seed("character.idl"), Source::Schema("item.idl")],
-    encoding_files: &[
-        Source::Schema("character_raw.enc"),
-        Source::Seed("myencoding1.enc"),
-        Source::Seed("myencoding2.enc"),
-        Source::Schema("myencoding1_diff.enc"),
-        Source::Schema("myencoding2_diff.enc"),
-    ],
-    mapping: Mapping::Inline(
-        "MAPPING(\"CPP\", \"Cpp\") PUBLISHABLE_STRUCT Character { float angle; }\n",
-    ),
-    side: "Cpp",
-    encodings: &[
-        "MYENCODING1",
-        "MYENCODING2",
-        "MYENCODING1_DIFF",
-        "MYENCODING2_DIFF",
-    ],
-    types: &["Character"],
-};
+/// The sets whose `delta-raw` requests carry values that lie off the steps (a game's own
+/// values, `Default`s) in their encoding RAW, which holds every value as the mapping holds it,
+/// and ask for their deltas in the other encodings. Not among [`HEADER_SETS`]: only those
+/// requests exercise them.
+/// - The seed's Character with the built-in C++ types but a `float angle`, in its FIXED_POINT
+///   encodings, RAW from schemas/character_raw.enc.
+/// - schemas/held_delta.idl: structs behind changed-bits, compared part by part.
+pub const OFF_STEPS: [HeaderSet; 2] = [
+    HeaderSet {
+        namespace: "off_steps",
+        cpp_namespace: None,
+        golden: None,
+        idl: &[Source::Seed("character.idl"), Source::Schema("item.idl")],
+        encoding_files: &[
+            Source::Schema("character_raw.enc"),
+            Source::Seed("myencoding1.enc"),
+            Source::Seed("myencoding2.enc"),
+            Source::Schema("myencoding1_diff.enc"),
+            Source::Schema("myencoding2_diff.enc"),
+        ],
+        mapping: Mapping::Inline(
+            "MAPPING(\"CPP\", \"Cpp\") PUBLISHABLE_STRUCT Character { float angle; }\n",
+        ),
+        side: "Cpp",
+        encodings: &[
+            "MYENCODING1",
+            "MYENCODING2",
+            "MYENCODING1_DIFF",
+            "MYENCODING2_DIFF",
+        ],
+        types: &["Character"],
+    },
+    HeaderSet {
+        namespace: "held_delta",
+        cpp_namespace: None,
+        golden: None,
+        idl: &[Source::Schema("held_delta.idl")],
+        encoding_files: &[Source::Schema("held_delta.enc")],
+        mapping: Mapping::Item("PUBLISHABLE_STRUCT Marker {}"),
+        side: "Cpp",
+        encodings: &["HeldDelta"],
+        types: &["Marker"],
+    },
+];
 
-/// The encoding of [`OFF_STEPS`] that carries values as they are.
+/// The encoding of the [`OFF_STEPS`] sets that carries values as they are.
 pub const RAW: &str = "RAW";
 
-/// [`OFF_STEPS`] compiled by idlc, once per test process.
-pub fn off_steps() -> &'static CompiledSet {
-    static SET: OnceLock<CompiledSet> = OnceLock::new();
-    SET.get_or_init(|| compile_set(&OFF_STEPS))
+/// The [`OFF_STEPS`] sets compiled by idlc, once per test process.
+pub fn off_steps() -> &'static [CompiledSet] {
+    static SETS: OnceLock<Vec<CompiledSet>> = OnceLock::new();
+    SETS.get_or_init(|| OFF_STEPS.iter().map(compile_set).collect())
 }
 
 fn compile_set(set: &'static HeaderSet) -> CompiledSet {
@@ -895,24 +910,25 @@ fn driver_source(sets: &[CompiledSet], dir: &Path) -> String {
         }
     }
     let mut raw_deltas = String::new();
-    let off_steps = off_steps();
-    text.push_str(&include_header(off_steps, dir));
-    let cpp_ns = off_steps.set.cpp_namespace();
-    let raw = idlc::cppgen::tag_name(&off_steps.ir, RAW);
-    for Codec {
-        encoding,
-        ty,
-        cpp_type,
-        cpp_tag,
-    } in off_steps.codecs()
-    {
-        let stream = format!("{cpp_ns}::Codec<{cpp_type}, {cpp_tag}>");
-        writeln!(
-            raw_deltas,
-            "        {{\"{} {encoding} {ty}\", &delta<{cpp_type}, {cpp_tag}, {cpp_ns}::{raw}, {stream}::Writer>}},",
-            off_steps.set.namespace
-        )
-        .unwrap();
+    for off_steps in off_steps() {
+        text.push_str(&include_header(off_steps, dir));
+        let cpp_ns = off_steps.set.cpp_namespace();
+        let raw = idlc::cppgen::tag_name(&off_steps.ir, RAW);
+        for Codec {
+            encoding,
+            ty,
+            cpp_type,
+            cpp_tag,
+        } in off_steps.codecs()
+        {
+            let stream = format!("{cpp_ns}::Codec<{cpp_type}, {cpp_tag}>");
+            writeln!(
+                raw_deltas,
+                "        {{\"{} {encoding} {ty}\", &delta<{cpp_type}, {cpp_tag}, {cpp_ns}::{raw}, {stream}::Writer>}},",
+                off_steps.set.namespace
+            )
+            .unwrap();
+        }
     }
     text + &DRIVER_MAIN
         .replace("UNHEX\n", UNHEX)
