@@ -124,9 +124,12 @@ pub trait Codec<E: Encoding>: Sized {
     #[inline]
     fn prefetch_owned(&self) {}
 
-    /// `self.sent()? == *other`, without building the sent value: what a `DELTA SEQUENCE`
-    /// asks of each element to decide whether it changed. It fails exactly when `sent` fails,
-    /// with the same error. Generated code compares field by field; this default calls `sent`.
+    /// Whether `self` as sent equals `other`, a baseline's value, without building the sent
+    /// value: what a `DELTA SEQUENCE` asks of each element, and a changed-bit of a struct
+    /// field, to decide whether it changed. It fails exactly when `sent` fails, with the same
+    /// error. Generated code compares field by field, and a FIXED_POINT field also equals an
+    /// `other` off the steps that is sent as the same step (WIRE_FORMAT.md, section 5); this
+    /// default is `self.sent()? == *other`.
     fn sent_equals(&self, other: &Self) -> Result<bool, EncodeError>
     where
         Self: PartialEq,
