@@ -12,24 +12,20 @@ use idlc::load::MemoryFs;
 
 /// Compiles in-memory files: `a.idl` and `a.enc`.
 fn ir(idl: &str, enc: &str) -> Ir {
-    let fs = MemoryFs::new().with("a.idl", idl).with("a.enc", enc);
-    let inputs = idlc::Inputs {
-        idl: vec!["a.idl".into()],
-        encodings: vec!["a.enc".into()],
-        ..Default::default()
-    };
-    let compilation = idlc::compile_with(&inputs, &fs).expect("in-memory files");
-    assert!(!compilation.has_errors(), "{:#?}", compilation.diagnostics);
-    compilation.ir
+    compiled(idl, Some(enc))
 }
 
-/// Compiles an in-memory IDL file with the built-in encoding.
-fn idl_ir(idl: &str) -> Ir {
-    let fs = MemoryFs::new().with("a.idl", idl);
-    let inputs = idlc::Inputs {
+/// Compiles `a.idl`, with `a.enc` when there is one (else the built-in encoding).
+fn compiled(idl: &str, enc: Option<&str>) -> Ir {
+    let mut fs = MemoryFs::new().with("a.idl", idl);
+    let mut inputs = idlc::Inputs {
         idl: vec!["a.idl".into()],
         ..Default::default()
     };
+    if let Some(enc) = enc {
+        fs = fs.with("a.enc", enc);
+        inputs.encodings.push("a.enc".into());
+    }
     let compilation = idlc::compile_with(&inputs, &fs).expect("in-memory files");
     assert!(!compilation.has_errors(), "{:#?}", compilation.diagnostics);
     compilation.ir
@@ -155,7 +151,7 @@ fn the_arena_schemas_share_exactly_the_structs_whose_wire_is_the_same() {
 /// between two cycles, does not make a struct recursive. The plan says the same.
 #[test]
 fn recursive_structs_are_those_on_a_cycle() {
-    let ir = idl_ir(
+    let ir = compiled(
         "STRUCT Tree { INT[0,3] v; SEQUENCE<Tree, 4> children; }
          STRUCT A { OPTIONAL<B> b; }
          STRUCT B { ARRAY<C, 2> c; }
@@ -164,6 +160,7 @@ fn recursive_structs_are_those_on_a_cycle() {
          STRUCT Forest { OPTIONAL<Forest> next; Tree tree; }
          STRUCT HoldsTree { Tree tree; }
          STRUCT Leaf { UINT8 x; }",
+        None,
     );
     let mut recursive: Vec<&str> = recursive_structs(&ir.schema).into_iter().collect();
     recursive.sort_unstable();
@@ -181,12 +178,15 @@ fn a_long_chain_is_walked_without_recursion() {
     for i in 1..20_000 {
         idl.push_str(&format!("STRUCT S{i} {{ S{} inner; }}\n", i - 1));
     }
-    let chain = idl_ir(&idl);
+    let chain = compiled(&idl, None);
     assert!(recursive_structs(&chain.schema).is_empty());
-    let ring = idl_ir(&idl.replacen(
-        "STRUCT S0 { UINT8 x; }",
-        "STRUCT S0 { OPTIONAL<S19999> last; }",
-        1,
-    ));
+    let ring = compiled(
+        &idl.replacen(
+            "STRUCT S0 { UINT8 x; }",
+            "STRUCT S0 { OPTIONAL<S19999> last; }",
+            1,
+        ),
+        None,
+    );
     assert_eq!(recursive_structs(&ring.schema).len(), 20_000);
 }

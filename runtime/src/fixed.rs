@@ -83,18 +83,10 @@ pub fn real_of_f32(value: f32, min: f64, max: f64) -> f64 {
     }
 }
 
-/// 2^-48: a step's value `min + q * resolution`, two roundings of values at most
-/// [`magnitude`] (times two), lies within 2^-51 of that magnitude of its real; the rest is margin.
+/// 2^-48: a step's value `min + q * resolution`, two roundings of values at most twice the
+/// larger magnitude of the range's ends, lies within 2^-51 of that magnitude of its real; the
+/// rest is margin.
 const SLACK_PER_MAGNITUDE: f64 = 1.0 / 281_474_976_710_656.0;
-
-/// The larger magnitude of a range's ends.
-const fn magnitude(min: f64, max: f64) -> f64 {
-    let (min, max) = (
-        if min < 0.0 { -min } else { min },
-        if max < 0.0 { -max } else { max },
-    );
-    if min > max { min } else { max }
-}
 
 /// The most steps [`FixedPoint::rounded_quotient`] takes: 2^40.
 const FAST_STEPS: f64 = 1_099_511_627_776.0;
@@ -211,7 +203,7 @@ impl FixedPoint {
             max,
             resolution,
             inverse: 1.0 / resolution,
-            slack: 1.5 * resolution + magnitude(min, max) * SLACK_PER_MAGNITUDE,
+            slack: 1.5 * resolution + min.abs().max(max.abs()) * SLACK_PER_MAGNITUDE,
             min_inclusive,
             max_inclusive,
             first: 0,
