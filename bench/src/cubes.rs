@@ -91,7 +91,13 @@ where
     let (first, rest) = ticks
         .split_first()
         .map_or((None, &[][..]), |(f, r)| (Some(f), r));
-    let start = first.cloned().unwrap_or_default();
+    // Both sides start where `prepare` started: the first tick as its full form decodes.
+    let start = first
+        .and_then(|first| {
+            let bytes = idlc_runtime::to_bytes::<E, Cubes>(first).ok()?;
+            idlc_runtime::from_bytes::<E, Cubes>(&bytes).ok()
+        })
+        .unwrap_or_default();
     let from = start.clone();
     let encode = Job::new(rest.len(), move || {
         let (mut sent, mut mirror) = (start.clone(), start.clone());

@@ -274,11 +274,21 @@ impl SmallestThree {
         step.min(self.last_step())
     }
 
-    /// The component of `step`: antisymmetric, `component(last - s) == -component(s)`.
+    /// The component of `step` (at most `last`, below 2^24): antisymmetric,
+    /// `component(last - s) == -component(s)`.
     fn component(&self, step: u64) -> f64 {
-        let last = self.last_step();
-        let twice = 2 * i128::from(step) - i128::from(last);
+        let last = self.last_step() as i64;
+        // Exact in i64 and in f64: both below 2^25.
+        let twice = 2 * (step as i64) - last;
         twice as f64 / last as f64 * FRAC_1_SQRT_2
+    }
+
+    /// The step nearest the position `p` (in `0..=last`), halves away from zero: what `f64::round`
+    /// gives (and the C++ runtime's `std::round`), without its call into libm.
+    fn nearest_step(p: f64) -> u64 {
+        // `p` is in 0..=2^24: the truncation is exact, and so is the fraction left.
+        let floor = p as u64;
+        floor + u64::from(p - floor as f64 >= 0.5)
     }
 
     /// The components taken (normalized unless already unit to within 2^-20), or the error.
@@ -338,7 +348,7 @@ impl SmallestThree {
         Ok(SmallestThreeCode {
             index: index as u8,
             // In 0..=last after the clamp.
-            steps: others.map(|v| self.position(v).round() as u64),
+            steps: others.map(|v| Self::nearest_step(self.position(v))),
         })
     }
 
@@ -434,6 +444,27 @@ impl SmallestThree {
         let code = self.encode(q).map_err(|k| EncodeError::new(k, 0))?;
         self.rebuild(&code)
             .ok_or(EncodeError::new(EncodeErrorKind::ValueOutOfRange, 0))
+    }
+
+    /// Whether `baseline` is sent as `sent` (a quaternion as the receiver holds it, the
+    /// [`SmallestThree::sent`] of some value): its code rebuilds to the same bits. False when
+    /// `baseline` cannot be sent. What a delta encoder asks of a baseline that is not a value
+    /// as sent (a `Default` identity, a game's own rotation) when the value it sends differs
+    /// from it: a changed-bit compares both as they would be sent (WIRE.md).
+    ///
+    /// ```
+    /// use idlc_runtime::{Quaternion, SmallestThree};
+    /// const ORIENTATION: SmallestThree = SmallestThree::new(9);
+    /// let sent = ORIENTATION.sent(&Quaternion::IDENTITY).unwrap();
+    /// assert_ne!(sent, Quaternion::IDENTITY); // 0 is no step of 2^9 - 1 steps
+    /// assert!(ORIENTATION.sends_as(&Quaternion::IDENTITY, &sent));
+    /// ```
+    #[must_use]
+    pub fn sends_as(&self, baseline: &Quaternion, sent: &Quaternion) -> bool {
+        self.encode(baseline)
+            .ok()
+            .and_then(|code| self.rebuild(&code))
+            .is_some_and(|held| held.same_bits(sent))
     }
 
     /// The code of a baseline's quaternion, the reference of `DELTA DIFF(..)
@@ -613,5 +644,35 @@ mod glam_tests {
             glam::Quat::from(Quaternion::default()),
             glam::Quat::IDENTITY
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SmallestThree;
+    use proptest::prelude::*;
+
+    /// `f64::round` where the steps are decided: halves, the floats either side of them, the
+    /// ends.
+    #[test]
+    fn nearest_step_rounds_as_f64_round_at_the_halves() {
+        let last = f64::from((1u32 << 24) - 1);
+        for k in [0.0, 1.0, 2.0, 255.0, 511.0, 65_535.0, last - 1.0, last] {
+            for p in [k, k + 0.5, k - 0.5, k + 0.25] {
+                for q in [p, p.next_up(), p.next_down()] {
+                    if (0.0..=last).contains(&q) {
+                        assert_eq!(SmallestThree::nearest_step(q), q.round() as u64, "{q}");
+                    }
+                }
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4096))]
+        #[test]
+        fn nearest_step_is_f64_round(p in 0.0..=f64::from((1u32 << 24) - 1)) {
+            prop_assert_eq!(SmallestThree::nearest_step(p), p.round() as u64);
+        }
     }
 }

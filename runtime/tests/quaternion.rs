@@ -177,6 +177,31 @@ proptest! {
         }
     }
 
+    /// A baseline is sent as a value's sent quaternion exactly when both send the same code:
+    /// itself always (held as the game holds it, off the codes, or as sent), a neighbour a
+    /// fraction of a step away sometimes, a far rotation never.
+    #[test]
+    fn sends_as_is_the_same_code(
+        q in unit(),
+        nudge in prop::array::uniform4(-1.0f64..1.0),
+        scale in prop::sample::select(vec![0.0, 1e-4, 1e-3, 1e-2, 1.0]),
+        bits in 2u32..=24,
+    ) {
+        let rule = SmallestThree::new(bits);
+        let sent = rule.sent(&q).unwrap();
+        prop_assert!(rule.sends_as(&q, &sent));
+        prop_assert!(rule.sends_as(&sent, &sent));
+        prop_assert!(rule.sends_as(&negated(&q), &sent));
+        let c: Vec<f64> = q.to_array().iter().zip(nudge)
+            .map(|(&a, d)| f64::from(a) + d * scale)
+            .collect();
+        let len = c.iter().map(|v| v * v).sum::<f64>().sqrt();
+        prop_assume!(len > 1e-3);
+        let baseline = Quaternion::new((c[0] / len) as f32, (c[1] / len) as f32, (c[2] / len) as f32, (c[3] / len) as f32);
+        let same_code = rule.encode(&baseline).ok() == rule.encode(&q).ok();
+        prop_assert_eq!(rule.sends_as(&baseline, &sent), same_code);
+    }
+
     /// Hostile delta bytes: an error, or a quaternion whose delta against the same reference
     /// is those bits.
     #[test]

@@ -7,8 +7,8 @@
 //! bytes_per_cube`.
 
 use idlc_runtime::{
-    DeltaCodec, DeltaContext, Encoding, Quaternion, ReaderOf, SmallestThree, WireRead, WireWrite,
-    WriterOf, from_bytes, to_bytes,
+    Codec, DeltaCodec, DeltaContext, Encoding, Quaternion, ReaderOf, SmallestThree, WireRead,
+    WireWrite, WriterOf, from_bytes, to_bytes,
 };
 use idlc_tests::cubes::{Cube, Cubes, CubesBits, CubesBytes, CubesDiff, CubesDiffBytes, CubesDr};
 use idlc_tests::{cubes_builtin, cubes_data, cubes_glam, cubes_glam_builtin, cubes_twin};
@@ -121,6 +121,71 @@ fn raw_quaternions_keep_every_bit() {
     };
     let e = to_bytes::<CubesBits, _>(&bad).unwrap_err();
     assert_eq!(e.field.as_deref(), Some("Cube.orientation"));
+}
+
+/// The bits of `value`'s delta against `baseline` in `E`.
+fn delta_bits<E: Encoding, T: DeltaCodec<E>>(value: &T, baseline: &T) -> u64 {
+    let mut w = WriterOf::<E>::default();
+    value
+        .encode_delta_to(baseline, &DeltaContext::default(), &mut w)
+        .unwrap();
+    w.bits_written()
+}
+
+/// A rotation as the game holds it (a `Default`'s identity, a unit quaternion of its own) is no
+/// rotation SMALLEST_THREE sends, yet a cube's delta against itself is unchanged: a changed-bit
+/// compares both as they would be sent (WIRE.md). So is a world's against itself (its DELTA
+/// SEQUENCE compares the cubes as sent); an unchanged rotation's mirror is the baseline's own;
+/// a turn by a few degrees is a change.
+#[test]
+fn a_rotation_as_the_game_holds_it_is_unchanged_by_itself() {
+    fn check<E: Encoding>()
+    where
+        Cube: DeltaCodec<E>,
+        Cubes: DeltaCodec<E>,
+    {
+        let tilted = Quaternion::new(0.0, 0.382_683_43, 0.0, 0.923_879_5);
+        let turned = Quaternion::new(0.0, 0.422_618_26, 0.0, 0.906_307_8);
+        for orientation in [Quaternion::IDENTITY, tilted] {
+            let game = Cube {
+                id: 7,
+                x: 1.0,
+                y: 2.0,
+                z: 0.5,
+                orientation,
+                resting: true,
+                ..Cube::default()
+            };
+            let sent = Codec::<E>::sent(&game).unwrap();
+            assert!(!sent.orientation.same_bits(&orientation), "not as sent");
+            let idle = delta_bits::<E, _>(&sent, &sent);
+            assert_eq!(delta_bits::<E, _>(&game, &game), idle, "{}", E::NAME);
+            let mut w = WriterOf::<E>::default();
+            let mirror = game
+                .encode_delta_to(&game, &DeltaContext::default(), &mut w)
+                .unwrap();
+            assert!(mirror.orientation.same_bits(&orientation), "{}", E::NAME);
+            let world = Cubes {
+                tick: 1,
+                cubes: vec![game.clone(), game.clone()],
+            };
+            let sent_world = Codec::<E>::sent(&world).unwrap();
+            assert_eq!(
+                delta_bits::<E, _>(&world, &world),
+                delta_bits::<E, _>(&sent_world, &sent_world),
+                "{}",
+                E::NAME
+            );
+            let mut moved = game.clone();
+            moved.orientation = turned;
+            assert!(delta_bits::<E, _>(&moved, &game) > idle, "{}", E::NAME);
+        }
+    }
+    check::<CubesBits>();
+    check::<CubesBytes>();
+    check::<CubesDiff>();
+    check::<CubesDiffBytes>();
+    check::<CubesDr>();
 }
 
 /// Bytes per cube per tick of the data set, each encoding's deltas against the last tick's

@@ -21,8 +21,8 @@ use super::codec::{encode_field, enter_leave, extension, nested_writes};
 use super::fields::{RustField, views};
 use super::idents::{f64_lit, u64_lit};
 use super::mirror::{
-    differs_once_sent, differs_sent, is_copy, is_lossless_element, is_quantized_float, sent_equal,
-    sent_value,
+    differs_once_sent, differs_rotation, differs_sent, is_copy, is_lossless_element,
+    is_quantized_float, sent_equal, sent_value,
 };
 use super::rules::{
     Site, Val, closure_result, dead_reckoning_const, decode, encode, fixed_point_const,
@@ -473,8 +473,16 @@ impl<'a> Gen<'a, '_> {
                     let candidate = Self::candidate(view);
                     out.push(self.candidate_of(view, &encoded.rule)?);
                     // Compared as sent: a raw float by its bits, a step with the baseline's.
-                    let changed = match Self::step(view, &encoded.rule) {
-                        Some(step) => {
+                    let rotation = Self::rotation(view, &encoded.rule);
+                    let changed = match (Self::step(view, &encoded.rule), rotation) {
+                        // A rotation as sent, against the code the baseline is sent with.
+                        (_, Some(bits)) => differs_rotation(
+                            bits,
+                            &view.rust.ty,
+                            &Val::Place(quote!(#candidate)),
+                            &Val::Place(quote!(baseline.#name)),
+                        ),
+                        (Some(step), None) => {
                             let fp = fixed_point_const(self.ctx, &encoded.rule);
                             let held = fixed_point_input(
                                 &encoded.rule,
@@ -485,15 +493,16 @@ impl<'a> Gen<'a, '_> {
                         }
                         // A struct or container of lossy values: each part as sent against
                         // the baseline's (a FIXED_POINT part by its step, as above).
-                        None if view.field.extends.is_empty()
-                            && matches!(
-                                encoded.rule,
-                                WireRule::Struct(_)
-                                    | WireRule::Sequence { .. }
-                                    | WireRule::Array { .. }
-                                    | WireRule::Optional(_)
-                            )
-                            && !is_lossless_element(self.ctx, &encoded.rule, &view.rust.ty) =>
+                        (None, None)
+                            if view.field.extends.is_empty()
+                                && matches!(
+                                    encoded.rule,
+                                    WireRule::Struct(_)
+                                        | WireRule::Sequence { .. }
+                                        | WireRule::Array { .. }
+                                        | WireRule::Optional(_)
+                                )
+                                && !is_lossless_element(self.ctx, &encoded.rule, &view.rust.ty) =>
                         {
                             let same = sent_equal(
                                 self.ctx,
@@ -508,7 +517,7 @@ impl<'a> Gen<'a, '_> {
                             )?;
                             quote!(!(#same))
                         }
-                        None => differs_sent(
+                        (None, None) => differs_sent(
                             self.ctx,
                             view,
                             &encoded.rule,
@@ -584,6 +593,15 @@ impl<'a> Gen<'a, '_> {
     fn step(view: &RustField<'_>, rule: &WireRule) -> Option<Ident> {
         is_quantized_float(view, rule)
             .then(|| format_ident!("q_{}", view.rust.rust_name.trim_start_matches("r#")))
+    }
+
+    /// The bits per component of a SMALLEST_THREE field (not widened): its changed-bit compares
+    /// rotations by the codes they are sent with; `None` for other fields.
+    fn rotation(view: &RustField<'_>, rule: &WireRule) -> Option<u32> {
+        match rule {
+            WireRule::SmallestThree { bits } if view.field.extends.is_empty() => Some(*bits),
+            _ => None,
+        }
     }
 
     /// `let c_f = <f as the receiver will hold it once sent>;` (after `let q_f = <its step>;`

@@ -618,6 +618,15 @@ pub fn sent_equal(
                 #equal
             })
         }
+        (WireRule::SmallestThree { bits }, _, RustType::Quaternion | RustType::QuaternionAs(_)) => {
+            let sent_local = format_ident!("sent");
+            let sent = sent_element(ctx, rule, idl, rust, a, site)?;
+            let equal = same_rotation(*bits, rust, &Val::Place(quote!(#sent_local)), &b);
+            quote!({
+                let #sent_local = #sent;
+                #equal
+            })
+        }
         _ => {
             let sent = sent_element(ctx, rule, idl, rust, a, site)?;
             if holds_raw_float(ctx, rule, &mut HashSet::new()) {
@@ -651,6 +660,33 @@ fn same_step(
         fixed_point_input(rule, rust, &held),
     );
     quote!(#sent == #held || #fp.sends_as(#real_held, #fp.nearest_step(#real_sent)))
+}
+
+/// Whether a SMALLEST_THREE rotation `sent` (as the receiver would hold it) equals `b` as sent
+/// (a `bool` expression): `b` is that rotation, or `b` (not a rotation as sent: an identity, a
+/// game's own value) is sent with the same code. A `b` that cannot be sent equals only itself.
+pub fn same_rotation(bits: u32, rust: &RustType, sent: &Val, b: &Val) -> TokenStream {
+    let (equal, sends_as) = (equal(sent, b), sends_as_rotation(bits, rust, sent, b));
+    quote!(#equal || #sends_as)
+}
+
+/// The negation of [`same_rotation`], as a changed-bit says it: `sent != b && !<b is sent as
+/// sent>`.
+pub fn differs_rotation(bits: u32, rust: &RustType, sent: &Val, b: &Val) -> TokenStream {
+    let (a, b_value) = (sent.by_val(), b.by_val());
+    let sends_as = sends_as_rotation(bits, rust, sent, b);
+    quote!(#a != #b_value && !#sends_as)
+}
+
+/// `idlc::SmallestThree::new(n).sends_as(&b, &sent)`, through the runtime's `Quaternion` for a
+/// game's own rotation type.
+fn sends_as_rotation(bits: u32, rust: &RustType, sent: &Val, b: &Val) -> TokenStream {
+    let runtime = |v: &Val| match rust {
+        RustType::QuaternionAs(_) => super::rules::to_quaternion(v).by_ref(),
+        _ => v.by_ref(),
+    };
+    let (bits, sent, held) = (u32_lit(bits), runtime(sent), runtime(b));
+    quote!(idlc::SmallestThree::new(#bits).sends_as(#held, #sent))
 }
 
 /// The body of `Codec::sent_equals` for a struct: every field compared as sent, in field order

@@ -97,6 +97,10 @@ impl Sent<'_> {
                     real_input(*min, *max, ty, a)
                 )
             }
+            // The baseline's rotation, or one not as sent that is sent with the same code.
+            (WireRule::SmallestThree { bits }, _) => {
+                format!("({a} == {b} || idlc::SmallestThree{{{bits}}}.sends_as({b}, {a}))")
+            }
             (
                 WireRule::Sequence { element, .. } | WireRule::Array { element, .. },
                 Type::Sequence {

@@ -31,6 +31,7 @@ use super::decode::Decoder;
 use super::diff::{diff_of, reference, step_of, value_of};
 use super::encode::Encoder;
 use super::explain::Entry;
+use super::quat;
 use super::value::number;
 use super::{
     Context, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, MAX_DEPTH, Value,
@@ -237,8 +238,9 @@ fn f32_bits(value: &Value) -> Option<u32> {
 /// (codegen/mirror.rs
 /// `same_sent`): a raw float by the bits it is sent as, so -0.0 is not +0.0 and a NaN is the NaN
 /// of the same bits; a FIXED_POINT step `a` equal to `b` or to the step `b` is sent as (`b` is
-/// the baseline's, which may lie off the steps); lists, OPTIONALs and structs part by part;
-/// anything else with [`same`].
+/// the baseline's, which may lie off the steps); a SMALLEST_THREE rotation equal to `b` or to
+/// what `b` is sent as; lists, OPTIONALs and structs part by part; anything else with
+/// [`same`].
 fn same_sent(ctx: &Context<'_>, rule: &WireRule, ty: &Type, a: &Value, b: &Value) -> bool {
     let parts = |element: &Type| match (a, b) {
         (Value::List(x), Value::List(y)) => {
@@ -257,6 +259,14 @@ fn same_sent(ctx: &Context<'_>, rule: &WireRule, ty: &Type, a: &Value, b: &Value
                     (Some(fp), Some(x), Some(y)) => {
                         fp.quantize(x).is_ok_and(|step| fp.sends_as(y, step))
                     }
+                    _ => false,
+                }
+        }
+        // The baseline's rotation as held, or one not as sent that is sent with the same code.
+        (WireRule::SmallestThree { bits }, _) => {
+            same(a, b)
+                || match (quat::quaternion_of(a), quat::quaternion_of(b)) {
+                    (Ok(x), Ok(y)) => rt::SmallestThree::new(*bits).sends_as(&y, &x),
                     _ => false,
                 }
         }

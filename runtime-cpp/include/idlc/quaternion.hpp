@@ -175,6 +175,14 @@ public:
         return rebuild(code, out) ? ErrorKind::Ok : ErrorKind::ValueOutOfRange;
     }
 
+    /// Whether `baseline` is sent as `sent` (a quaternion as the receiver holds it): its code
+    /// rebuilds to the same bits; false when it cannot be sent. What a delta encoder asks of a
+    /// baseline that is not a value as sent (an identity, a game's own rotation).
+    bool sends_as(const Quaternion& baseline, const Quaternion& sent) const {
+        Quaternion held;
+        return this->sent(baseline, held) == ErrorKind::Ok && held.same_bits(sent);
+    }
+
     /// Writes `q`: the index in 2 bits and the three steps in n bits each, in one word when they
     /// fit 64 bits (else the index with the first step, then the other two).
     template <class W>

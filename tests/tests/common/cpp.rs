@@ -540,7 +540,10 @@ pub fn header_sets() -> &'static [CompiledSet] {
 /// - The seed's Character with the built-in C++ types but a `float angle`, in its FIXED_POINT
 ///   encodings, RAW from schemas/character_raw.enc.
 /// - schemas/held_delta.idl: structs behind changed-bits, compared part by part.
-pub const OFF_STEPS: [HeaderSet; 2] = [
+/// - schemas/cubes.idl: rotations that are no rotation SMALLEST_THREE sends (a random unit
+///   quaternion, the game's own), alone and as DELTA SEQUENCE elements, RAW from
+///   schemas/cubes_raw.enc.
+pub const OFF_STEPS: [HeaderSet; 3] = [
     HeaderSet {
         namespace: "off_steps",
         cpp_namespace: None,
@@ -575,6 +578,23 @@ pub const OFF_STEPS: [HeaderSet; 2] = [
         side: "Cpp",
         encodings: &["HeldDelta"],
         types: &["Marker"],
+    },
+    HeaderSet {
+        namespace: "cubes_off",
+        cpp_namespace: None,
+        golden: None,
+        idl: &[Source::Schema("cubes.idl")],
+        encoding_files: &[Source::Schema("cubes.enc"), Source::Schema("cubes_raw.enc")],
+        mapping: Mapping::Item("PUBLISHABLE_STRUCT Cube {}"),
+        side: "Cpp",
+        encodings: &[
+            "CubesBits",
+            "CubesBytes",
+            "CubesDiff",
+            "CubesDiffBytes",
+            "CubesDr",
+        ],
+        types: &["Cube", "Cubes"],
     },
 ];
 
