@@ -797,3 +797,37 @@ fn prove_crosses_random_values_of_a_compatible_pair() {
         "{stderr}"
     );
 }
+
+/// A compatible change to a struct nested deeper than the interpreter goes (a chain of 260
+/// structs) is proven on what the interpreter can hold: the values too deep for it are skipped
+/// and counted, not disagreements.
+#[test]
+fn prove_skips_values_too_deep_for_the_interpreter() {
+    let dir = TempDir::new();
+    let chain: String = (1..260)
+        .map(|i| format!("STRUCT S{i} {{\n  S{} inner;\n  UINT8 v;\n}}\n", i - 1))
+        .collect();
+    let old = format!("STRUCT S0 {{\n  UINT8 v;\n}}\n{chain}MESSAGE Top {{\n  S259 root;\n}}\n");
+    let new = old.replace(
+        "  S259 root;\n",
+        "  S259 root;\n  FENCE;\n  UINT8 extra DEFAULT = 0;\n",
+    );
+    let (old_path, new_path) = (dir.path().join("old.idl"), dir.path().join("new.idl"));
+    std::fs::write(&old_path, old).unwrap();
+    std::fs::write(&new_path, new).unwrap();
+    let (code, _, stderr) = run(
+        None,
+        &[
+            &old_path.display().to_string(),
+            &new_path.display().to_string(),
+            "--prove",
+            "1",
+        ],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("proved: 256 values crossed"), "{stderr}");
+    assert!(
+        stderr.contains("(5 random values their own version could not send were skipped)"),
+        "{stderr}"
+    );
+}

@@ -483,7 +483,7 @@ fn report_proof(err: &mut dyn WriteColor, proof: &Proof) -> Status {
     if proof.failures.is_empty() {
         let refused = if !proof.refused.is_empty() {
             format!(
-                " ({} random values of NEW could not be sent and were skipped)",
+                " ({} random values their own version could not send were skipped)",
                 proof.refused.len()
             )
         } else {
