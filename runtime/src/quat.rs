@@ -441,9 +441,47 @@ impl SmallestThree {
     /// # Errors
     /// As [`SmallestThree::encode`].
     pub fn sent(&self, q: &Quaternion) -> Result<Quaternion, EncodeError> {
+        self.sent_code(q).map(|(_, sent)| sent)
+    }
+
+    /// The code `q` is sent with and the quaternion a receiver holds after it: a delta encoder
+    /// compares the second, then writes the first ([`SmallestThree::write_code`]) without
+    /// encoding again.
+    ///
+    /// # Errors
+    /// As [`SmallestThree::encode`].
+    pub fn sent_code(
+        &self,
+        q: &Quaternion,
+    ) -> Result<(SmallestThreeCode, Quaternion), EncodeError> {
         let code = self.encode(q).map_err(|k| EncodeError::new(k, 0))?;
-        self.rebuild(&code)
-            .ok_or(EncodeError::new(EncodeErrorKind::ValueOutOfRange, 0))
+        let sent = self
+            .rebuild(&code)
+            .ok_or(EncodeError::new(EncodeErrorKind::ValueOutOfRange, 0))?;
+        Ok((code, sent))
+    }
+
+    /// Whether `baseline` is sent with `code` (a code [`SmallestThree::encode`] gave): what
+    /// [`SmallestThree::sends_as`] asks, of the code. A baseline whose nearest code is `code`
+    /// is; one whose nearest code has the same index and a step more than 2 from `code`'s is
+    /// not (the encoder sends the nearest code or, when that one is not valid, one of the same
+    /// index within 2 steps of it, or of another index), answered without the encoder's check.
+    #[must_use]
+    pub fn sends_code(&self, baseline: &Quaternion, code: &SmallestThreeCode) -> bool {
+        let Ok(nearest) = self.nearest(baseline) else {
+            return false;
+        };
+        if nearest == *code {
+            // `code` is valid, so the encoder sends its nearest code.
+            return true;
+        }
+        let far = nearest.index == code.index
+            && nearest
+                .steps
+                .iter()
+                .zip(code.steps)
+                .any(|(a, b)| a.abs_diff(b) > 2);
+        !far && self.encode(baseline).is_ok_and(|sent| sent == *code)
     }
 
     /// Whether `baseline` is sent as `sent` (a quaternion as the receiver holds it, the
@@ -567,10 +605,25 @@ impl SmallestThree {
         reference: Option<&SmallestThreeCode>,
     ) -> Result<(), EncodeError> {
         let code = self.encode(q).map_err(|k| w.error(k))?;
+        self.write_diff_code(w, tiers, &code, reference)
+    }
+
+    /// Writes a code (valid, from [`SmallestThree::encode`]) as [`SmallestThree::write_diff`]
+    /// does.
+    ///
+    /// # Errors
+    /// What the writer returns.
+    pub fn write_diff_code<W: WireWrite>(
+        &self,
+        w: &mut W,
+        tiers: &[u32],
+        code: &SmallestThreeCode,
+        reference: Option<&SmallestThreeCode>,
+    ) -> Result<(), EncodeError> {
         let same = reference.filter(|r| r.index == code.index);
         w.write_bool(same.is_some())?;
         let Some(reference) = same else {
-            return self.write_code(w, &code);
+            return self.write_code(w, code);
         };
         let diff = self.diff(tiers);
         for (now, was) in code.steps.iter().zip(reference.steps) {

@@ -179,7 +179,8 @@ proptest! {
 
     /// A baseline is sent as a value's sent quaternion exactly when both send the same code:
     /// itself always (held as the game holds it, off the codes, or as sent), a neighbour a
-    /// fraction of a step away sometimes, a far rotation never.
+    /// fraction of a step away sometimes, a far rotation never; `sends_code` (which answers a
+    /// far baseline from its nearest code) says the same.
     #[test]
     fn sends_as_is_the_same_code(
         q in unit(),
@@ -200,6 +201,10 @@ proptest! {
         let baseline = Quaternion::new((c[0] / len) as f32, (c[1] / len) as f32, (c[2] / len) as f32, (c[3] / len) as f32);
         let same_code = rule.encode(&baseline).ok() == rule.encode(&q).ok();
         prop_assert_eq!(rule.sends_as(&baseline, &sent), same_code);
+        let (code, also_sent) = rule.sent_code(&q).unwrap();
+        prop_assert!(also_sent.same_bits(&sent));
+        prop_assert_eq!(rule.sends_code(&baseline, &code), same_code);
+        prop_assert!(rule.sends_code(&q, &code));
     }
 
     /// Hostile delta bytes: an error, or a quaternion whose delta against the same reference

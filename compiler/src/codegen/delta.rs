@@ -19,14 +19,14 @@ use quote::{format_ident, quote};
 
 use super::codec::{encode_field, enter_leave, extension, nested_writes};
 use super::fields::{RustField, views};
-use super::idents::{f64_lit, u64_lit};
+use super::idents::{f64_lit, u32_lit, u64_lit};
 use super::mirror::{
-    differs_once_sent, differs_rotation, differs_sent, is_copy, is_lossless_element,
-    is_quantized_float, sent_equal, sent_value,
+    differs_once_sent, differs_sent, is_copy, is_lossless_element, is_quantized_float,
+    runtime_quaternion, sent_equal, sent_value,
 };
 use super::rules::{
     Site, Val, closure_result, dead_reckoning_const, decode, encode, fixed_point_const,
-    fixed_point_input, from_f64, sequence_parts,
+    fixed_point_input, from_f64, from_quaternion, sequence_parts,
 };
 use super::{CodegenError, Ctx};
 use crate::ir::cost::min_bits;
@@ -476,12 +476,15 @@ impl<'a> Gen<'a, '_> {
                     let rotation = Self::rotation(view, &encoded.rule);
                     let changed = match (Self::step(view, &encoded.rule), rotation) {
                         // A rotation as sent, against the code the baseline is sent with.
-                        (_, Some(bits)) => differs_rotation(
-                            bits,
-                            &view.rust.ty,
-                            &Val::Place(quote!(#candidate)),
-                            &Val::Place(quote!(baseline.#name)),
-                        ),
+                        (_, Some(bits)) => {
+                            let (bits, code) = (u32_lit(bits), Self::code(view));
+                            let held = runtime_quaternion(
+                                &view.rust.ty,
+                                &Val::Place(quote!(baseline.#name)),
+                            );
+                            quote!(#candidate != baseline.#name
+                                && !idlc::SmallestThree::new(#bits).sends_code(#held, &#code))
+                        }
                         (Some(step), None) => {
                             let fp = fixed_point_const(self.ctx, &encoded.rule);
                             let held = fixed_point_input(
@@ -604,8 +607,14 @@ impl<'a> Gen<'a, '_> {
         }
     }
 
+    /// The local holding the SMALLEST_THREE code of a field (`code_f`), computed once for the
+    /// comparison and the write.
+    fn code(view: &RustField<'_>) -> Ident {
+        format_ident!("code_{}", view.rust.rust_name.trim_start_matches("r#"))
+    }
+
     /// `let c_f = <f as the receiver will hold it once sent>;` (after `let q_f = <its step>;`
-    /// for a FIXED_POINT field).
+    /// for a FIXED_POINT field; with `code_f`, its code, for a SMALLEST_THREE one).
     fn candidate_of(
         &self,
         view: &RustField<'_>,
@@ -613,6 +622,22 @@ impl<'a> Gen<'a, '_> {
     ) -> Result<TokenStream, CodegenError> {
         let name = super::idents::ident(&view.rust.rust_name);
         let candidate = Self::candidate(view);
+        if let Some(bits) = Self::rotation(view, rule) {
+            // The code once, for the comparison and the write.
+            let (code, bits, q) = (Self::code(view), u32_lit(bits), Self::plan_site(view).q());
+            let value = runtime_quaternion(&view.rust.ty, &Val::Place(quote!(self.#name)));
+            let game = match view.rust.ty {
+                RustType::QuaternionAs(_) => {
+                    let back = from_quaternion(&view.rust.ty, quote!(#candidate))?;
+                    quote!(let #candidate = #back;)
+                }
+                _ => quote!(),
+            };
+            return Ok(quote! {
+                let (#code, #candidate) = idlc::SmallestThree::new(#bits).sent_code(#value)#q;
+                #game
+            });
+        }
         if let Some(step) = Self::step(view, rule) {
             let fp = fixed_point_const(self.ctx, rule);
             let value = fixed_point_input(rule, &view.rust.ty, &quote!(self.#name));
@@ -749,17 +774,24 @@ impl<'a> Gen<'a, '_> {
         velocity: Option<&FieldStep>,
     ) -> Result<TokenStream, CodegenError> {
         let rule = &field.rule;
-        let mut write = match Self::step(view, rule) {
+        let rotation = Self::rotation(view, rule);
+        let mut write = match (Self::step(view, rule), rotation) {
             // The step of the comparison: the bits `write_quantized` would write.
-            Some(step) => {
+            (Some(step), _) => {
                 let fp = fixed_point_const(self.ctx, rule);
                 let q = view.site().q();
                 quote!(w.write_bits(#step, #fp.bits())#q;)
             }
-            None => encode_field(self.ctx, view, field)?,
+            // The code of the comparison.
+            (None, Some(bits)) => {
+                let (bits, code, q) = (u32_lit(bits), Self::code(view), view.site().q());
+                quote!(idlc::SmallestThree::new(#bits).write_code(w, &#code)#q;)
+            }
+            (None, None) => encode_field(self.ctx, view, field)?,
         };
         if let (Some(plan), WireRule::SmallestThree { bits }) = (&field.diff, rule) {
-            write = Self::quaternion_diff(view, plan, *bits, true)?;
+            let code = rotation.map(|_| Self::code(view));
+            write = Self::quaternion_diff(view, plan, *bits, Some(code.as_ref()))?;
         } else if let Some(plan) = &field.diff {
             write = self.write_diff(view, field, plan, velocity, write)?;
         }
@@ -1097,7 +1129,7 @@ impl<'a> Gen<'a, '_> {
         velocity: Option<&FieldStep>,
     ) -> Result<TokenStream, CodegenError> {
         if let (Some(plan), WireRule::SmallestThree { bits }) = (&field.diff, &field.rule) {
-            return Self::quaternion_diff(view, plan, *bits, false);
+            return Self::quaternion_diff(view, plan, *bits, None);
         }
         if let Some(plan) = &field.diff {
             return self.read_diff(view, field, plan, velocity);

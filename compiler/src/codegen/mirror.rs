@@ -670,23 +670,23 @@ pub fn same_rotation(bits: u32, rust: &RustType, sent: &Val, b: &Val) -> TokenSt
     quote!(#equal || #sends_as)
 }
 
-/// The negation of [`same_rotation`], as a changed-bit says it: `sent != b && !<b is sent as
-/// sent>`.
-pub fn differs_rotation(bits: u32, rust: &RustType, sent: &Val, b: &Val) -> TokenStream {
-    let (a, b_value) = (sent.by_val(), b.by_val());
-    let sends_as = sends_as_rotation(bits, rust, sent, b);
-    quote!(#a != #b_value && !#sends_as)
+/// `idlc::SmallestThree::new(n).sends_as(&b, &sent)`.
+fn sends_as_rotation(bits: u32, rust: &RustType, sent: &Val, b: &Val) -> TokenStream {
+    let (bits, sent, held) = (
+        u32_lit(bits),
+        runtime_quaternion(rust, sent),
+        runtime_quaternion(rust, b),
+    );
+    quote!(idlc::SmallestThree::new(#bits).sends_as(#held, #sent))
 }
 
-/// `idlc::SmallestThree::new(n).sends_as(&b, &sent)`, through the runtime's `Quaternion` for a
-/// game's own rotation type.
-fn sends_as_rotation(bits: u32, rust: &RustType, sent: &Val, b: &Val) -> TokenStream {
-    let runtime = |v: &Val| match rust {
+/// A reference to a rotation as the runtime's `Quaternion` (a game's own rotation type,
+/// [`RustType::QuaternionAs`], converted).
+pub fn runtime_quaternion(rust: &RustType, v: &Val) -> TokenStream {
+    match rust {
         RustType::QuaternionAs(_) => super::rules::to_quaternion(v).by_ref(),
         _ => v.by_ref(),
-    };
-    let (bits, sent, held) = (u32_lit(bits), runtime(sent), runtime(b));
-    quote!(idlc::SmallestThree::new(#bits).sends_as(#held, #sent))
+    }
 }
 
 /// The body of `Codec::sent_equals` for a struct: every field compared as sent, in field order

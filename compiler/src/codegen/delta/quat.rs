@@ -3,7 +3,7 @@
 //! differences to the baseline's, else the whole code (the runtime's
 //! `SmallestThree::write_diff` and `read_diff`; WIRE.md).
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
 use super::super::fields::RustField;
@@ -14,13 +14,14 @@ use crate::ir::RustType;
 use crate::ir::plan::DiffPlan;
 
 impl Gen<'_, '_> {
-    /// The encoder's write of the field's candidate (`write`), or the decoder's read into its
-    /// place, against the baseline's code.
+    /// The encoder's write of the field (`write`: `Some` of the local holding its code, or
+    /// of `None` to encode its candidate), or the decoder's read into its place (`None`),
+    /// against the baseline's code.
     pub(super) fn quaternion_diff(
         view: &RustField<'_>,
         plan: &DiffPlan,
         bits: u32,
-        write: bool,
+        write: Option<Option<&Ident>>,
     ) -> Result<TokenStream, CodegenError> {
         let tiers = plan.tiers.iter().map(|&b| u32_lit(b));
         let (bits, name, q) = (u32_lit(bits), ident(&view.rust.rust_name), view.site().q());
@@ -32,10 +33,15 @@ impl Gen<'_, '_> {
         };
         let baseline = quaternion(Val::Place(quote!(baseline.#name)));
         let reference = quote!(rule.reference(#baseline).as_ref());
-        let call = if write {
-            let candidate = Self::candidate(view);
-            let candidate = quaternion(Val::Place(quote!(#candidate)));
-            quote!(rule.write_diff(w, #tiers, #candidate, #reference)#q;)
+        let call = if let Some(code) = write {
+            match code {
+                Some(code) => quote!(rule.write_diff_code(w, #tiers, &#code, #reference)#q;),
+                None => {
+                    let candidate = Self::candidate(view);
+                    let candidate = quaternion(Val::Place(quote!(#candidate)));
+                    quote!(rule.write_diff(w, #tiers, #candidate, #reference)#q;)
+                }
+            }
         } else {
             let place = Self::place(view, Target::State);
             let read = from_quaternion(
