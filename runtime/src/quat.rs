@@ -392,12 +392,21 @@ impl SmallestThree {
     /// farther from unit length than [`UNIT_TOLERANCE`]; `InvalidArgument` for a width outside
     /// 2..=24.
     pub fn encode(&self, q: &Quaternion) -> Result<SmallestThreeCode, EncodeErrorKind> {
+        self.encode_rebuilt(q).map(|(code, _)| code)
+    }
+
+    /// [`SmallestThree::encode`] and the quaternion its code rebuilds to, which the check of
+    /// the code has made (so `sent` does not rebuild it again).
+    fn encode_rebuilt(
+        &self,
+        q: &Quaternion,
+    ) -> Result<(SmallestThreeCode, Quaternion), EncodeErrorKind> {
         let nearest = self.nearest(q)?;
-        if self.accepts(&nearest).is_some() {
-            return Ok(nearest);
+        if let Some(back) = self.accepts(&nearest) {
+            return Ok((nearest, back));
         }
         let c = Self::unit(q)?;
-        let mut best: Option<(f64, SmallestThreeCode)> = None;
+        let mut best: Option<(f64, SmallestThreeCode, Quaternion)> = None;
         for index in 0..4 {
             let sign = if c[index] < 0.0 { -1.0 } else { 1.0 };
             let at = Self::others(&c, index, sign).map(|v| self.position(v));
@@ -418,12 +427,12 @@ impl SmallestThree {
                     .zip(back.to_array())
                     .fold(0.0, |acc: f64, (a, b)| a.mul_add(f64::from(b), acc))
                     .abs();
-                if best.is_none_or(|(d, _)| dot > d) {
-                    best = Some((dot, code));
+                if best.is_none_or(|(d, _, _)| dot > d) {
+                    best = Some((dot, code, back));
                 }
             }
         }
-        best.map(|(_, code)| code)
+        best.map(|(_, code, back)| (code, back))
             .ok_or(EncodeErrorKind::ValueOutOfRange)
     }
 
@@ -454,11 +463,7 @@ impl SmallestThree {
         &self,
         q: &Quaternion,
     ) -> Result<(SmallestThreeCode, Quaternion), EncodeError> {
-        let code = self.encode(q).map_err(|k| EncodeError::new(k, 0))?;
-        let sent = self
-            .rebuild(&code)
-            .ok_or(EncodeError::new(EncodeErrorKind::ValueOutOfRange, 0))?;
-        Ok((code, sent))
+        self.encode_rebuilt(q).map_err(|k| EncodeError::new(k, 0))
     }
 
     /// Whether `baseline` is sent with `code` (a code [`SmallestThree::encode`] gave): what
@@ -499,10 +504,8 @@ impl SmallestThree {
     /// ```
     #[must_use]
     pub fn sends_as(&self, baseline: &Quaternion, sent: &Quaternion) -> bool {
-        self.encode(baseline)
-            .ok()
-            .and_then(|code| self.rebuild(&code))
-            .is_some_and(|held| held.same_bits(sent))
+        self.encode_rebuilt(baseline)
+            .is_ok_and(|(_, held)| held.same_bits(sent))
     }
 
     /// The code of a baseline's quaternion, the reference of `DELTA DIFF(..)
