@@ -619,13 +619,7 @@ pub fn sent_equal(
             })
         }
         (WireRule::SmallestThree { bits }, _, RustType::Quaternion | RustType::QuaternionAs(_)) => {
-            let sent_local = format_ident!("sent");
-            let sent = sent_element(ctx, rule, idl, rust, a, site)?;
-            let equal = same_rotation(*bits, rust, &Val::Place(quote!(#sent_local)), &b);
-            quote!({
-                let #sent_local = #sent;
-                #equal
-            })
+            same_rotation(*bits, rust, &a, &b, site)
         }
         _ => {
             let sent = sent_element(ctx, rule, idl, rust, a, site)?;
@@ -662,22 +656,22 @@ fn same_step(
     quote!(#sent == #held || #fp.sends_as(#real_held, #fp.nearest_step(#real_sent)))
 }
 
-/// Whether a SMALLEST_THREE rotation `sent` (as the receiver would hold it) equals `b` as sent
-/// (a `bool` expression): `b` is that rotation, or `b` (not a rotation as sent: an identity, a
-/// game's own value) is sent with the same code. A `b` that cannot be sent equals only itself.
-pub fn same_rotation(bits: u32, rust: &RustType, sent: &Val, b: &Val) -> TokenStream {
-    let (equal, sends_as) = (equal(sent, b), sends_as_rotation(bits, rust, sent, b));
-    quote!(#equal || #sends_as)
-}
-
-/// `idlc::SmallestThree::new(n).sends_as(&b, &sent)`.
-fn sends_as_rotation(bits: u32, rust: &RustType, sent: &Val, b: &Val) -> TokenStream {
-    let (bits, sent, held) = (
-        u32_lit(bits),
-        runtime_quaternion(rust, sent),
-        runtime_quaternion(rust, b),
-    );
-    quote!(idlc::SmallestThree::new(#bits).sends_as(#held, #sent))
+/// Whether the SMALLEST_THREE rotation `a`, once sent, equals `b` as sent (a `bool` expression
+/// that may use `?`, failing where `sent` fails): `b` is the rotation `a` is sent as, or `b`
+/// (not a rotation as sent: an identity, a game's own value) is sent with the same code
+/// (`sends_code`, which answers most baselines from their nearest code). Compared as the
+/// runtime's `Quaternion`, a game's own rotation type converted.
+fn same_rotation(bits: u32, rust: &RustType, a: &Val, b: &Val, site: &Site) -> TokenStream {
+    let (bits, q) = (u32_lit(bits), site.q());
+    let (value, held) = (runtime_quaternion(rust, a), runtime_quaternion(rust, b));
+    let held_value = match rust {
+        RustType::QuaternionAs(_) => super::rules::to_quaternion(b).by_val(),
+        _ => b.by_val(),
+    };
+    quote!({
+        let (code, sent) = idlc::SmallestThree::new(#bits).sent_code(#value)#q;
+        sent == #held_value || idlc::SmallestThree::new(#bits).sends_code(#held, &code)
+    })
 }
 
 /// A reference to a rotation as the runtime's `Quaternion` (a game's own rotation type,
