@@ -401,7 +401,15 @@ impl SmallestThree {
         &self,
         q: &Quaternion,
     ) -> Result<(SmallestThreeCode, Quaternion), EncodeErrorKind> {
-        let nearest = self.nearest(q)?;
+        self.settle(q, self.nearest(q)?)
+    }
+
+    /// [`SmallestThree::encode_rebuilt`] of `q`, whose nearest code is `nearest`.
+    fn settle(
+        &self,
+        q: &Quaternion,
+        nearest: SmallestThreeCode,
+    ) -> Result<(SmallestThreeCode, Quaternion), EncodeErrorKind> {
         if let Some(back) = self.accepts(&nearest) {
             return Ok((nearest, back));
         }
@@ -486,7 +494,9 @@ impl SmallestThree {
                 .iter()
                 .zip(code.steps)
                 .any(|(a, b)| a.abs_diff(b) > 2);
-        !far && self.encode(baseline).is_ok_and(|sent| sent == *code)
+        !far && self
+            .settle(baseline, nearest)
+            .is_ok_and(|(sent, _)| sent == *code)
     }
 
     /// Whether `baseline` is sent as `sent` (a quaternion as the receiver holds it, the

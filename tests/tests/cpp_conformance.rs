@@ -426,9 +426,9 @@ fn nudged(value: &interpret::Value, rng: &mut sample::Rng) -> interpret::Value {
     }
 }
 
-/// Deltas against baselines that lie off the FIXED_POINT steps (a game's own values,
-/// `Default`s): both values travel to the C++ code in RAW as they are (`cpp::OFF_STEPS`: the
-/// Character, and structs behind changed-bits); the value is the baseline itself, the baseline
+/// Deltas against baselines that lie off the FIXED_POINT steps or are no rotation as sent (a
+/// game's own values, `Default`s): both values travel to the C++ code in RAW as they are
+/// (`cpp::OFF_STEPS`: the Character, structs behind changed-bits, the cubes); the value is the baseline itself, the baseline
 /// moved by about a step or less, or another value; the delta and the mirror (in RAW: an
 /// unchanged field keeps the baseline's own value) are the interpreter's, which are Rust's
 /// generated code's (interpreter_agrees.rs).

@@ -473,7 +473,7 @@ impl<'a> Gen<'a, '_> {
                     let candidate = Self::candidate(view);
                     out.push(self.candidate_of(view, &encoded.rule)?);
                     // Compared as sent: a raw float by its bits, a step with the baseline's.
-                    let rotation = Self::rotation(view, &encoded.rule);
+                    let rotation = Self::rotation(&encoded.rule);
                     let changed = match (Self::step(view, &encoded.rule), rotation) {
                         // A rotation as sent, against the code the baseline is sent with.
                         (_, Some(bits)) => {
@@ -598,11 +598,12 @@ impl<'a> Gen<'a, '_> {
             .then(|| format_ident!("q_{}", view.rust.rust_name.trim_start_matches("r#")))
     }
 
-    /// The bits per component of a SMALLEST_THREE field (not widened): its changed-bit compares
-    /// rotations by the codes they are sent with; `None` for other fields.
-    fn rotation(view: &RustField<'_>, rule: &WireRule) -> Option<u32> {
+    /// The bits per component of a SMALLEST_THREE field (a QUATERNION, which no EXTEND
+    /// widens): its changed-bit compares rotations by the codes they are sent with, computed
+    /// once for the comparison and the write; `None` for other fields.
+    fn rotation(rule: &WireRule) -> Option<u32> {
         match rule {
-            WireRule::SmallestThree { bits } if view.field.extends.is_empty() => Some(*bits),
+            WireRule::SmallestThree { bits } => Some(*bits),
             _ => None,
         }
     }
@@ -622,7 +623,7 @@ impl<'a> Gen<'a, '_> {
     ) -> Result<TokenStream, CodegenError> {
         let name = super::idents::ident(&view.rust.rust_name);
         let candidate = Self::candidate(view);
-        if let Some(bits) = Self::rotation(view, rule) {
+        if let Some(bits) = Self::rotation(rule) {
             // The code once, for the comparison and the write.
             let (code, bits, q) = (Self::code(view), u32_lit(bits), Self::plan_site(view).q());
             let value = runtime_quaternion(&view.rust.ty, &Val::Place(quote!(self.#name)));
@@ -774,7 +775,7 @@ impl<'a> Gen<'a, '_> {
         velocity: Option<&FieldStep>,
     ) -> Result<TokenStream, CodegenError> {
         let rule = &field.rule;
-        let rotation = Self::rotation(view, rule);
+        let rotation = Self::rotation(rule);
         let mut write = match (Self::step(view, rule), rotation) {
             // The step of the comparison: the bits `write_quantized` would write.
             (Some(step), _) => {
@@ -790,8 +791,7 @@ impl<'a> Gen<'a, '_> {
             (None, None) => encode_field(self.ctx, view, field)?,
         };
         if let (Some(plan), WireRule::SmallestThree { bits }) = (&field.diff, rule) {
-            let code = rotation.map(|_| Self::code(view));
-            write = Self::quaternion_diff(view, plan, *bits, Some(code.as_ref()))?;
+            write = Self::quaternion_diff(view, plan, *bits, Some(&Self::code(view)))?;
         } else if let Some(plan) = &field.diff {
             write = self.write_diff(view, field, plan, velocity, write)?;
         }

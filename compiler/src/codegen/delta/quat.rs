@@ -8,40 +8,28 @@ use quote::quote;
 
 use super::super::fields::RustField;
 use super::super::idents::{ident, u32_lit};
-use super::super::rules::{Val, from_quaternion, to_quaternion};
+use super::super::mirror::runtime_quaternion;
+use super::super::rules::{Val, from_quaternion};
 use super::{CodegenError, Gen, Target};
-use crate::ir::RustType;
 use crate::ir::plan::DiffPlan;
 
 impl Gen<'_, '_> {
-    /// The encoder's write of the field (`write`: `Some` of the local holding its code, or
-    /// of `None` to encode its candidate), or the decoder's read into its place (`None`),
-    /// against the baseline's code.
+    /// The encoder's write of the field's code (`write`: the local holding it), or the
+    /// decoder's read into its place (`None`), against the baseline's code.
     pub(super) fn quaternion_diff(
         view: &RustField<'_>,
         plan: &DiffPlan,
         bits: u32,
-        write: Option<Option<&Ident>>,
+        write: Option<&Ident>,
     ) -> Result<TokenStream, CodegenError> {
         let tiers = plan.tiers.iter().map(|&b| u32_lit(b));
         let (bits, name, q) = (u32_lit(bits), ident(&view.rust.rust_name), view.site().q());
         let tiers = quote!(&[#(#tiers),*]);
         // A game's rotation type goes through the runtime's `Quaternion` (`QuaternionAs`).
-        let quaternion = |v: Val| match view.rust.ty {
-            RustType::QuaternionAs(_) => to_quaternion(&v).by_ref(),
-            _ => v.by_ref(),
-        };
-        let baseline = quaternion(Val::Place(quote!(baseline.#name)));
+        let baseline = runtime_quaternion(&view.rust.ty, &Val::Place(quote!(baseline.#name)));
         let reference = quote!(rule.reference(#baseline).as_ref());
         let call = if let Some(code) = write {
-            match code {
-                Some(code) => quote!(rule.write_diff_code(w, #tiers, &#code, #reference)#q;),
-                None => {
-                    let candidate = Self::candidate(view);
-                    let candidate = quaternion(Val::Place(quote!(#candidate)));
-                    quote!(rule.write_diff(w, #tiers, #candidate, #reference)#q;)
-                }
-            }
+            quote!(rule.write_diff_code(w, #tiers, &#code, #reference)#q;)
         } else {
             let place = Self::place(view, Target::State);
             let read = from_quaternion(
