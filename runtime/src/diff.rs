@@ -32,32 +32,35 @@ pub struct Diff<'t> {
     last: u64,
     wraps: bool,
     /// What a BITSTREAM decoder reads the codes with, when they are short enough.
-    codes: Option<[Code; FAST_TIERS]>,
+    codes: Option<Codes>,
 }
 
-/// A tier's code as a bit-stream decoder takes it from one look at the input (for at most
-/// [`FAST_TIERS`] tiers whose codes fit [`PEEK_BITS`]). A tier past the last has length 0.
+/// The tiers' codes as a bit-stream decoder takes them from one look at the input (for at most
+/// [`FAST_TIERS`] tiers whose codes fit [`PEEK_BITS`]): byte `i` of each word is tier `i`'s.
+/// Words rather than a table, so that a `const` rule's codes are immediates in the decoder.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Code {
-    /// The bits of its selector and its difference.
-    length: u32,
-    /// The mask of its difference.
-    mask: u64,
-    /// The least zigzag no earlier tier holds.
-    floor: u64,
+struct Codes {
+    /// The bits of the tier's selector and difference; 0 past the last tier.
+    lengths: u64,
+    /// The widest earlier tier's bits, plus one (0 for the first tier): the least zigzag the
+    /// tier may carry is `(1 << byte) >> 1`.
+    floors: u64,
+}
+
+impl Codes {
+    /// Tier `tier`'s byte of `word` (`tier < FAST_TIERS`).
+    #[inline(always)]
+    fn byte(word: u64, tier: u32) -> u64 {
+        (word >> (tier * 8)) & 0xff
+    }
 }
 
 /// The codes of `tiers`, when the one-look decoder can read them.
-const fn codes_of(tiers: &[u32]) -> Option<[Code; FAST_TIERS]> {
+const fn codes_of(tiers: &[u32]) -> Option<Codes> {
     if tiers.len() > FAST_TIERS {
         return None;
     }
-    let none = Code {
-        length: 0,
-        mask: 0,
-        floor: 0,
-    };
-    let mut codes = [none; FAST_TIERS];
+    let (mut lengths, mut floors) = (0u64, 0u64);
     let mut widest = 0;
     let mut tier = 0;
     while tier < tiers.len() {
@@ -66,23 +69,17 @@ const fn codes_of(tiers: &[u32]) -> Option<[Code; FAST_TIERS]> {
         if bits == 0 || length > PEEK_BITS {
             return None;
         }
-        // Any zigzag read here (below 2^55) fits an earlier tier of 63 bits or more.
-        let floor = if tier == 0 {
-            0
-        } else {
-            1 << if widest < 63 { widest } else { 63 }
-        };
-        codes[tier] = Code {
-            length,
-            mask: (1 << bits) - 1,
-            floor,
-        };
+        lengths |= (length as u64) << (tier * 8);
+        // A tier's bits are below PEEK_BITS here, so the floor's byte is at most PEEK_BITS.
+        if tier > 0 {
+            floors |= (widest as u64 + 1) << (tier * 8);
+        }
         if bits > widest {
             widest = bits;
         }
         tier += 1;
     }
-    Some(codes)
+    Some(Codes { lengths, floors })
 }
 
 impl<'t> Diff<'t> {
@@ -289,22 +286,23 @@ impl<'t> Diff<'t> {
             // are the word's trailing ones. Bits past the end read as 0, so a code that runs
             // past it shows as longer than what is left, and the bit-by-bit path reports it.
             let word = r.peek_bits(PEEK_BITS);
-            let tier = (!word).trailing_zeros() as usize;
+            let tier = (!word).trailing_zeros();
             let remaining = r.bits_remaining();
-            match codes.get(tier).filter(|code| code.length != 0) {
-                Some(code) if u64::from(code.length) <= remaining => {
-                    r.skip_bits(u64::from(code.length))?;
-                    let zz = (word >> (tier + 1)) & code.mask;
-                    if zz < code.floor {
+            if tier < FAST_TIERS as u32 {
+                let length = Codes::byte(codes.lengths, tier);
+                // A length of 0 (no such tier) wraps to the largest u64: never within reach.
+                if length.wrapping_sub(1) < remaining {
+                    r.skip_bits(length)?;
+                    let zz = (word >> (tier + 1)) & mask(length - u64::from(tier) - 1);
+                    if zz < (1 << Codes::byte(codes.floors, tier)) >> 1 {
                         return Err(DecodeError::new(DecodeErrorKind::ValueOutOfRange, start));
                     }
                     return self.step_at(start, reference, zz);
                 }
-                None if self.tiers.len() as u64 <= remaining => {
-                    r.skip_bits(self.tiers.len() as u64)?;
-                    return Ok(None);
-                }
-                _ => {}
+            }
+            if tier as usize >= self.tiers.len() && self.tiers.len() as u64 <= remaining {
+                r.skip_bits(self.tiers.len() as u64)?;
+                return Ok(None);
             }
         }
         let Some(tier) = self.read_selector(r)? else {
@@ -364,7 +362,12 @@ impl<'t> Diff<'t> {
                 let offset = i128::from(reference) + i128::from(d) - i128::from(self.first);
                 u64::try_from(i128::from(self.first) + offset.rem_euclid(n)).ok()
             }
-            None => reference.checked_add_signed(d),
+            // In i128, so that neither the sum nor its checks branch on the sign of `d`.
+            None => {
+                let step = i128::from(reference) + i128::from(d);
+                return (i128::from(self.first) <= step && step <= i128::from(self.last))
+                    .then_some(step as u64);
+            }
         };
         step.filter(|s| (self.first..=self.last).contains(s))
     }
@@ -447,6 +450,12 @@ const FAST_TIERS: usize = 8;
 #[inline(always)]
 fn zigzag(d: i128) -> u128 {
     ((d << 1) ^ (d >> 127)) as u128
+}
+
+/// The low `bits` (at most 63) bits set.
+#[inline(always)]
+fn mask(bits: u64) -> u64 {
+    (1 << bits) - 1
 }
 
 /// Whether `zz` has at most `bits` significant bits.
