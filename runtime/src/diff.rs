@@ -213,8 +213,7 @@ impl<'t> Diff<'t> {
         now: u64,
         reference: u64,
     ) -> Result<bool, EncodeError> {
-        let d = self.difference(now, reference);
-        let tier = self.tier_of(d);
+        let (tier, zz) = self.code(now, reference);
         if !W::BYTE_STREAM {
             // The selector and the difference in one write when they fit a word: the same bits.
             let count = self.tiers.len();
@@ -224,7 +223,7 @@ impl<'t> Diff<'t> {
                     let width = i as u32 + 1 + bits;
                     if width <= 64 {
                         let selector = (1u64 << i) - 1;
-                        w.write_bits(selector | ((zigzag(d) as u64) << (i + 1)), width)?;
+                        w.write_bits(selector | (zz << (i + 1)), width)?;
                         return Ok(true);
                     }
                 }
@@ -240,9 +239,39 @@ impl<'t> Diff<'t> {
             return Ok(false);
         };
         let bits = self.tiers.get(tier).copied().unwrap_or(0);
-        // `fits` said that zigzag(d) has at most `bits` <= 64 bits.
-        w.write_bits(zigzag(d) as u64, bits)?;
+        w.write_bits(zz, bits)?;
         Ok(true)
+    }
+
+    /// The tier that carries `now` against `reference` (`None` for the escape) and the
+    /// difference's zigzag, which has at most the tier's bits (meaningless on the escape). In
+    /// 64-bit arithmetic when the steps allow it, as they do for every rule but a 63- or 64-bit
+    /// one, and both steps given are below 2^62 (a caller may pass any step).
+    #[inline(always)]
+    fn code(&self, now: u64, reference: u64) -> (Option<usize>, u64) {
+        if self.last < 1 << 62 && (now | reference) < 1 << 62 {
+            // Both steps and the number of steps are below 2^62: the difference, and the
+            // number of steps off it, fit an i64.
+            let d = now as i64 - reference as i64;
+            let d = match self.modulus() {
+                Some(n) => {
+                    let n = n as i64;
+                    let d = d.rem_euclid(n);
+                    if d > n / 2 { d - n } else { d }
+                }
+                None => d,
+            };
+            let zz = ((d << 1) ^ (d >> 63)) as u64;
+            let tier = self
+                .tiers
+                .iter()
+                .position(|&bits| bits >= 64 || zz >> bits == 0);
+            return (tier, zz);
+        }
+        let d = self.difference(now, reference);
+        let tier = self.tier_of(d);
+        // `fits` said that the zigzag has at most the tier's bits, at most 64.
+        (tier, zigzag(d) as u64)
     }
 
     #[inline(always)]
@@ -587,6 +616,40 @@ mod tests {
                         read(slow),
                         "{tiers:?} {input:#06x} {len} {skip}"
                     );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_64_bit_code_is_the_128_bit_one() {
+        for (last, wraps) in [
+            (700, false),
+            (35_999, true),
+            (35_998, true),
+            ((1 << 62) - 1, true),
+        ] {
+            let diff = Diff::new(TIERS, 3, last, wraps);
+            let steps = [
+                0,
+                3,
+                4,
+                5,
+                350,
+                last / 2,
+                last / 2 + 1,
+                last - 1,
+                last,
+                u64::MAX,
+            ];
+            for now in steps {
+                for reference in steps {
+                    let d = diff.difference(now, reference);
+                    let (tier, zz) = diff.code(now, reference);
+                    assert_eq!(tier, diff.tier_of(d), "{last} {now} {reference}");
+                    if tier.is_some() {
+                        assert_eq!(u128::from(zz), zigzag(d), "{last} {now} {reference}");
+                    }
                 }
             }
         }
