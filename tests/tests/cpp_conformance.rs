@@ -408,19 +408,44 @@ fn every_build_codes_deltas_as_the_interpreter() {
 const OFF_STEP_ROUNDS: u64 = 48;
 
 /// `value` with some of its reals (in structs and lists too) moved towards zero (not past it)
-/// by up to about a step of 0.01, which keeps them in their ranges.
+/// by up to about a step of 0.01, which keeps them in their ranges; a rotation (a struct of
+/// exactly `x`, `y`, `z` and `w`) is then scaled back to unit length, which its encoder needs.
 fn nudged(value: &interpret::Value, rng: &mut sample::Rng) -> interpret::Value {
     use interpret::Value;
     match value {
-        Value::Struct(fields) => Value::Struct(
-            fields
+        Value::Struct(fields) => {
+            let mut fields: Vec<(String, Value)> = fields
                 .iter()
                 .map(|(name, v)| (name.clone(), nudged(v, rng)))
-                .collect(),
-        ),
+                .collect();
+            let names: Vec<&str> = fields.iter().map(|(name, _)| name.as_str()).collect();
+            let reals: Vec<f64> = fields
+                .iter()
+                .filter_map(|(_, v)| match v {
+                    Value::Float(x) => Some(*x),
+                    Value::Float32(x) => Some(f64::from(*x)),
+                    _ => None,
+                })
+                .collect();
+            let length = reals.iter().map(|x| x * x).sum::<f64>().sqrt();
+            if names == ["x", "y", "z", "w"] && reals.len() == 4 && length > 0.0 {
+                for (_, v) in &mut fields {
+                    match v {
+                        Value::Float(x) => *x /= length,
+                        Value::Float32(x) => *x = (f64::from(*x) / length) as f32,
+                        _ => {}
+                    }
+                }
+            }
+            Value::Struct(fields.into_iter().collect())
+        }
         Value::List(items) => Value::List(items.iter().map(|v| nudged(v, rng)).collect()),
         Value::Float(x) if rng.one_in(2) => {
             Value::Float(x - x.signum() * (rng.unit() * 0.014).min(x.abs()))
+        }
+        Value::Float32(x) if rng.one_in(2) => {
+            let x = f64::from(*x);
+            Value::Float32((x - x.signum() * (rng.unit() * 0.014).min(x.abs())) as f32)
         }
         other => other.clone(),
     }
