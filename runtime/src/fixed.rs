@@ -497,20 +497,6 @@ impl FixedPoint {
     pub fn sends_as(&self, baseline: f64, q: u64) -> bool {
         (baseline - self.dequantize(q)).abs() <= self.slack && self.quantize(baseline) == Ok(q)
     }
-
-    /// Whether two values are sent identically (same step). Used for delta changed-bits: a change
-    /// smaller than the resolution is not a change. Values that cannot be sent compare unequal.
-    ///
-    /// ```
-    /// # use idlc_runtime::FixedPoint;
-    /// let fp = FixedPoint::new(0.0, 10.0, 0.1).unwrap();
-    /// assert!(fp.same_when_sent(1.0, 1.04));
-    /// assert!(!fp.same_when_sent(1.0, 1.06));
-    /// ```
-    #[must_use]
-    pub fn same_when_sent(&self, a: f64, b: f64) -> bool {
-        matches!((self.quantize(a), self.quantize(b)), (Ok(x), Ok(y)) if x == y)
-    }
 }
 
 #[cfg(test)]

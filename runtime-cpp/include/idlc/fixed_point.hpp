@@ -189,12 +189,6 @@ public:
         return quantize(baseline, y) == ErrorKind::Ok && y == q;
     }
 
-    /// Whether `a` and `b` are sent as the same step (false when either cannot be sent).
-    bool same_when_sent(double a, double b) const noexcept {
-        std::uint64_t x = 0, y = 0;
-        return quantize(a, x) == ErrorKind::Ok && quantize(b, y) == ErrorKind::Ok && x == y;
-    }
-
 private:
     std::uint64_t clamp_step(std::uint64_t q) const noexcept {
         return q < first_ ? first_ : q > last_ ? last_ : q;
