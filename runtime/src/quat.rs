@@ -312,29 +312,23 @@ impl SmallestThree {
     /// The index of the largest component (the first of equals) and the sign that makes it
     /// positive.
     fn largest(c: &[f64; 4]) -> (usize, f64) {
-        let mut index = 0;
-        for (i, v) in c.iter().enumerate() {
-            if v.abs() > c[index].abs() {
-                index = i;
-            }
+        // Selects rather than branches: which component is largest is as random as the
+        // rotation, so a branch on it is mispredicted about half the time.
+        let (mut index, mut largest) = (0, c[0]);
+        for (i, &v) in c.iter().enumerate().skip(1) {
+            let larger = v.abs() > largest.abs();
+            index = if larger { i } else { index };
+            largest = if larger { v } else { largest };
         }
-        let sign = if c[index] < 0.0 { -1.0 } else { 1.0 };
+        let sign = if largest < 0.0 { -1.0 } else { 1.0 };
         (index, sign)
     }
 
     /// The three components other than `index`, in order, times `sign`.
     fn others(c: &[f64; 4], index: usize, sign: f64) -> [f64; 3] {
-        let mut out = [0.0; 3];
-        let mut k = 0;
-        for (i, v) in c.iter().enumerate() {
-            if i != index {
-                if let Some(slot) = out.get_mut(k) {
-                    *slot = v * sign;
-                }
-                k += 1;
-            }
-        }
-        out
+        // The k-th of the others is c[k] below `index` and c[k + 1] from it on: an index
+        // computed, not a branch per component.
+        std::array::from_fn(|k| c.get(k + usize::from(k >= index)).copied().unwrap_or(0.0) * sign)
     }
 
     /// The nearest code of `q`, valid or not.
@@ -363,15 +357,14 @@ impl SmallestThree {
         if sum > 1.0 {
             return None;
         }
-        let mut out = [0f32; 4];
-        let mut rest = others.iter();
-        for (i, slot) in out.iter_mut().enumerate() {
-            let v = if i == usize::from(code.index) {
-                (1.0 - sum).sqrt()
-            } else {
-                rest.next().copied().unwrap_or(0.0)
-            };
-            *slot = v as f32;
+        // The largest component everywhere, then the others over it in order around `index`
+        // (stores to computed places rather than a branch, or a jump, on the index).
+        let index = usize::from(code.index);
+        let mut out = [(1.0 - sum).sqrt() as f32; 4];
+        for (k, &v) in others.iter().enumerate() {
+            if let Some(slot) = out.get_mut(k + usize::from(k >= index)) {
+                *slot = v as f32;
+            }
         }
         Some(Quaternion::from_array(out))
     }
