@@ -35,7 +35,10 @@ inline double round_half_away(double x) noexcept {
     if (a < 4503599627370496.0) {
         std::int64_t t = static_cast<std::int64_t>(x);
         double frac = x - static_cast<double>(t);
-        std::int64_t r = frac >= 0.5 ? t + 1 : frac <= -0.5 ? t - 1 : t;
+        // Flags, not branches: the fraction of an extrapolated position is as random as the
+        // position.
+        std::int64_t r = t + static_cast<std::int64_t>(frac >= 0.5) -
+                         static_cast<std::int64_t>(frac <= -0.5);
         double rounded = static_cast<double>(r);
         // copysign(rounded, x), without <cmath>.
         std::uint64_t bits = (f64_to_bits(rounded) & 0x7fffffffffffffffull) |
