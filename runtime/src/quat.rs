@@ -170,6 +170,11 @@ fn sum_squares(v: &[f64]) -> f64 {
     v.iter().fold(0.0, |acc, x| x.mul_add(*x, acc))
 }
 
+/// The widest code whose rebuilt quaternion re-encodes to its own steps whenever it re-encodes
+/// to its own index ([`SmallestThree::accepts`]): an `f32` component moves its position by at
+/// most `2^-24 * last / 2`, 2^-5 of a step at 20 bits.
+const SAME_STEPS_BITS: u32 = 20;
+
 /// What rounding a decoded quaternion's components to `f32` may add to its angle, in radians.
 const F32_ROUNDING: f64 = 1.0 / (1u64 << 21) as f64;
 
@@ -373,7 +378,23 @@ impl SmallestThree {
     /// decoder accepts and an encoder may send.
     fn accepts(&self, code: &SmallestThreeCode) -> Option<Quaternion> {
         let q = self.rebuild(code)?;
-        (self.nearest(&q).ok()? == *code).then_some(q)
+        if self.bits > SAME_STEPS_BITS {
+            return (self.nearest(&q).ok()? == *code).then_some(q);
+        }
+        // At most SAME_STEPS_BITS bits, `nearest(q)` can differ from `code` only in its index,
+        // so only the index is recomputed (the same `largest` as `nearest`'s), without the
+        // length, the positions and their rounding:
+        // - `q`'s components are f32 roundings of a vector unit to within f64 rounding, so
+        //   `|length² - 1|` is about 2^-23 at most, below NORMALIZE_ABOVE: `nearest` takes them
+        //   as they are, unnormalized;
+        // - the largest component is `sqrt(1 - sum) >= 0`, so when it is still the largest the
+        //   sign is +1;
+        // - each other component `v` is `component(s)` rounded to f32, off by at most
+        //   2^-24 |v| <= 2^-24 / sqrt(2), so its position lies within 2^-24 * last / 2 <= 2^-5
+        //   of `s` (plus f64 rounding): `nearest_step` gives `s` back.
+        // The test `accepts_is_the_full_check` compares this with the full check.
+        let c = q.to_array().map(f64::from);
+        (Self::largest(&c).0 == usize::from(code.index)).then_some(q)
     }
 
     /// The code sent for `q`: the nearest when it is valid, else the valid code of the least
@@ -708,7 +729,7 @@ mod glam_tests {
 
 #[cfg(test)]
 mod tests {
-    use super::SmallestThree;
+    use super::{Quaternion, SmallestThree, SmallestThreeCode};
     use proptest::prelude::*;
 
     /// `f64::round` where the steps are decided: halves, the floats either side of them, the
@@ -727,11 +748,72 @@ mod tests {
         }
     }
 
+    /// What [`SmallestThree::accepts`] checked before its shortcut: the nearest code of the
+    /// rebuilt quaternion, whole.
+    fn accepts_in_full(st: &SmallestThree, code: &SmallestThreeCode) -> Option<Quaternion> {
+        let q = st.rebuild(code)?;
+        (st.nearest(&q).ok()? == *code).then_some(q)
+    }
+
+    /// Every code of the narrow widths, each index: the shortcut and the full check agree.
+    #[test]
+    fn accepts_is_the_full_check_on_every_narrow_code() {
+        for bits in 2..=4u32 {
+            let st = SmallestThree::new(bits);
+            let last = st.last_step();
+            let mut accepted = 0;
+            for index in 0..4u8 {
+                for a in 0..=last {
+                    for b in 0..=last {
+                        for c in 0..=last {
+                            let code = SmallestThreeCode {
+                                index,
+                                steps: [a, b, c],
+                            };
+                            let full = accepts_in_full(&st, &code);
+                            assert_eq!(st.accepts(&code), full, "{bits} {code:?}");
+                            accepted += usize::from(full.is_some());
+                        }
+                    }
+                }
+            }
+            assert!(accepted > 0, "{bits}");
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(4096))]
         #[test]
         fn nearest_step_is_f64_round(p in 0.0..=f64::from((1u32 << 24) - 1)) {
             prop_assert_eq!(SmallestThree::nearest_step(p), p.round() as u64);
+        }
+
+        /// Random codes of every width, and the codes of random rotations with a step or two
+        /// added (the codes a decoder meets, near the edge of the largest component's lead).
+        #[test]
+        fn accepts_is_the_full_check(
+            bits in 2..=24u32,
+            index in 0..4u8,
+            steps in proptest::array::uniform3(0u64..(1 << 24)),
+            q in proptest::array::uniform4(-1.0f32..1.0),
+            nudge in proptest::array::uniform3(-2i64..=2),
+        ) {
+            let st = SmallestThree::new(bits);
+            let last = st.last_step();
+            let code = SmallestThreeCode { index, steps: steps.map(|s| s % (last + 1)) };
+            prop_assert_eq!(st.accepts(&code), accepts_in_full(&st, &code));
+            let length = q.iter().map(|v| v * v).sum::<f32>().sqrt();
+            if length > 0.1 {
+                let q = Quaternion::from_array(q.map(|v| v / length));
+                if let Ok(near) = st.nearest(&q) {
+                    let mut code = near;
+                    for (s, d) in code.steps.iter_mut().zip(nudge) {
+                        *s = s.saturating_add_signed(d).min(last);
+                    }
+                    prop_assert_eq!(st.accepts(&code), accepts_in_full(&st, &code));
+                    prop_assert_eq!(st.accepts(&near), accepts_in_full(&st, &near));
+                }
+            }
         }
     }
 }
