@@ -90,6 +90,10 @@ struct SmallestThreeCode {
 /// How far from unit length a quaternion the encoder takes may be: |length² - 1| at most this.
 constexpr double UNIT_TOLERANCE = 1e-3;
 
+/// The widest code whose rebuilt quaternion re-encodes to its own steps whenever it re-encodes
+/// to its own index (as quat.rs's SAME_STEPS_BITS).
+constexpr std::uint32_t SAME_STEPS_BITS = 20;
+
 /// `SMALLEST_THREE(n)`, n in 2..=24 (another width makes every call InvalidArgument).
 class SmallestThree {
 public:
@@ -393,6 +397,17 @@ private:
         return ErrorKind::Ok;
     }
 
+    /// The index of the largest component (the first of equals).
+    static std::size_t largest(const std::array<double, 4>& c) {
+        std::size_t index = 0;
+        for (std::size_t i = 1; i < 4; ++i) {
+            if (std::fabs(c[i]) > std::fabs(c[index])) {
+                index = i;
+            }
+        }
+        return index;
+    }
+
     static std::array<double, 3> others(const std::array<double, 4>& c, std::size_t index,
                                         double sign) {
         std::array<double, 3> out{};
@@ -414,12 +429,7 @@ private:
         if (kind != ErrorKind::Ok) {
             return kind;
         }
-        std::size_t index = 0;
-        for (std::size_t i = 1; i < 4; ++i) {
-            if (std::fabs(c[i]) > std::fabs(c[index])) {
-                index = i;
-            }
-        }
+        std::size_t index = largest(c);
         double sign = c[index] < 0.0 ? -1.0 : 1.0;
         std::array<double, 3> o = others(c, index, sign);
         out.index = static_cast<std::uint8_t>(index);
@@ -459,9 +469,22 @@ private:
         if (!rebuild(code, q)) {
             return false;
         }
-        SmallestThreeCode again;
-        if (nearest(q, again) != ErrorKind::Ok || again != code) {
-            return false;
+        if (bits_ > SAME_STEPS_BITS) {
+            SmallestThreeCode again;
+            if (nearest(q, again) != ErrorKind::Ok || again != code) {
+                return false;
+            }
+        } else {
+            // Up to SAME_STEPS_BITS bits the re-encode can change only the index (quat.rs,
+            // `accepts`, has the proof): the same `largest` over the components as doubles.
+            std::array<float, 4> f = q.to_array();
+            std::array<double, 4> c;
+            for (std::size_t i = 0; i < 4; ++i) {
+                c[i] = static_cast<double>(f[i]);
+            }
+            if (largest(c) != code.index) {
+                return false;
+            }
         }
         out = q;
         return true;
