@@ -379,7 +379,7 @@ impl SmallestThree {
     fn accepts(&self, code: &SmallestThreeCode) -> Option<Quaternion> {
         let q = self.rebuild(code)?;
         if self.bits > SAME_STEPS_BITS {
-            return (self.nearest(&q).ok()? == *code).then_some(q);
+            return self.reencodes_to(&q, code).then_some(q);
         }
         // At most SAME_STEPS_BITS bits, `nearest(q)` can differ from `code` only in its index,
         // so only the index is recomputed (the same `largest` as `nearest`'s), without the
@@ -395,6 +395,12 @@ impl SmallestThree {
         // The test `accepts_is_the_full_check` compares this with the full check.
         let c = q.to_array().map(f64::from);
         (Self::largest(&c).0 == usize::from(code.index)).then_some(q)
+    }
+
+    /// Whether `q` (a code's rebuilt quaternion) has `code` as its nearest code: the whole
+    /// check that [`SmallestThree::accepts`] shortens up to [`SAME_STEPS_BITS`].
+    fn reencodes_to(&self, q: &Quaternion, code: &SmallestThreeCode) -> bool {
+        self.nearest(q).is_ok_and(|again| again == *code)
     }
 
     /// The code sent for `q`: the nearest when it is valid, else the valid code of the least
@@ -729,7 +735,7 @@ mod glam_tests {
 
 #[cfg(test)]
 mod tests {
-    use super::{Quaternion, SmallestThree, SmallestThreeCode};
+    use super::{Quaternion, SAME_STEPS_BITS, SmallestThree, SmallestThreeCode};
     use proptest::prelude::*;
 
     /// `f64::round` where the steps are decided: halves, the floats either side of them, the
@@ -748,11 +754,10 @@ mod tests {
         }
     }
 
-    /// What [`SmallestThree::accepts`] checked before its shortcut: the nearest code of the
-    /// rebuilt quaternion, whole.
+    /// What [`SmallestThree::accepts`] checked before its shortcut: the whole re-encode.
     fn accepts_in_full(st: &SmallestThree, code: &SmallestThreeCode) -> Option<Quaternion> {
         let q = st.rebuild(code)?;
-        (st.nearest(&q).ok()? == *code).then_some(q)
+        st.reencodes_to(&q, code).then_some(q)
     }
 
     /// Every code of the narrow widths, each index: the shortcut and the full check agree.
@@ -788,11 +793,12 @@ mod tests {
             prop_assert_eq!(SmallestThree::nearest_step(p), p.round() as u64);
         }
 
-        /// Random codes of every width, and the codes of random rotations with a step or two
-        /// added (the codes a decoder meets, near the edge of the largest component's lead).
+        /// Random codes of every width the shortcut takes, and the codes of random rotations
+        /// with a step or two added (the codes a decoder meets, near the edge of the largest
+        /// component's lead).
         #[test]
         fn accepts_is_the_full_check(
-            bits in 2..=24u32,
+            bits in 2..=SAME_STEPS_BITS,
             index in 0..4u8,
             steps in proptest::array::uniform3(0u64..(1 << 24)),
             q in proptest::array::uniform4(-1.0f32..1.0),

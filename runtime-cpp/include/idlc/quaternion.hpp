@@ -90,10 +90,6 @@ struct SmallestThreeCode {
 /// How far from unit length a quaternion the encoder takes may be: |length² - 1| at most this.
 constexpr double UNIT_TOLERANCE = 1e-3;
 
-/// The widest code whose rebuilt quaternion re-encodes to its own steps whenever it re-encodes
-/// to its own index (as quat.rs's SAME_STEPS_BITS).
-constexpr std::uint32_t SAME_STEPS_BITS = 20;
-
 /// `SMALLEST_THREE(n)`, n in 2..=24 (another width makes every call InvalidArgument).
 class SmallestThree {
 public:
@@ -373,12 +369,24 @@ private:
         return static_cast<double>(twice) / static_cast<double>(last_step()) * FRAC_1_SQRT_2;
     }
 
-    static ErrorKind unit(const Quaternion& q, std::array<double, 4>& out) {
+    /// The widest code whose rebuilt quaternion re-encodes to its own steps whenever it
+    /// re-encodes to its own index (as quat.rs's SAME_STEPS_BITS).
+    static constexpr std::uint32_t SAME_STEPS_BITS = 20;
+
+    /// `q`'s components as doubles.
+    static std::array<double, 4> widened(const Quaternion& q) {
         std::array<float, 4> f = q.to_array();
         std::array<double, 4> c;
         for (std::size_t i = 0; i < 4; ++i) {
             c[i] = static_cast<double>(f[i]);
-            if (!std::isfinite(c[i])) {
+        }
+        return c;
+    }
+
+    static ErrorKind unit(const Quaternion& q, std::array<double, 4>& out) {
+        std::array<double, 4> c = widened(q);
+        for (double v : c) {
+            if (!std::isfinite(v)) {
                 return ErrorKind::NotANumber;
             }
         }
@@ -476,13 +484,8 @@ private:
             }
         } else {
             // Up to SAME_STEPS_BITS bits the re-encode can change only the index (quat.rs,
-            // `accepts`, has the proof): the same `largest` over the components as doubles.
-            std::array<float, 4> f = q.to_array();
-            std::array<double, 4> c;
-            for (std::size_t i = 0; i < 4; ++i) {
-                c[i] = static_cast<double>(f[i]);
-            }
-            if (largest(c) != code.index) {
+            // `accepts`, has the proof): the same `largest` over the same doubles.
+            if (largest(widened(q)) != code.index) {
                 return false;
             }
         }
