@@ -164,7 +164,8 @@ impl BitWriter {
 
     /// Appends `bits` bits of `value`. Preconditions (checked by callers): `bits <= 64` and no
     /// bit of `value` at or above `bits` is set.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn put(&mut self, value: u64, bits: u32) {
         // used < 64, so the shift is in range.
         self.scratch |= value << self.used;
@@ -315,7 +316,8 @@ impl WireWrite for BitWriter {
     /// Inlined into every call site, where `group_bits` is a constant: a value of one or two
     /// groups (every `VLQ(7)` below 16,384) is one `put` of a word computed with shifts and
     /// masks; longer values go to `BitWriter::write_vlq_long`.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn write_vlq(&mut self, value: u64, group_bits: u32) -> Result<(), EncodeError> {
         if !valid_vlq_group_bits(group_bits) {
             return Err(self.error(EncodeErrorKind::InvalidArgument));
@@ -408,7 +410,8 @@ impl WireWrite for BitWriter {
 /// Eight BOOLs as the low bits of a byte, the first in bit 0: their bytes (0 or 1) as one
 /// little-endian word, times a constant that moves byte i's low bit to bit 56 + i with no two
 /// partial products on the same bit (so no carries).
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn pack_bool_bytes(bools: &[bool]) -> u64 {
     let mut bytes = [0u8; 8];
     for (byte, &value) in bytes.iter_mut().zip(bools) {
@@ -482,7 +485,8 @@ const GROUP_MASKS: [GroupMasks; 33] = {
 
 /// Lays the low `per_word * n` bits of `value` out as the `per_word = 57 / (n + 1)` groups of a
 /// word, each followed by a 0 bit.
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn spread_groups(value: u64, n: u32) -> u64 {
     let Some(m) = GROUP_MASKS.get(n as usize) else {
         return 0;
@@ -499,7 +503,8 @@ fn spread_groups(value: u64, n: u32) -> u64 {
 }
 
 /// Inverse of [`spread_groups`]: the payloads of the groups of `word`, packed.
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn spread_back(word: u64, n: u32) -> u64 {
     let Some(m) = GROUP_MASKS.get(n as usize) else {
         return 0;
@@ -520,7 +525,8 @@ fn spread_back(word: u64, n: u32) -> u64 {
 /// reports its error. No branch depends on the VLQ's length: its end comes from one
 /// `trailing_zeros` of the raw bytes, so the position of the next read is one load, an and,
 /// the count and an add after this one's.
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn vlq7_in<const GROUPS: u32>(
     raw: u128,
     offset: u32,
@@ -559,7 +565,8 @@ fn vlq7_in<const GROUPS: u32>(
 }
 
 /// The 7-bit payloads of the eight 8-bit groups of `word`, packed (group 0 lowest): 56 bits.
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn gather_7_of_8(word: u64) -> u64 {
     let x = word & 0x7f7f_7f7f_7f7f_7f7f;
     let x = (x & 0x007f_007f_007f_007f) | (x & 0x7f00_7f00_7f00_7f00) >> 1;
@@ -690,7 +697,8 @@ impl<'a> BitReader<'a> {
     /// use idlc_runtime::BitReader;
     /// assert_eq!(BitReader::new(&[0xff]).bits_remaining(), 8);
     /// ```
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     #[must_use]
     pub const fn bits_remaining(&self) -> u64 {
         self.end - self.pos
@@ -726,13 +734,15 @@ impl<'a> BitReader<'a> {
 
     /// The 64 bits starting at `pos` (bit 0 = the bit at `pos`); at least 57 of them are input
     /// bits, and bits beyond the slice are 0.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn peek(&self) -> u64 {
         self.peek_at(self.pos)
     }
 
     /// [`Self::peek`] at bit position `pos` (which must not exceed the input's bits).
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn peek_at(&self, pos: u64) -> u64 {
         match self
             .data
@@ -750,7 +760,8 @@ impl<'a> BitReader<'a> {
     }
 
     /// Takes `bits` bits. Preconditions: `bits <= 64` and `bits <= end - pos`.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn take(&mut self, bits: u32) -> u64 {
         if bits <= 56 {
             let value = self.peek() & mask(bits);
@@ -768,7 +779,8 @@ impl<'a> BitReader<'a> {
     /// Inlined on purpose: a `&self` passed to an out-of-line function would force the reader
     /// out of registers on the hot path. `DecodeError::new` is `#[cold]`: the error path stays
     /// off the hot one.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn end_error(&self) -> DecodeError {
         DecodeError::new(DecodeErrorKind::UnexpectedEnd, self.pos)
     }
@@ -790,7 +802,8 @@ impl<'a> BitReader<'a> {
     /// The one- and two-group forms of a `VLQ(n)` (`n` at most 27) of a `type_bits`-bit type:
     /// the value when the VLQ has one of them, is minimal and fits the type; `None` otherwise,
     /// and then nothing is consumed (the caller's full reader decides, errors included).
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn read_short_vlq(&mut self, n: u32, type_bits: u32) -> Option<u64> {
         let word = self.peek();
         let group_len = n + 1;
@@ -839,7 +852,8 @@ impl<'a> BitReader<'a> {
     }
 
     /// [`BitReader::read_vlq_general`]'s body, inlined into its two copies.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn read_vlq_groups(&mut self, group_bits: u32, type_bits: u32) -> Result<u64, DecodeError> {
         let start = self.pos;
         check_vlq_args(group_bits, type_bits, start)?;
@@ -952,7 +966,8 @@ impl<'a> WireRead<'a> for BitReader<'a> {
         Ok(self.take(bits))
     }
 
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn peek_bits(&self, bits: u32) -> u64 {
         let bits = bits.min(56);
         let avail = self.bits_remaining().min(u64::from(bits)) as u32;
@@ -992,7 +1007,8 @@ impl<'a> WireRead<'a> for BitReader<'a> {
     /// - Anything else (longer, malformed, near the end of the input) goes to
     ///   `BitReader::read_vlq7_long` (a VLQ(7) of up to 7 groups) or to
     ///   `BitReader::read_vlq_general`, which also report the errors.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn read_vlq_width(&mut self, group_bits: u32, type_bits: u32) -> Result<u64, DecodeError> {
         let n = group_bits;
         // Up to 10 groups: one 16-byte load, when 16 bytes are left from the VLQ's first.
@@ -1021,7 +1037,8 @@ impl<'a> WireRead<'a> for BitReader<'a> {
         self.read_vlq_general(group_bits, type_bits)
     }
 
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn read_vlq_length(&mut self) -> Result<u64, DecodeError> {
         match self.read_short_vlq(DEFAULT_VLQ_GROUP_BITS, 64) {
             Some(value) => Ok(value),

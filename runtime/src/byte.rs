@@ -326,13 +326,15 @@ impl<'a> ByteReader<'a> {
 
     /// Inlined on purpose: a `&self` passed to an out-of-line function would force the reader
     /// out of registers on the hot path. `DecodeError::new` is the cold, out-of-line part.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn end_error(&self) -> DecodeError {
         DecodeError::new(DecodeErrorKind::UnexpectedEnd, self.pos as u64 * 8)
     }
 
     /// Borrows the next `n` bytes (within `end`) and advances.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn take(&mut self, n: usize) -> Result<&'a [u8], DecodeError> {
         if n > self.end - self.pos {
             return Err(self.end_error());
@@ -347,7 +349,8 @@ impl<'a> ByteReader<'a> {
     }
 
     /// Takes the next `N` bytes as an array.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn array<const N: usize>(&mut self) -> Result<[u8; N], DecodeError> {
         if N > self.end - self.pos {
             return Err(self.end_error());
@@ -362,7 +365,8 @@ impl<'a> ByteReader<'a> {
     }
 
     /// Takes one byte.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn byte(&mut self) -> Result<u8, DecodeError> {
         if self.pos >= self.end {
             return Err(self.end_error());

@@ -270,7 +270,8 @@ where
 }
 
 /// Reads `count` elements whose count was already checked against the bits left.
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(crate) fn collect<'a, R, C, F>(
     r: &mut R,
     count: usize,
@@ -293,7 +294,8 @@ where
 /// against the bits left) of at least `min_element_bits` each, with `bits_remaining` left: with
 /// zero-size elements the count is bounded only by `max`, so reserve no more than the bits left
 /// and let pushes grow the rest.
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(crate) fn reservation(count: usize, min_element_bits: u64, bits_remaining: u64) -> usize {
     if min_element_bits == 0 {
         count.min(usize::try_from(bits_remaining).unwrap_or(usize::MAX))
@@ -369,7 +371,8 @@ impl DecodeError {
     ///     .in_field("Squad.members");
     /// assert_eq!(e.field.as_deref(), Some("Squad.members[2]"));
     /// ```
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     #[must_use]
     pub fn at_item<C: Collection>(self, collection: &C, item: &C::Item) -> Self {
         match position(collection, item) {
@@ -388,7 +391,8 @@ impl EncodeError {
     /// let e = EncodeError::new(EncodeErrorKind::ValueOutOfRange, 5).at_item(&members, &members[1]);
     /// assert_eq!(e.field.as_deref(), Some("[1]"));
     /// ```
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     #[must_use]
     pub fn at_item<C: Collection>(self, collection: &C, item: &C::Item) -> Self {
         match position(collection, item) {

@@ -111,7 +111,8 @@ impl DeadReckoningAxis {
     /// assert_eq!(axis.extrapolate(4, v, &DeltaContext::new(1.0)), 6);
     /// assert_eq!(axis.extrapolate(4, v, &DeltaContext::new(100.0)), 20); // clamped
     /// ```
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     #[must_use]
     pub fn extrapolate(&self, pos_step: u64, vel_step: u64, ctx: &DeltaContext) -> u64 {
         let (first, steps) = (self.position.first(), self.position.steps());
@@ -145,7 +146,8 @@ impl DeadReckoningAxis {
     /// let axis = DeadReckoningAxis::new(fp, FixedPoint::new(-1.0, 1.0, 0.5).unwrap());
     /// assert_eq!(axis.predict(4, 2, &DeltaContext::new(3.0)), 2.0); // v = 0
     /// ```
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     #[must_use]
     pub fn predict(&self, pos_step: u64, vel_step: u64, ctx: &DeltaContext) -> f64 {
         self.position
@@ -164,7 +166,8 @@ impl DeadReckoningAxis {
     /// );
     /// assert_eq!(axis.predict_from(50.0, 2.0, &DeltaContext::new(0.5)), 51.0);
     /// ```
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     #[must_use]
     pub fn predict_from(&self, position: f64, velocity: f64, ctx: &DeltaContext) -> f64 {
         self.predict(
@@ -186,7 +189,8 @@ impl DeadReckoningAxis {
     /// );
     /// assert_eq!(axis.extrapolate_from(50.0, 2.0, &DeltaContext::new(0.5)), 5100);
     /// ```
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     #[must_use]
     pub fn extrapolate_from(&self, position: f64, velocity: f64, ctx: &DeltaContext) -> u64 {
         self.extrapolate(

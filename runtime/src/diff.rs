@@ -49,7 +49,8 @@ struct Codes {
 
 impl Codes {
     /// Tier `tier`'s byte of `word` (`tier < FAST_TIERS`).
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn byte(word: u64, tier: u32) -> u64 {
         (word >> (tier * 8)) & 0xff
     }
@@ -117,7 +118,8 @@ impl<'t> Diff<'t> {
     /// assert_eq!(hp.step(101), None);
     /// ```
     #[must_use]
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn step(&self, v: i128) -> Option<u64> {
         v.checked_sub(self.origin)
             .and_then(|s| u64::try_from(s).ok())
@@ -127,7 +129,8 @@ impl<'t> Diff<'t> {
     /// The step nearest the integer `v`: a reference taken from a baseline, which a game may
     /// have built with any value (both sides compute the same).
     #[must_use]
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn reference(&self, v: i128) -> u64 {
         let s = v.saturating_sub(self.origin);
         if s <= i128::from(self.first) {
@@ -142,7 +145,8 @@ impl<'t> Diff<'t> {
 
     /// The integer value of `step`: `origin + step`.
     #[must_use]
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn value(&self, step: u64) -> i128 {
         self.origin + i128::from(step)
     }
@@ -155,7 +159,8 @@ impl<'t> Diff<'t> {
     }
 
     /// The number of steps, when the range wraps around.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn modulus(&self) -> Option<i128> {
         let count = i128::from(self.last) - i128::from(self.first) + 1;
         (self.wraps && count > 0).then_some(count)
@@ -171,7 +176,8 @@ impl<'t> Diff<'t> {
     /// assert_eq!(angle.difference(35_999, 1), -2);
     /// ```
     #[must_use]
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn difference(&self, now: u64, reference: u64) -> i128 {
         let d = i128::from(now) - i128::from(reference);
         match self.modulus() {
@@ -194,7 +200,8 @@ impl<'t> Diff<'t> {
     /// assert_eq!(x.tier_of(200), None);
     /// ```
     #[must_use]
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn tier_of(&self, d: i128) -> Option<usize> {
         let zz = zigzag(d);
         self.tiers.iter().position(|&bits| fits(zz, bits))
@@ -206,7 +213,8 @@ impl<'t> Diff<'t> {
     ///
     /// # Errors
     /// What the writer returns.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn write<W: WireWrite>(
         &self,
         w: &mut W,
@@ -248,7 +256,8 @@ impl<'t> Diff<'t> {
     /// 64-bit arithmetic on a range that does not wrap when both steps are below 2^62 (a caller
     /// may pass any step), as every step of a rule narrower than 62 bits is; else as
     /// [`Diff::difference`] takes it, in 128 bits.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn code(&self, now: u64, reference: u64) -> (Option<usize>, u64) {
         if !self.wraps && (now | reference) < 1 << 62 {
             // Both below 2^62: the difference fits an i64, its zigzag a u64.
@@ -265,7 +274,8 @@ impl<'t> Diff<'t> {
         (tier, zigzag(d) as u64)
     }
 
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn write_selector<W: WireWrite>(
         &self,
         w: &mut W,
@@ -292,7 +302,8 @@ impl<'t> Diff<'t> {
     ///
     /// # Errors
     /// `ValueOutOfRange` as above; what the reader returns.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn read<'a, R: WireRead<'a>>(
         &self,
         r: &mut R,
@@ -343,7 +354,8 @@ impl<'t> Diff<'t> {
 
     /// The step the difference `zigzag_decode(zz)` leads to from `reference`, checked as the
     /// encoder would have sent it.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn step_at(&self, start: u64, reference: u64, zz: u64) -> Result<Option<u64>, DecodeError> {
         let d = zigzag_decode(zz);
         match self.apply(reference, d) {
@@ -355,7 +367,8 @@ impl<'t> Diff<'t> {
         }
     }
 
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn read_selector<'a, R: WireRead<'a>>(&self, r: &mut R) -> Result<Option<usize>, DecodeError> {
         let count = self.tiers.len();
         if R::BYTE_STREAM {
@@ -377,7 +390,8 @@ impl<'t> Diff<'t> {
 
     /// The step `d` leads to from `reference` (around the range when it wraps), when it is
     /// one of `first..=last`.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn apply(&self, reference: u64, d: i64) -> Option<u64> {
         let step = match self.modulus() {
             Some(n) => {
@@ -400,7 +414,8 @@ impl<'t> Diff<'t> {
     ///
     /// # Errors
     /// `ValueOutOfRange` as above; what the writer returns.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn write_int<W: WireWrite>(
         &self,
         w: &mut W,
@@ -418,7 +433,8 @@ impl<'t> Diff<'t> {
     ///
     /// # Errors
     /// As [`Diff::read`]; `ValueOutOfRange` when `T` cannot hold the value.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn read_int<'a, R: WireRead<'a>, T: WireInt>(
         &self,
         r: &mut R,
@@ -438,7 +454,8 @@ impl<'t> Diff<'t> {
     ///
     /// # Errors
     /// `ValueOutOfRange` when a tier holds the difference.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn check_escaped_int(
         &self,
         now: i128,
@@ -453,7 +470,8 @@ impl<'t> Diff<'t> {
     ///
     /// # Errors
     /// `ValueOutOfRange` when a tier holds the difference.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn check_escaped(&self, now: u64, reference: u64, start: u64) -> Result<(), DecodeError> {
         match self.tier_of(self.difference(now, reference)) {
             None => Ok(()),
@@ -469,13 +487,15 @@ const PEEK_BITS: u32 = 56;
 const FAST_TIERS: usize = 8;
 
 /// `zigzag(d)` over 128 bits: 0, -1, 1, -2, ... become 0, 1, 2, 3, ...
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn zigzag(d: i128) -> u128 {
     ((d << 1) ^ (d >> 127)) as u128
 }
 
 /// Whether `zz` has at most `bits` significant bits.
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn fits(zz: u128, bits: u32) -> bool {
     bits < 128 && zz >> bits == 0
 }

@@ -152,7 +152,8 @@ impl DecodeError {
     /// assert_eq!(e.field.as_deref(), Some("Player.buffs[3].kind"));
     /// assert_eq!(e.to_string(), "unknown enumerator at bit 12 in Player.buffs[3].kind");
     /// ```
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     #[must_use]
     pub fn in_field(self, at: &'static str) -> Self {
         self.map_field(|field| Some(path::named(field, at)))
@@ -169,7 +170,8 @@ impl DecodeError {
     ///     .in_field("Grid.rows");
     /// assert_eq!(e.field.as_deref(), Some("Grid.rows[2][1]"));
     /// ```
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     #[must_use]
     pub fn at_index(self, index: usize) -> Self {
         self.map_field(|field| Some(path::indexed(field, index)))
@@ -183,7 +185,8 @@ impl DecodeError {
     /// let e = DecodeError::new(DecodeErrorKind::ValueOutOfRange, 54).at_bit(4);
     /// assert_eq!(e.bit_offset, 4);
     /// ```
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     #[must_use]
     pub fn at_bit(mut self, bit_offset: u64) -> Self {
         self.bit_offset = bit_offset;
@@ -308,7 +311,8 @@ impl EncodeError {
     /// let e = e.in_field("Player.pos");
     /// assert_eq!(e.field.as_deref(), Some("Player.pos.x"));
     /// ```
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     #[must_use]
     pub fn in_field(self, at: &'static str) -> Self {
         self.map_field(|field| Some(path::named(field, at)))
@@ -324,7 +328,8 @@ impl EncodeError {
     ///     .in_field("Player.buffs");
     /// assert_eq!(e.to_string(), "value out of range at bit 9 in Player.buffs[3].kind");
     /// ```
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     #[must_use]
     pub fn at_index(self, index: usize) -> Self {
         self.map_field(|field| Some(path::indexed(field, index)))
@@ -338,7 +343,8 @@ impl EncodeError {
     /// let e = EncodeError::new(EncodeErrorKind::NotANumber, 0).at_bit(17);
     /// assert_eq!(e.bit_offset, 17);
     /// ```
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     #[must_use]
     pub fn at_bit(mut self, bit_offset: u64) -> Self {
         self.bit_offset = bit_offset;
@@ -462,7 +468,8 @@ with_field!(EncodeError);
 macro_rules! map_field {
     ($error:ident) => {
         impl $error {
-            #[inline(always)]
+            #[cfg_attr(debug_assertions, inline)]
+            #[cfg_attr(not(debug_assertions), inline(always))]
             fn map_field(self, f: impl FnOnce(Option<Box<str>>) -> Option<Box<str>>) -> Self {
                 let $error {
                     kind,

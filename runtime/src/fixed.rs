@@ -401,7 +401,8 @@ impl FixedPoint {
     /// `1 / resolution` differs from the quotient by less than 1.5 * 2^-52 of it, under 2^-11.5
     /// below 2^40 steps: away from a half step both round to the same step, so every caller
     /// gives what the division gives (and what the C++ runtime computes with it).
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn rounded_quotient(&self, value: f64, below: f64) -> Option<u64> {
         let guess = (value - self.min) * self.inverse;
         if !(guess >= 1.0 && guess <= below) {
@@ -425,7 +426,8 @@ impl FixedPoint {
     /// let fp = FixedPoint::with_ends(0.0, 10.0, 0.5, true, false).unwrap();
     /// assert_eq!((fp.nearest_step(3.3), fp.nearest_step(99.0), fp.nearest_step(f64::NAN)), (7, 19, 0));
     /// ```
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     #[must_use]
     pub fn nearest_step(&self, value: f64) -> u64 {
         // Inside (0, last) by a whole step: the branches below round the quotient.

@@ -46,7 +46,8 @@ pub fn from_bytes_in_place<E: Encoding, T: Codec<E>>(
 /// }, |r, _| r.read_bits(8)).unwrap();
 /// assert_eq!((v, capacity), (vec![1, 2, 3], 5));
 /// ```
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub fn read_elements_in_place<'a, R, T, F, G>(
     r: &mut R,
     out: &mut Vec<T>,
@@ -99,7 +100,8 @@ where
 /// read_struct_elements_in_place::<E, _, false>(&mut BitReader::new(&[0b10]), &mut flags, 2, None, 1).unwrap();
 /// assert_eq!(flags, [Flag(false), Flag(true)]);
 /// ```
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub fn read_struct_elements_in_place<'a, E, T, const NESTED: bool>(
     r: &mut <E::Style as Style>::Reader<'a>,
     out: &mut Vec<T>,

@@ -134,7 +134,8 @@ pub const fn zigzag_decode(value: u64) -> i64 {
 /// `count` as a `usize` when `count * min_element_bits` fits in `bits_remaining` (zero-size
 /// elements of an unbounded sequence counting one bit each, so that no count makes a reader loop
 /// past the input); `None` is [`DecodeErrorKind::LengthOverBound`] at the caller's offset.
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(crate) fn fitting_count(
     count: u64,
     max: Option<u64>,

@@ -10,6 +10,12 @@
 //! justify (counts are checked against the bits left before anything is reserved). The crate's
 //! one `unsafe` block is the prefetch hint ([`prefetch`]), whose safety argument is beside it.
 //!
+//! The functions on the hot path are `#[inline(always)]` in a build without debug assertions
+//! (`--release`) and only `#[inline]` in one with them (the `dev` profile): LLVM inlines an
+//! `inline(always)` function even at `opt-level = 0`, so a debug build would copy each of them
+//! into every call site of the generated code (15% of a debug build of mk48's module,
+//! docs/PERFORMANCE.md "Build cost").
+//!
 //! What generated code for a small struct looks like (`idlc gen` of
 //! `STRUCT Player { UINT16 id; NUMERIC[-100,100] x; BOOL alive; STRING<32> name; }` with
 //! `VLQ id; FIXED_POINT(0.01) x;`, trimmed of its doc comments and of `decode_in_place_from` and

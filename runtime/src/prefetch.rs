@@ -22,7 +22,8 @@ pub const PREFETCH_BATCH: usize = 64;
 /// let items = vec![1u16, 2, 3];
 /// idlc_runtime::prefetch(items.as_slice());
 /// ```
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub fn prefetch<T: ?Sized>(value: &T) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: `_mm_prefetch` is `unsafe` only because it needs SSE, which every x86_64 CPU has

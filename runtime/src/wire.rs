@@ -242,7 +242,8 @@ pub trait WireWrite: Default {
     /// let w = BitWriter::new();
     /// assert_eq!(w.error(EncodeErrorKind::NotANumber).bit_offset, 0);
     /// ```
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn error(&self, kind: EncodeErrorKind) -> EncodeError {
         EncodeError::new(kind, self.bits_written())
     }
@@ -436,7 +437,8 @@ pub trait WireWrite: Default {
     /// assert_eq!(w.bits_written(), 12);
     /// assert!(w.write_count(11, Some(10)).is_err());
     /// ```
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn write_count(&mut self, count: u64, max: Option<u64>) -> Result<(), EncodeError> {
         match max {
             Some(max) if count > max => Err(self.error(EncodeErrorKind::LengthOverBound)),
@@ -786,7 +788,8 @@ pub trait WireRead<'a>: Sized {
     /// let r = BitReader::new(&[]);
     /// assert_eq!(r.error(DecodeErrorKind::BadEnumerator).bit_offset, 0);
     /// ```
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn error(&self, kind: DecodeErrorKind) -> DecodeError {
         DecodeError::new(kind, self.bits_read())
     }
@@ -1060,7 +1063,8 @@ pub trait WireRead<'a>: Sized {
     /// let mut r = BitReader::new(&[0x0b]);
     /// assert!(r.read_length(Some(10)).is_err());
     /// ```
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn read_length(&mut self, max: Option<u64>) -> Result<u64, DecodeError> {
         let start = self.bits_read();
         let len = match max {
@@ -1091,7 +1095,8 @@ pub trait WireRead<'a>: Sized {
     /// let mut r = BitReader::new(&[2, 7, 9]);
     /// assert_eq!(r.read_count(None, 8).unwrap(), 2);
     /// ```
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn read_count(
         &mut self,
         max: Option<u64>,

@@ -177,7 +177,8 @@ pub fn fixed_from_bits<'a, R: WireRead<'a>, T: WireInt>(
 }
 
 /// `raw` (`bits` wide) as an integer of `min..=max` and of `T`, or `None`.
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(crate) fn fixed_value<T: WireInt>(
     raw: u64,
     min: i128,

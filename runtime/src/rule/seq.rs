@@ -26,7 +26,8 @@ use crate::wire::{Style, WireRead, WireWrite};
 /// let e = read_elements::<_, Vec<()>, _>(&mut BitReader::new(&[0]), 1 << 60, None, 0, |_| Ok(()));
 /// assert_eq!(e.unwrap_err().kind, DecodeErrorKind::LengthOverBound);
 /// ```
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub fn read_elements<'a, R, C, F>(
     r: &mut R,
     count: u64,
@@ -45,7 +46,8 @@ where
 
 /// `count` as a `usize` when that many elements of at least `min_element_bits` each fit in the
 /// bits left ([`fitting_count`]); [`DecodeErrorKind::LengthOverBound`] where they do not.
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(crate) fn checked_count<'a, R: WireRead<'a>>(
     r: &R,
     count: u64,
@@ -80,7 +82,8 @@ pub(crate) fn checked_count<'a, R: WireRead<'a>>(
 /// assert_eq!(e.field.as_deref(), Some("[1]"));
 /// ```
 // Inlined into every decoder, as `read_elements` is.
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub fn read_struct_elements<'a, E, C, const NESTED: bool>(
     r: &mut <E::Style as Style>::Reader<'a>,
     count: u64,
@@ -124,7 +127,8 @@ where
 /// assert_eq!(w.finish(), &[0b10]);
 /// ```
 // Inlined into every encoder, as the loop it replaces was.
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub fn write_struct_elements<E, C, const NESTED: bool, const PREFETCH: bool>(
     w: &mut <E::Style as Style>::Writer,
     items: &C,
@@ -166,7 +170,8 @@ where
 /// ```
 // Inlined into every decoder: out of line, mk48's new-value decode was 2.5% slower (criterion,
 // docs/PERFORMANCE.md "Session 11").
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub fn read_bool_elements<'a, R, C>(
     r: &mut R,
     count: u64,
@@ -200,7 +205,8 @@ where
 }
 
 /// Appends `count` BOOLs (already checked against the bits left), up to 64 from one read.
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn push_checked_bools<'a, R, C>(r: &mut R, out: &mut C, count: usize) -> Result<(), DecodeError>
 where
     R: WireRead<'a>,

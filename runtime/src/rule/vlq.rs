@@ -67,13 +67,15 @@ impl Vlq {
     }
 
     /// Writes `value` ([`write_vlq_int`]).
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn write<W: WireWrite, T: WireInt>(&self, w: &mut W, value: T) -> Result<(), EncodeError> {
         write_vlq_int(w, value, self.mode, self.min, self.max, self.group_bits)
     }
 
     /// Reads a value ([`read_vlq_int`]).
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn read<'a, R: WireRead<'a>, T: WireInt>(&self, r: &mut R) -> Result<T, DecodeError> {
         read_vlq_int(
             r,
@@ -106,7 +108,8 @@ fn vlq_map(v: i128, mode: VlqMode, min: i128) -> Option<u64> {
 /// let v: i32 = read_vlq_int(&mut BitReader::new(&bytes), VlqMode::ZigZag, i32::MIN.into(), i32::MAX.into(), 7, 5).unwrap();
 /// assert_eq!(v, -3);
 /// ```
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub fn write_vlq_int<W: WireWrite, T: WireInt>(
     w: &mut W,
     value: T,
@@ -136,7 +139,8 @@ pub fn write_vlq_int<W: WireWrite, T: WireInt>(
 /// let e = read_vlq_int::<_, u16>(&mut r, VlqMode::Plain, 0, 1000, 7, 2).unwrap_err();
 /// assert_eq!(e.kind, DecodeErrorKind::OverlongVlq);
 /// ```
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub fn read_vlq_int<'a, R: WireRead<'a>, T: WireInt>(
     r: &mut R,
     mode: VlqMode,
