@@ -393,19 +393,14 @@ impl<'t> Diff<'t> {
     #[cfg_attr(debug_assertions, inline)]
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn apply(&self, reference: u64, d: i64) -> Option<u64> {
+        // In i128, so that neither the sum nor its checks branch on the sign of `d`.
+        let first = i128::from(self.first);
+        let sum = i128::from(reference) + i128::from(d);
         let step = match self.modulus() {
-            Some(n) => {
-                let offset = i128::from(reference) + i128::from(d) - i128::from(self.first);
-                u64::try_from(i128::from(self.first) + offset.rem_euclid(n)).ok()
-            }
-            // In i128, so that neither the sum nor its checks branch on the sign of `d`.
-            None => {
-                let step = i128::from(reference) + i128::from(d);
-                return (i128::from(self.first) <= step && step <= i128::from(self.last))
-                    .then_some(step as u64);
-            }
+            Some(n) => first + (sum - first).rem_euclid(n),
+            None => sum,
         };
-        step.filter(|s| (self.first..=self.last).contains(s))
+        (first <= step && step <= i128::from(self.last)).then_some(step as u64)
     }
 
     /// [`Diff::write`] of the integer `now` (an enumerator: its index) against the baseline's
